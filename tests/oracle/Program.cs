@@ -57,7 +57,8 @@ static class Program
     const string Usage =
         "usage: Oracle <command> INPUT [options]\n" +
         "  listing INPUT                              canonical sequence-point listing\n" +
-        "  documents INPUT                            Document table, one row a line\n" +
+        "  documents INPUT [--referenced]             Document table, one row a line (--referenced:\n" +
+        "                                             only documents some sequence point refers to)\n" +
         "  lookup INPUT                               stdin: '<token|row> <il>' per line; runtime rule\n" +
         "  info INPUT                                 identity and table row counts (key=value)\n" +
         "  decode-all INPUT [--repeat N]              SRM full-decode baseline timing\n" +
@@ -126,7 +127,7 @@ static class Program
         switch (cmd)
         {
             case "listing": Listing(opened.Reader, w); break;
-            case "documents": Documents(opened.Reader, w); break;
+            case "documents": Documents(opened.Reader, opts.ContainsKey("--referenced"), w); break;
             case "lookup": Lookup(opened.Reader, Console.In, w); break;
             case "info": Info(opened, w); break;
             case "decode-all": DecodeAll(opened.CopyPdbBytes(), repeat, w); break;
@@ -142,6 +143,11 @@ static class Program
         for (int i = 0; i < rest.Length; i++)
         {
             string a = rest[i];
+            if (a == "--referenced" && cmd == "documents")
+            {
+                opts[a] = "";
+                continue;
+            }
             bool known = (a == "--repeat" && (cmd == "decode-all" || cmd == "lookup-bench"))
                       || (a == "--queries" && cmd == "lookup-bench");
             if (!known)
@@ -291,12 +297,28 @@ static class Program
 
     // ---------------------------------------------------------------- documents
 
-    static void Documents(MetadataReader r, TextWriter w)
+    static void Documents(MetadataReader r, bool referencedOnly, TextWriter w)
     {
+        // --referenced: only documents that some sequence point (hidden ones included) refers to.
+        HashSet<int>? referenced = null;
+        if (referencedOnly)
+        {
+            referenced = new HashSet<int>();
+            foreach (var mh in r.MethodDebugInformation)
+            {
+                var mdi = r.GetMethodDebugInformation(mh);
+                if (mdi.SequencePointsBlob.IsNil)
+                    continue;
+                foreach (var sp in mdi.GetSequencePoints())
+                    referenced.Add(MetadataTokens.GetRowNumber(sp.Document));
+            }
+        }
         foreach (var dh in r.Documents)
         {
             var d = r.GetDocument(dh);
             int rid = MetadataTokens.GetRowNumber(dh);
+            if (referenced != null && !referenced.Contains(rid))
+                continue;
             string name = r.GetString(d.Name);
             string lang = r.GetGuid(d.Language).ToString("D");
             string alg = r.GetGuid(d.HashAlgorithm).ToString("D");
