@@ -26,6 +26,7 @@ trap 'rm -rf "$root"' EXIT
 # kind: how the debug information is stored (see README.md). This table is also written to manifest.tsv.
 cases=(
   "cs-features|Features|Ilmap.Corpus.Features|portable|cs"
+  "cs-frames|Frames|Ilmap.Corpus.Frames|portable|cs"
 )
 
 export CORPUS_BUILD_ROOT="$root/"
