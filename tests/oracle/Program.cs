@@ -121,19 +121,25 @@ static class Program
 
         using var opened = Open(input);
         using var stdout = Console.OpenStandardOutput();
-        using var bs = new BufferedStream(stdout, 1 << 16);
-        using var w = new StreamWriter(bs, new UTF8Encoding(false), 1 << 16) { NewLine = "\n" };
-
-        switch (cmd)
+        // lookup streams its answers (buffered); every other command builds its whole output in memory
+        // first, so bad input produces an error and no partial output.
+        var sink = cmd == "lookup" ? (Stream)new BufferedStream(stdout, 1 << 16) : new MemoryStream(1 << 16);
+        using (var w = new StreamWriter(sink, new UTF8Encoding(false), 1 << 16, leaveOpen: true) { NewLine = "\n" })
         {
-            case "listing": Listing(opened.Reader, w); break;
-            case "documents": Documents(opened.Reader, opts.ContainsKey("--referenced"), w); break;
-            case "lookup": Lookup(opened.Reader, Console.In, w); break;
-            case "info": Info(opened, w); break;
-            case "decode-all": DecodeAll(opened.CopyPdbBytes(), repeat, w); break;
-            case "lookup-bench": LookupBench(opened.Reader, opts["--queries"], repeat, w); break;
+            switch (cmd)
+            {
+                case "listing": Listing(opened.Reader, w); break;
+                case "documents": Documents(opened.Reader, opts.ContainsKey("--referenced"), w); break;
+                case "lookup": Lookup(opened.Reader, Console.In, w); break;
+                case "info": Info(opened, w); break;
+                case "decode-all": DecodeAll(opened.CopyPdbBytes(), repeat, w); break;
+                case "lookup-bench": LookupBench(opened.Reader, opts["--queries"], repeat, w); break;
+            }
         }
-        w.Flush();
+        if (sink is MemoryStream ms)
+            stdout.Write(ms.GetBuffer(), 0, (int)ms.Length);
+        else
+            sink.Flush();
         return 0;
     }
 
