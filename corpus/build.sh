@@ -26,7 +26,16 @@ trap 'rm -rf "$root"' EXIT
 # kind: how the debug information is stored (see README.md). This table is also written to manifest.tsv.
 cases=(
   "cs-features|Features|Ilmap.Corpus.Features|portable|cs"
+  "cs-features-embedded|FeaturesEmbedded|Ilmap.Corpus.FeaturesEmbedded|embedded|cs"
+  "cs-sourcelink|Shapes|Ilmap.Corpus.Shapes|sourcelink|cs"
+  "cs-embedded-sources|EmbeddedSources|Ilmap.Corpus.EmbeddedSources|embedded-sources|cs"
+  "cs-embedded-all|EmbeddedAll|Ilmap.Corpus.EmbeddedAll|embedded+embedded-sources+sourcelink|cs"
+  "cs-windows-paths|WindowsPaths|Ilmap.Corpus.WindowsPaths|portable-windows-paths|cs"
+  "cs-bigmethod|BigMethod|Ilmap.Corpus.BigMethod|portable|cs"
+  "cs-manymethods|ManyMethods|Ilmap.Corpus.ManyMethods|portable|cs"
   "cs-frames|Frames|Ilmap.Corpus.Frames|portable|cs"
+  "vb-basic|VbBasic|Ilmap.Corpus.VbBasic|portable|vb"
+  "fs-basic|FsBasic|Ilmap.Corpus.FsBasic|portable|fs"
 )
 
 export CORPUS_BUILD_ROOT="$root/"
@@ -53,7 +62,7 @@ manifest="$root/manifest.tsv"
 printf 'case\tdll\tpdb\tkind\tlanguage\n' > "$manifest"
 for row in "${cases[@]}"; do
   IFS='|' read -r name proj asm kind lang <<<"$row"
-  bin="$root/bin/$proj/Release/net10.0"
+  bin="$root/build/bin/$proj/Release/net10.0"
   mkdir -p "$out/$name"
   cp "$bin/$asm.dll" "$out/$name/"
   pdb="out/$name/$asm.pdb"
@@ -67,9 +76,9 @@ done
 
 # The runtime's own answers: run the Frames program (twice, to make sure its output is stable).
 frames="$root/runtime-frames.tsv"
-if [ -d "$root/bin/Frames" ]; then
-  dotnet "$root/bin/Frames/Release/net10.0/Ilmap.Corpus.Frames.dll" > "$frames"
-  dotnet "$root/bin/Frames/Release/net10.0/Ilmap.Corpus.Frames.dll" > "$frames.2"
+if [ -d "$root/build/bin/Frames" ]; then
+  dotnet "$root/build/bin/Frames/Release/net10.0/Ilmap.Corpus.Frames.dll" > "$frames"
+  dotnet "$root/build/bin/Frames/Release/net10.0/Ilmap.Corpus.Frames.dll" > "$frames.2"
   cmp -s "$frames" "$frames.2" || { echo "build.sh: Frames output differs between two runs" >&2; exit 1; }
   rm "$frames.2"
 fi

@@ -1,0 +1,189 @@
+// PortablePdb.cpp - documents, sequence points and custom debug information of a Portable PDB.
+//
+// Document names: "Document Name Blob" grammar (separator, then parts that are #Blob offsets),
+// joined as System.Reflection.Metadata's BlobHeap.GetDocumentName does. EmbeddedSource:
+// int32 format (0 raw, >0 raw-deflate of that size, <0 reserved).
+#include "PortablePdb.h"
+
+#include <libdeflate.h>
+
+#include <memory>
+
+namespace ilmap {
+
+Result<PortablePdb> PortablePdb::parse(std::span<const std::uint8_t> bytes, std::size_t base) {
+  auto md = Metadata::parse(bytes, base);
+  if (!md) return md.error();
+  PortablePdb pdb;
+  pdb.bytes_ = bytes;
+  pdb.md_ = std::move(md.value());
+  const std::uint32_t mdi = pdb.md_.rows(kMethodDebugInformation);
+  if (pdb.md_.has_pdb_stream()) {
+    const std::uint32_t defs = pdb.md_.pdb_header().external_rows[kMethodDef];
+    if (mdi != 0 && defs != 0 && mdi != defs)
+      return Error{Errc::kMalformed, format("MethodDebugInformation has %u rows but #Pdb records %u MethodDef rows", mdi, defs)};
+  }
+  return pdb;
+}
+
+PdbId PortablePdb::id() const {
+  PdbId id;
+  id.bytes = md_.pdb_header().id;
+  return id;
+}
+
+Result<std::string> PortablePdb::document_name(std::uint32_t rid) const {
+  if (rid == 0 || rid > document_count())
+    return Error{Errc::kMalformed, format("Document rid %u out of range (table has %u rows)", rid, document_count())};
+  const std::uint32_t name_off = md_.column(kDocument, rid, 0);
+  auto blob = md_.blob(name_off);
+  if (!blob) return Error{blob.error().code, format("name of Document row %u: %s", rid, blob.error().message.c_str())};
+  ByteCursor c(*blob, md_.blob_heap_offset() + name_off);
+  std::uint8_t sep = 0;
+  if (!c.read(sep))
+    return Error{Errc::kMalformed, format("name blob of Document row %u at #Blob offset 0x%x: empty", rid, name_off)};
+  if (sep > 0x7F)
+    return Error{Errc::kMalformed, format("name blob of Document row %u at #Blob offset 0x%x: separator 0x%02x is not ASCII", rid, name_off, sep)};
+  std::string name;
+  bool first = true;
+  while (!c.empty()) {
+    std::uint32_t part = 0;
+    const std::size_t at = c.pos();
+    if (!c.read_compressed(part))
+      return Error{Errc::kMalformed, format("name blob of Document row %u at #Blob offset 0x%x: part %zu truncated", rid, name_off, at)};
+    if (!first && sep != 0) name.push_back(static_cast<char>(sep));
+    first = false;
+    auto text = md_.blob(part);
+    if (!text) return Error{text.error().code, format("name part of Document row %u: %s", rid, text.error().message.c_str())};
+    name.append(reinterpret_cast<const char*>(text->data()), text->size());
+  }
+  return name;
+}
+
+Result<Document> PortablePdb::document(std::uint32_t rid) const {
+  auto name = document_name(rid);
+  if (!name) return name.error();
+  Document d;
+  d.name = std::move(*name);
+  auto hash_alg = md_.guid(md_.column(kDocument, rid, 1));
+  if (!hash_alg) return Error{hash_alg.error().code, format("hash algorithm of Document row %u: %s", rid, hash_alg.error().message.c_str())};
+  auto hash = md_.blob(md_.column(kDocument, rid, 2));
+  if (!hash) return Error{hash.error().code, format("hash of Document row %u: %s", rid, hash.error().message.c_str())};
+  auto lang = md_.guid(md_.column(kDocument, rid, 3));
+  if (!lang) return Error{lang.error().code, format("language of Document row %u: %s", rid, lang.error().message.c_str())};
+  d.hash_algorithm = *hash_alg;
+  d.hash = *hash;
+  d.language = *lang;
+  return d;
+}
+
+Result<std::vector<Document>> PortablePdb::documents() const {
+  std::vector<Document> docs;
+  docs.reserve(document_count());
+  for (std::uint32_t rid = 1; rid <= document_count(); ++rid) {
+    auto d = document(rid);
+    if (!d) return d.error();
+    docs.push_back(std::move(*d));
+  }
+  return docs;
+}
+
+Status PortablePdb::sequence_points(std::uint32_t rid, std::vector<SequencePoint>& out) const {
+  if (rid == 0 || rid > method_count())
+    return {Errc::kMalformed, format("MethodDebugInformation rid %u out of range (table has %u rows)", rid, method_count())};
+  const std::uint32_t doc = md_.column(kMethodDebugInformation, rid, 0);
+  if (doc > document_count())
+    return {Errc::kMalformed, format("MethodDebugInformation row %u: document %u beyond the Document table (%u rows)", rid, doc, document_count())};
+  const std::uint32_t blob_off = md_.column(kMethodDebugInformation, rid, 1);
+  auto blob = md_.blob(blob_off);
+  if (!blob)
+    return {blob.error().code, format("sequence points blob of MethodDebugInformation row %u: %s", rid, blob.error().message.c_str())};
+  SpDecodeError err;
+  if (!decode_sequence_points(*blob, doc, document_count(), out, err))
+    return {err.reason == SpError::kTruncated ? Errc::kTruncated : Errc::kMalformed,
+            format("sequence points blob of MethodDebugInformation row %u at #Blob offset 0x%x (byte %zu): %s", rid, blob_off, err.blob_pos, sp_error_text(err.reason))};
+  return {};
+}
+
+Result<std::vector<CdiRow>> PortablePdb::custom_debug_information() const {
+  std::vector<CdiRow> rows;
+  const std::uint32_t n = md_.rows(kCustomDebugInformation);
+  rows.reserve(n);
+  for (std::uint32_t rid = 1; rid <= n; ++rid) {
+    const std::uint32_t parent = md_.column(kCustomDebugInformation, rid, 0);
+    auto kind = md_.guid(md_.column(kCustomDebugInformation, rid, 1));
+    if (!kind) return Error{kind.error().code, format("kind of CustomDebugInformation row %u: %s", rid, kind.error().message.c_str())};
+    CdiRow r;
+    r.parent_tag = parent & ((1u << kHcdiTagBits) - 1);
+    r.parent_rid = parent >> kHcdiTagBits;
+    if (r.parent_tag > 26)
+      return Error{Errc::kMalformed, format("CustomDebugInformation row %u: parent tag %u is invalid", rid, r.parent_tag)};
+    r.kind = *kind;
+    r.value_blob = md_.column(kCustomDebugInformation, rid, 2);
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+Result<std::vector<StateMachineMethod>> PortablePdb::state_machine_methods() const {
+  std::vector<StateMachineMethod> out;
+  const std::uint32_t n = md_.rows(kStateMachineMethod);
+  out.reserve(n);
+  for (std::uint32_t rid = 1; rid <= n; ++rid)
+    out.push_back({md_.column(kStateMachineMethod, rid, 0), md_.column(kStateMachineMethod, rid, 1)});
+  return out;
+}
+
+Result<std::optional<std::string>> PortablePdb::source_link() const {
+  auto rows = custom_debug_information();
+  if (!rows) return rows.error();
+  for (const CdiRow& r : *rows) {
+    if (r.parent_tag != kHcdiModule || r.kind != guids::kCdiSourceLink) continue;
+    auto blob = md_.blob(r.value_blob);
+    if (!blob) return Error{blob.error().code, format("SourceLink blob: %s", blob.error().message.c_str())};
+    std::string_view json(reinterpret_cast<const char*>(blob->data()), blob->size());
+    if (json.size() >= 3 && json.substr(0, 3) == "\xEF\xBB\xBF") json.remove_prefix(3);
+    return std::optional<std::string>(std::string(json));
+  }
+  return std::optional<std::string>();
+}
+
+Result<std::vector<std::uint8_t>> PortablePdb::decode_embedded_source(
+    std::span<const std::uint8_t> blob, std::size_t max_size, const std::string& where) {
+  ByteCursor c(blob);
+  std::int32_t fmt = 0;
+  if (!c.read(fmt)) return Error{Errc::kTruncated, where + ": embedded source blob shorter than its 4-byte format"};
+  if (fmt < 0) return Error{Errc::kUnsupported, format("%s: embedded source format %d is reserved", where.c_str(), fmt)};
+  if (fmt == 0) return std::vector<std::uint8_t>(c.ptr(), c.ptr() + c.remaining());
+  const std::size_t size = static_cast<std::size_t>(fmt);
+  if (size > max_size)
+    return Error{Errc::kTooLarge, format("%s: embedded source declares %zu bytes, over the limit of %zu", where.c_str(), size, max_size)};
+  std::vector<std::uint8_t> out(size);
+  std::unique_ptr<libdeflate_decompressor, decltype(&libdeflate_free_decompressor)> d(
+      libdeflate_alloc_decompressor(), &libdeflate_free_decompressor);
+  if (!d) return Error{Errc::kIo, where + ": out of memory for the inflater"};
+  std::size_t in_used = 0, actual = 0;
+  const libdeflate_result r = libdeflate_deflate_decompress_ex(
+      d.get(), c.ptr(), c.remaining(), out.data(), out.size(), &in_used, &actual);
+  if (r != LIBDEFLATE_SUCCESS || actual != size || in_used != c.remaining())
+    return Error{Errc::kMalformed, format("%s: embedded source deflate data is corrupt or does not inflate to exactly %zu bytes", where.c_str(), size)};
+  return out;
+}
+
+Result<std::optional<std::vector<std::uint8_t>>> PortablePdb::embedded_source(
+    std::uint32_t rid, std::size_t max_size) const {
+  auto rows = custom_debug_information();
+  if (!rows) return rows.error();
+  for (const CdiRow& r : *rows) {
+    if (r.parent_tag != kHcdiDocument || r.parent_rid != rid || r.kind != guids::kCdiEmbeddedSource)
+      continue;
+    auto blob = md_.blob(r.value_blob);
+    if (!blob) return Error{blob.error().code, format("embedded source of Document row %u: %s", rid, blob.error().message.c_str())};
+    auto src = decode_embedded_source(*blob, max_size, format("embedded source of Document row %u at #Blob offset 0x%x", rid, r.value_blob));
+    if (!src) return src.error();
+    return std::optional<std::vector<std::uint8_t>>(std::move(*src));
+  }
+  return std::optional<std::vector<std::uint8_t>>();
+}
+
+}  // namespace ilmap
