@@ -76,15 +76,15 @@ done
 
 # The runtime's own answers: run the Frames program (twice, to make sure its output is stable).
 frames="$root/runtime-frames.tsv"
-if [ -d "$root/build/bin/Frames" ]; then
-  dotnet "$root/build/bin/Frames/Release/net10.0/Ilmap.Corpus.Frames.dll" > "$frames"
-  dotnet "$root/build/bin/Frames/Release/net10.0/Ilmap.Corpus.Frames.dll" > "$frames.2"
-  cmp -s "$frames" "$frames.2" || { echo "build.sh: Frames output differs between two runs" >&2; exit 1; }
-  rm "$frames.2"
-fi
+framesdll="$root/build/bin/Frames/Release/net10.0/Ilmap.Corpus.Frames.dll"
+dotnet "$framesdll" > "$frames"
+dotnet "$framesdll" > "$frames.2"
+cmp -s "$frames" "$frames.2" || { echo "build.sh: Frames output differs between two runs" >&2; exit 1; }
+rm "$frames.2"
 
 # No machine paths may leak into the outputs.
-leaks=$(grep -a -l -r -F -e "$root" -e "$here" -e "/work/" -e "${HOME:-/nonexistent}/" "$out" "$manifest" ${frames:+$( [ -f "$frames" ] && echo "$frames")} || true)
+leaks=$(grep -a -l -r -F -e "$root" -e "$here" -e "/tmp/" -e "${HOME:-/nonexistent}/" \
+          "$out" "$manifest" "$frames" || true)
 if [ -n "$leaks" ]; then
   echo "build.sh: machine paths found in: $leaks" >&2
   exit 1
@@ -94,7 +94,7 @@ if [ "$mode" = check ]; then
   status=0
   diff -r "$here/out" "$out" >&2 || status=1
   cmp "$here/manifest.tsv" "$manifest" >&2 || status=1
-  if [ -f "$frames" ]; then cmp "$here/runtime-frames.tsv" "$frames" >&2 || status=1; fi
+  cmp "$here/runtime-frames.tsv" "$frames" >&2 || status=1
   if [ $status -eq 0 ]; then echo "build.sh --check: outputs match the committed corpus" >&2
   else echo "build.sh --check: outputs DIFFER from the committed corpus" >&2; fi
   exit $status
@@ -103,5 +103,5 @@ fi
 rm -rf "$here/out"
 cp -r "$out" "$here/out"
 cp "$manifest" "$here/manifest.tsv"
-[ -f "$frames" ] && cp "$frames" "$here/runtime-frames.tsv"
-echo "build.sh: wrote $here/out, manifest.tsv${frames:+, runtime-frames.tsv}" >&2
+cp "$frames" "$here/runtime-frames.tsv"
+echo "build.sh: wrote corpus/out/, corpus/manifest.tsv, corpus/runtime-frames.tsv" >&2
