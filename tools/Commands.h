@@ -2,10 +2,24 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cstdio>
+#include <string>
+
+#include "ilmap/status.h"
 
 namespace ilmap::cli {
 
 // Each register_* adds a subcommand whose callback stores the process exit code in `rc`.
+void register_compile(CLI::App& app, int& rc);
+void register_lookup(CLI::App& app, int& rc);
 void register_dump(CLI::App& app, int& rc);
+void register_info(CLI::App& app, int& rc);
+void register_verify(CLI::App& app, int& rc);
+
+// Prints "ilmap: error: <message>" to stderr and returns the documented exit code.
+inline int report_error(const Error& e) {
+  std::fprintf(stderr, "ilmap: error: %s\n", e.message.c_str());
+  return exit_code_for(e.code);
+}
 
 }  // namespace ilmap::cli

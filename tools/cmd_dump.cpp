@@ -35,10 +35,7 @@ std::string hex(std::span<const std::uint8_t> b) {
 
 void write_out(std::string_view s) { std::fwrite(s.data(), 1, s.size(), stdout); }
 
-int report(const Error& e) {
-  std::fprintf(stderr, "ilmap: error: %s\n", e.message.c_str());
-  return exit_code_for(e.code);
-}
+int report(const Error& e) { return report_error(e); }
 
 int dump_documents(const PortablePdb& pdb, const std::vector<Document>& docs, bool json) {
   if (json) {

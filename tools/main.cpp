@@ -15,7 +15,11 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "ilmap " ILMAP_VERSION_STRING);
   int rc = 0;
+  ilmap::cli::register_compile(app, rc);
+  ilmap::cli::register_lookup(app, rc);
   ilmap::cli::register_dump(app, rc);
+  ilmap::cli::register_info(app, rc);
+  ilmap::cli::register_verify(app, rc);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
