@@ -30,7 +30,7 @@ cases=(
   "cs-sourcelink|Shapes|Ilmap.Corpus.Shapes|sourcelink|cs"
   "cs-embedded-sources|EmbeddedSources|Ilmap.Corpus.EmbeddedSources|embedded-sources|cs"
   "cs-embedded-all|EmbeddedAll|Ilmap.Corpus.EmbeddedAll|embedded+embedded-sources+sourcelink|cs"
-  "cs-windows-paths|WindowsPaths|Ilmap.Corpus.WindowsPaths|portable-windows-paths|cs"
+  "cs-windows-paths|WindowsPaths|Ilmap.Corpus.WindowsPaths|portable|cs"
   "cs-bigmethod|BigMethod|Ilmap.Corpus.BigMethod|portable|cs"
   "cs-manymethods|ManyMethods|Ilmap.Corpus.ManyMethods|portable|cs"
   "cs-frames|Frames|Ilmap.Corpus.Frames|portable|cs"
