@@ -1,5 +1,10 @@
 // DebugInput.h - opens an INPUT of the CLI (a .pdb, or a .dll/.exe naming or embedding one)
 // and yields its Portable PDB, plus the PE's identity when the input was a PE.
+//
+// PE matching follows SRM PEReader.TryOpenAssociatedPortablePdb: for each Portable CodeView
+// entry in order, the sibling <dir of PE>/<file name of the CodeView path> ('/' and '\' both
+// separate) is accepted only if its PDB id equals (CodeView GUID, entry stamp); otherwise the
+// embedded Portable PDB. PdbChecksum entries are then verified against the PDB that was used.
 #pragma once
 
 #include <memory>
@@ -8,6 +13,7 @@
 #include <vector>
 
 #include "FileBytes.h"
+#include "PeFile.h"
 #include "PortablePdb.h"
 #include "ilmap/status.h"
 
@@ -18,7 +24,15 @@ enum class InputKind { kPortablePdb, kPe, kCache, kUnknown };
 // Sniffs the first bytes of a file: BSJB -> PDB, MZ -> PE, the cache identifier -> cache.
 InputKind sniff_input(std::span<const std::uint8_t> head);
 
-enum class PdbSource { kStandalone, kSibling, kEmbedded };
+enum class PdbSource { kStandalone, kSibling, kEmbedded, kNone };
+const char* pdb_source_name(PdbSource s) noexcept;  // "standalone", "sibling", "embedded", "none"
+
+struct DebugInputOptions {
+  PeOptions pe;  // caps (embedded PDB size)
+  // With true, a PE without matching debug information still opens: `pdb` is empty and
+  // `pdb_status` says why (kNotFound / kMismatch / the sibling's error). `ilmap info` uses it.
+  bool allow_missing_pdb = false;
+};
 
 struct DebugInput {
   std::string path;                  // the INPUT as given
@@ -28,10 +42,24 @@ struct DebugInput {
   PdbSource source = PdbSource::kStandalone;
   std::string pdb_path;              // path of the PDB actually read ("" for embedded)
   std::optional<PortablePdb> pdb;    // views into file/sibling/inflated
+
+  // PE inputs only.
+  std::optional<PeInfo> pe;          // identity; checksum verdicts filled in for `pdb`
+  const CodeViewEntry* matched_codeview() const;  // the entry the sibling matched, else first portable
+  int matched_codeview_index = -1;   // index into pe->codeview of the sibling match, or -1
+  bool embedded_id_matches_codeview = false;  // embedded PDB id == first portable CodeView id
+  Status pdb_status;                 // why `pdb` is empty (allow_missing_pdb only)
+  // Errc::kChecksum when PdbChecksum entries exist and none matches the PDB used; ok otherwise.
+  // Not an open failure: dump warns, info reports, callers that need integrity check it.
+  Status checksum_status;
+  std::vector<std::string> notes;    // e.g. "sibling X has PDB id ... (CodeView wants ...)"
 };
 
-// Opens a .pdb (or a PE: see compiler/PeFile.h when available). The result is heap-allocated
-// so that the views inside stay valid when it moves.
+// Opens a .pdb or a PE. The result is heap-allocated so that the views inside stay valid when
+// it moves. PE errors: kNotFound "no matching debug information" (exit 3), kMismatch when a
+// sibling existed but had another id and nothing else matched, or the PE's own parse error.
 Result<std::unique_ptr<DebugInput>> open_debug_input(const std::string& path);
+Result<std::unique_ptr<DebugInput>> open_debug_input(const std::string& path,
+                                                     const DebugInputOptions& options);
 
 }  // namespace ilmap

@@ -105,6 +105,8 @@ int dump_points_json(const PortablePdb& pdb, const std::vector<std::string>& nam
 int run_dump(const DumpOptions& o) {
   auto in = open_debug_input(o.input);
   if (!in) return report(in.error());
+  if (const Status& cs = (*in)->checksum_status; !cs.ok())
+    std::fprintf(stderr, "ilmap: warning: %s\n", cs.message().c_str());
   const PortablePdb& pdb = *(*in)->pdb;
   auto docs = pdb.documents();
   if (!docs) return report(Error{docs.error().code, o.input + ": " + docs.error().message});
