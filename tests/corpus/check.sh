@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# check.sh MODE ARGS... - corpus and CLI checks of `ilmap dump`, one CTest test per call.
+#
+#   expected  ILMAP PDB EXPECTED_TXT   dump == body of EXPECTED_TXT (lines not starting with '#')
+#   oracle    ILMAP ORACLE PDB         dump == `Oracle listing`, dump --documents == `Oracle documents`
+#   windows   ILMAP PDB                dump exits 2 and says "Windows"
+#   truncated ILMAP PROBE PDB          a copy cut in the middle of #Blob: exit 2, error names a
+#                                      structure and a 0x offset, stdout empty
+#   bad-blob  ILMAP PROBE PDB EXPECTED_TXT
+#                                      a copy whose one method's sequence-points blob starts with
+#                                      0xFF (invalid compressed integer): exit 2, the error names
+#                                      that MethodDebugInformation row, and stdout is the expected
+#                                      listing without that method's lines
+# PROBE is ilmap_test_pdb_probe (tests/corpus/pdb_probe.cpp): it finds the #Blob heap and a
+# method's blob with ilmap's decoder. Exit 0 pass, 1 fail, 77 skip (input or oracle absent).
+set -euo pipefail
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "SKIP: $*"; exit 77; }
+need_file() { [[ -f "$1" ]] || skip "$1 not found"; }
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/ilmap-corpus-test.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# diff_or_fail EXPECTED ACTUAL LABEL
+diff_or_fail() {
+  if ! cmp -s "$1" "$2"; then
+    diff -u "$1" "$2" | head -40 >&2 || true
+    fail "$3 differs ($(wc -l <"$1") expected lines, $(wc -l <"$2") actual)"
+  fi
+}
+
+mode=${1:?mode}
+shift
+case "$mode" in
+  expected)
+    ilmap=$1 pdb=$2 expected=$3
+    need_file "$pdb"; need_file "$expected"
+    grep -v '^#' "$expected" >"$work/expected" || true
+    "$ilmap" dump "$pdb" >"$work/actual" || fail "ilmap dump $pdb exited $?"
+    diff_or_fail "$work/expected" "$work/actual" "listing of $pdb"
+    echo "ok: $(wc -l <"$work/actual") points"
+    ;;
+  oracle)
+    ilmap=$1 oracle=$2 pdb=$3
+    [[ -x "$oracle" ]] || skip "oracle $oracle not built"
+    need_file "$pdb"
+    "$oracle" listing "$pdb" >"$work/oracle-listing" || fail "Oracle listing $pdb exited $?"
+    "$ilmap" dump "$pdb" >"$work/ilmap-listing" || fail "ilmap dump $pdb exited $?"
+    diff_or_fail "$work/oracle-listing" "$work/ilmap-listing" "listing of $pdb vs oracle"
+    "$oracle" documents "$pdb" >"$work/oracle-docs" || fail "Oracle documents $pdb exited $?"
+    "$ilmap" dump --documents "$pdb" >"$work/ilmap-docs" || fail "ilmap dump --documents $pdb exited $?"
+    diff_or_fail "$work/oracle-docs" "$work/ilmap-docs" "documents of $pdb vs oracle"
+    echo "ok: $(wc -l <"$work/ilmap-listing") points, $(wc -l <"$work/ilmap-docs") documents"
+    ;;
+  windows)
+    ilmap=$1 pdb=$2
+    need_file "$pdb"
+    rc=0
+    "$ilmap" dump "$pdb" >"$work/out" 2>"$work/err" || rc=$?
+    [[ $rc -eq 2 ]] || fail "exit $rc, expected 2 (stderr: $(cat "$work/err"))"
+    grep -q Windows "$work/err" || fail "stderr does not mention Windows: $(cat "$work/err")"
+    [[ ! -s "$work/out" ]] || fail "stdout not empty"
+    echo "ok: $(cat "$work/err")"
+    ;;
+  truncated)
+    ilmap=$1 probe=$2 pdb=$3
+    need_file "$pdb"
+    "$probe" "$pdb" >"$work/probe" || fail "probe failed on $pdb"
+    off=$(sed -n 's/^blob_heap_offset=//p' "$work/probe")
+    size=$(sed -n 's/^blob_heap_size=//p' "$work/probe")
+    cut=$((off + size / 2))
+    head -c "$cut" "$pdb" >"$work/cut.pdb"
+    rc=0
+    "$ilmap" dump "$work/cut.pdb" >"$work/out" 2>"$work/err" || rc=$?
+    [[ $rc -eq 2 ]] || fail "exit $rc, expected 2 (stderr: $(cat "$work/err"))"
+    [[ $(wc -l <"$work/err") -eq 1 ]] || fail "expected a one-line error, got: $(cat "$work/err")"
+    grep -Eq "(#Blob|stream|table|heap|blob).*0x[0-9a-fA-F]+" "$work/err" ||
+      fail "error does not name a structure and an offset: $(cat "$work/err")"
+    [[ ! -s "$work/out" ]] || fail "stdout not empty after a fatal error"
+    echo "ok (cut at $cut of #Blob $off+$size): $(cat "$work/err")"
+    ;;
+  bad-blob)
+    ilmap=$1 probe=$2 pdb=$3 expected=$4
+    need_file "$pdb"; need_file "$expected"
+    "$probe" "$pdb" >"$work/probe" || fail "probe failed on $pdb"
+    rid=$(sed -n 's/^method_rid=//p' "$work/probe")
+    at=$(sed -n 's/^sp_blob_offset=//p' "$work/probe")
+    cp "$pdb" "$work/bad.pdb"
+    printf '\377' | dd of="$work/bad.pdb" bs=1 seek="$at" conv=notrunc status=none
+    cmp -s "$pdb" "$work/bad.pdb" && fail "patch did not change the file"
+    token=$(printf '0x%08x' $((0x06000000 | rid)))
+    grep -v '^#' "$expected" | grep -v "^$token " >"$work/expected" || true
+    [[ $(grep -v '^#' "$expected" | grep -c "^$token ") -gt 0 ]] || fail "method $token has no expected lines"
+    rc=0
+    "$ilmap" dump "$work/bad.pdb" >"$work/out" 2>"$work/err" || rc=$?
+    [[ $rc -eq 2 ]] || fail "exit $rc, expected 2 (stderr: $(cat "$work/err"))"
+    grep -q "MethodDebugInformation row $rid\b" "$work/err" ||
+      fail "error does not name MethodDebugInformation row $rid: $(cat "$work/err")"
+    grep -Eq "0x[0-9a-fA-F]+" "$work/err" || fail "error has no offset: $(cat "$work/err")"
+    diff_or_fail "$work/expected" "$work/out" "listing without method $token"
+    echo "ok (method $token, blob at file offset $at): $(cat "$work/err")"
+    ;;
+  *)
+    echo "usage: check.sh expected|oracle|windows|truncated|bad-blob ARGS..." >&2
+    exit 2
+    ;;
+esac
