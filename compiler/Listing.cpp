@@ -13,25 +13,27 @@ void put_uint(std::string& out, std::uint32_t v) {
 }
 }  // namespace
 
-void append_listing_line(std::string& out, std::uint32_t token, const SequencePoint& p,
+void append_listing_line(std::string& out, std::uint32_t token, std::uint32_t il_offset,
+                         std::uint32_t start_line, std::uint32_t start_column,
+                         std::uint32_t end_line, std::uint32_t end_column, bool hidden,
                          std::string_view path) {
   static constexpr char kHex[] = "0123456789abcdef";
   char tok[10] = {'0', 'x'};
   for (int i = 0; i < 8; ++i) tok[2 + i] = kHex[(token >> (28 - 4 * i)) & 15];
   out.append(tok, 10);
   out.push_back(' ');
-  put_uint(out, p.il_offset);
+  put_uint(out, il_offset);
   out.push_back(' ');
   out.append(path);
   out.push_back(' ');
-  put_uint(out, p.start_line);
+  put_uint(out, start_line);
   out.push_back(':');
-  put_uint(out, p.start_column);
+  put_uint(out, start_column);
   out.push_back('-');
-  put_uint(out, p.end_line);
+  put_uint(out, end_line);
   out.push_back(':');
-  put_uint(out, p.end_column);
-  if (p.hidden()) out.append(" hidden");
+  put_uint(out, end_column);
+  if (hidden) out.append(" hidden");
   out.push_back('\n');
 }
 

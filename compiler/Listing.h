@@ -16,8 +16,15 @@
 namespace ilmap {
 
 // Appends one listing line (with '\n').
-void append_listing_line(std::string& out, std::uint32_t token, const SequencePoint& p,
+void append_listing_line(std::string& out, std::uint32_t token, std::uint32_t il_offset,
+                         std::uint32_t start_line, std::uint32_t start_column,
+                         std::uint32_t end_line, std::uint32_t end_column, bool hidden,
                          std::string_view path);
+inline void append_listing_line(std::string& out, std::uint32_t token, const SequencePoint& p,
+                                std::string_view path) {
+  append_listing_line(out, token, p.il_offset, p.start_line, p.start_column, p.end_line,
+                      p.end_column, p.hidden(), path);
+}
 
 // Sorts one method's points by IL offset, keeping PDB order for equal offsets.
 void sort_points_by_offset(std::vector<SequencePoint>& points);

@@ -11,6 +11,7 @@
 #include "DebugInput.h"
 #include "Guids.h"
 #include "Listing.h"
+#include "ilmap/cache.h"
 
 namespace ilmap::cli {
 namespace {
@@ -102,7 +103,69 @@ int dump_points_json(const PortablePdb& pdb, const std::vector<std::string>& nam
   return ok ? 0 : 2;
 }
 
+int dump_cache(const DumpOptions& o) {
+  auto cache = Cache::open(o.input);
+  if (!cache) return report(cache.error());
+  if (o.documents) {
+    nlohmann::ordered_json arr = nlohmann::ordered_json::array();
+    std::string out;
+    for (std::uint32_t i = 0; i < cache->document_count(); ++i) {
+      const std::string path(cache->document_path(i)), url(cache->document_source_url(i));
+      const char* lang = language_label(cache->document_language(i));
+      if (o.json)
+        arr.push_back({{"rid", i + 1}, {"path", path}, {"language", lang}, {"url", url.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(url)}});
+      else
+        out += std::to_string(i + 1) + '\t' + path + '\t' + lang + '\t' + (url.empty() ? "-" : url) + '\n';
+    }
+    if (o.json) out = arr.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    write_out(out);
+    return 0;
+  }
+  bool ok = true;
+  std::vector<CachePoint> pts;
+  std::string buf;
+  for (std::uint32_t rid = 1; rid <= cache->method_count(); ++rid) {
+    pts.clear();
+    if (Status s = cache->points(rid, pts); !s) {
+      std::fprintf(stderr, "ilmap: error: %s: %s\n", o.input.c_str(), s.message().c_str());
+      ok = false;
+      continue;
+    }
+    for (const CachePoint& p : pts) {
+      const std::string_view path = cache->document_path(p.document);
+      if (o.json) {
+        nlohmann::ordered_json j = {{"method", format("0x%08x", 0x06000000u | rid)},
+                                    {"il_offset", p.il_offset}, {"file", std::string(path)},
+                                    {"line", p.start_line}, {"column", p.start_column},
+                                    {"end_line", p.end_line}, {"end_column", p.end_column},
+                                    {"hidden", p.hidden}};
+        buf += j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        buf += '\n';
+      } else {
+        append_listing_line(buf, 0x06000000u | rid, p.il_offset, p.start_line, p.start_column,
+                            p.end_line, p.end_column, p.hidden, path);
+      }
+    }
+    if (buf.size() > (1u << 16)) {
+      write_out(buf);
+      buf.clear();
+    }
+  }
+  write_out(buf);
+  return ok ? 0 : 2;
+}
+
+bool is_cache_file(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return false;
+  std::uint8_t head[8] = {};
+  const std::size_t n = std::fread(head, 1, sizeof head, f);
+  std::fclose(f);
+  return sniff_input({head, n}) == InputKind::kCache;
+}
+
 int run_dump(const DumpOptions& o) {
+  if (is_cache_file(o.input)) return dump_cache(o);
   auto in = open_debug_input(o.input);
   if (!in) return report(in.error());
   if (const Status& cs = (*in)->checksum_status; !cs.ok())
@@ -126,8 +189,9 @@ int run_dump(const DumpOptions& o) {
 void register_dump(CLI::App& app, int& rc) {
   auto o = std::make_shared<DumpOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "dump", "Print the sequence points (canonical listing) or the documents of a PDB or PE");
-  cmd->add_option("INPUT", o->input, "A .pdb, or a .dll/.exe with an embedded or sibling PDB")
+      "dump", "Print the sequence points (canonical listing) or the documents of a PDB, a PE or\n"
+      "a cache. The listing of a cache equals the listing of the PDB it was compiled from.");
+  cmd->add_option("INPUT", o->input, "A .pdb, a .dll/.exe with an embedded or sibling PDB, or an ilmap cache")
       ->required();
   auto* sp = cmd->add_flag("--sequence-points", o->sequence_points,
                            "Canonical listing: token, IL offset, path, span (default)");

@@ -1,0 +1,64 @@
+// CacheBuilder.h - turns a decoded Portable PDB (plus the identity of the PE it came from)
+// into the bytes of an ilmap cache, format v1 (SPEC.md). Deterministic: same input, same bytes.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "Guids.h"
+#include "PortablePdb.h"
+#include "ilmap/status.h"
+
+namespace ilmap {
+
+struct CacheCodeView {
+  Guid guid{};
+  std::uint32_t age = 0;
+  std::uint32_t stamp = 0;
+  std::string path;
+  bool portable = false;
+};
+
+struct CachePeIdentity {
+  std::string name;  // file name of the PE
+  std::uint32_t timestamp = 0;
+  std::uint32_t size_of_image = 0;
+  std::string pe_key;
+  std::string code_id;
+  std::optional<Guid> mvid;
+  std::vector<CacheCodeView> codeview;
+  std::vector<std::string> pdb_checksums;  // "SHA256:<hex>"
+};
+
+struct CacheSource {
+  const PortablePdb* pdb = nullptr;
+  std::string source_name;        // file name of the input (no directories)
+  std::uint64_t source_xxh3 = 0;  // XXH3-64 of the input file
+  std::uint64_t source_size = 0;
+  std::string pdb_key;            // SSQP key of the PDB
+  std::string debug_id;
+  std::optional<CachePeIdentity> pe;
+};
+
+struct CacheBuildOptions {
+  bool embed_sources = false;
+  int zstd_level = 19;
+  std::size_t max_embedded_source = PortablePdb::kDefaultMaxEmbeddedSource;
+};
+
+struct CacheStats {
+  std::uint64_t points = 0;
+  std::uint64_t hidden = 0;
+  std::uint64_t point_bytes = 0;  // method directory + point blocks
+  std::uint64_t total_bytes = 0;
+};
+
+// The version string recorded in caches ("ilmap <major>.<minor>.<patch>/format <v>").
+std::string compiler_version();
+
+Result<std::vector<std::uint8_t>> build_cache(const CacheSource& src, const CacheBuildOptions& opt,
+                                              CacheStats* stats = nullptr);
+
+}  // namespace ilmap

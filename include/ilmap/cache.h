@@ -1,0 +1,92 @@
+// ilmap/cache.h - the cache reader: open (mmap) an ilmap cache and resolve
+// (method token, IL offset) -> document, language, line and column span.
+//
+// Open is O(1) in the number of sequence points: header checks, FlatBuffers verification and
+// a few structural checks. Lookups never throw and never read out of bounds, even on a corrupt
+// cache that passed open (they then return no answer). `verify()` checks the payload checksum
+// and every block. Views returned (paths, URLs) borrow from the Cache and live as long as it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ilmap/status.h"
+
+namespace ilmap {
+
+enum class Language : std::uint8_t { kUnknown = 0, kCSharp = 1, kVisualBasic = 2, kFSharp = 3, kOther = 4 };
+const char* language_label(Language l) noexcept;  // "C#", "VB", "F#", "unknown", "other"
+
+struct LookupResult {
+  std::string_view file;        // document path, verbatim (borrowed from the cache)
+  std::string_view source_url;  // SourceLink URL, empty when the document is not mapped
+  Language language = Language::kUnknown;
+  std::uint32_t document = 0;   // 0-based document index
+  std::uint32_t il_offset = 0;  // IL offset of the sequence point that answered
+  std::uint32_t line = 0, column = 0, end_line = 0, end_column = 0;
+};
+
+struct CachePoint {
+  std::uint32_t il_offset = 0;
+  std::uint32_t start_line = 0, start_column = 0, end_line = 0, end_column = 0;
+  std::uint32_t document = 0;  // 0-based
+  bool hidden = false;
+};
+
+struct CacheHeaderInfo {
+  std::uint16_t version_major = 0, version_minor = 0;
+  std::uint64_t payload_size = 0;
+  std::uint64_t payload_xxh3 = 0;
+};
+
+class Cache {
+ public:
+  // Maps `path` read-only (falls back to reading it) and validates it.
+  static Result<Cache> open(const std::string& path);
+  // Copies `bytes` into an aligned buffer owned by the Cache and validates it.
+  static Result<Cache> from_bytes(std::span<const std::uint8_t> bytes);
+
+  Cache(Cache&&) noexcept;
+  Cache& operator=(Cache&&) noexcept;
+  Cache(const Cache&) = delete;
+  Cache& operator=(const Cache&) = delete;
+  ~Cache();
+
+  // The normative lookup rule (SPEC.md section 6). `token` must be a MethodDef token
+  // (0x06RRRRRR); anything else gives no answer.
+  std::optional<LookupResult> lookup(std::uint32_t token, std::uint32_t il_offset) const noexcept;
+  // Same, by MethodDebugInformation row number (1-based).
+  std::optional<LookupResult> lookup_row(std::uint32_t rid, std::uint32_t il_offset) const noexcept;
+
+  std::uint32_t method_count() const noexcept;    // MethodDebugInformation rows
+  std::uint32_t document_count() const noexcept;
+  std::string_view document_path(std::uint32_t index) const noexcept;
+  std::string_view document_source_url(std::uint32_t index) const noexcept;
+  Language document_language(std::uint32_t index) const noexcept;
+  std::uint64_t point_count() const noexcept;
+  std::uint64_t hidden_count() const noexcept;
+
+  // Points of method row `rid` in PDB order (hidden ones included), appended to `out`.
+  Status points(std::uint32_t rid, std::vector<CachePoint>& out) const;
+  // Checksum of the payload and a full structural check of every section.
+  Status verify() const;
+
+  CacheHeaderInfo header() const noexcept;
+  std::span<const std::uint8_t> bytes() const noexcept;
+  // The FlatBuffers root (ilmap::fb::Cache*), for tools that include the generated schema.
+  const void* root() const noexcept;
+  // Bytes used by the method directory and the point blocks.
+  std::uint64_t point_section_bytes() const noexcept;
+
+ private:
+  struct Impl;
+  explicit Cache(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ilmap

@@ -1,0 +1,358 @@
+// Cache.cpp - open, validate and query an ilmap cache (format v1, SPEC.md).
+//
+// Open: header (size, magic, identifier, version, payload size), FlatBuffers verification of
+// the payload, presence of the sections lookups need. Nothing proportional to the number of
+// points. Lookups bounds-check each block they touch, so a corrupt block gives no answer.
+#include "ilmap/cache.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "ilmap_format.h"
+#include "ilmap_generated.h"
+
+namespace ilmap {
+
+namespace d = ilmap::disk;
+
+const char* language_label(Language l) noexcept {
+  switch (l) {
+    case Language::kCSharp: return "C#";
+    case Language::kVisualBasic: return "VB";
+    case Language::kFSharp: return "F#";
+    case Language::kOther: return "other";
+    case Language::kUnknown: break;
+  }
+  return "unknown";
+}
+
+struct Cache::Impl {
+  // Storage: either a mapping or an owned, 8-byte aligned copy.
+  void* map = nullptr;
+  std::size_t map_size = 0;
+  std::vector<std::uint64_t> owned;
+  const std::uint8_t* data = nullptr;
+  std::size_t size = 0;
+
+  d::FileHeader header{};
+  const fb::Cache* root = nullptr;
+  const std::uint32_t* offsets = nullptr;  // method_offsets data (little endian)
+  std::uint32_t offsets_count = 0;
+  const std::uint8_t* blocks = nullptr;
+  std::size_t blocks_size = 0;
+  const flatbuffers::Vector<flatbuffers::Offset<fb::Document>>* documents = nullptr;
+
+  ~Impl() {
+    if (map) ::munmap(map, map_size);
+  }
+
+  Status validate();
+  bool block(std::uint32_t rid, const std::uint8_t*& rec, const std::uint8_t*& end,
+             d::BlockHeader& h) const noexcept;
+  std::optional<LookupResult> lookup_row(std::uint32_t rid, std::uint32_t il) const noexcept;
+};
+
+Status Cache::Impl::validate() {
+  if (size < d::kHeaderSize)
+    return {Errc::kTruncated, format("cache header: file has %zu bytes, the header needs %u", size, d::kHeaderSize)};
+  std::memcpy(&header, data, sizeof header);
+  if (header.magic == d::kMagicSwapped)
+    return {Errc::kBadMagic, "cache header at offset 0x0: written with the other byte order"};
+  if (header.magic != d::kMagic || std::memcmp(header.identifier, d::kIdentifier, 4) != 0)
+    return {Errc::kBadMagic, "cache header at offset 0x0: not an ilmap cache (magic/identifier mismatch)"};
+  if (header.version_major != d::kVersionMajor)
+    return {Errc::kBadVersion, format("cache header at offset 0x8: format version %u.%u is not supported (this reader reads %u.x)", header.version_major, header.version_minor, d::kVersionMajor)};
+  if (header.header_size != d::kHeaderSize)
+    return {Errc::kMalformed, format("cache header at offset 0xc: header size %u, expected %u", header.header_size, d::kHeaderSize)};
+  if (header.payload_size != size - d::kHeaderSize)
+    return {Errc::kTruncated, format("cache header at offset 0x10: payload size %llu but the file holds %zu bytes after the header", static_cast<unsigned long long>(header.payload_size), size - d::kHeaderSize)};
+  if (header.payload_size > d::kMaxPayloadSize)
+    return {Errc::kTooLarge, "cache payload exceeds the 2 GiB FlatBuffers limit"};
+  const std::uint8_t* payload = data + d::kHeaderSize;
+  flatbuffers::Verifier::Options vo;
+  vo.max_depth = 16;
+  vo.max_tables = 1u << 24;
+  flatbuffers::Verifier v(payload, static_cast<std::size_t>(header.payload_size), vo);
+  if (!fb::CacheBufferHasIdentifier(payload))
+    return {Errc::kBadMagic, "cache payload at offset 0x20: FlatBuffers identifier is not ILMP"};
+  if (!fb::VerifyCacheBuffer(v))
+    return {Errc::kMalformed, "cache payload at offset 0x20: FlatBuffers verification failed (corrupt offsets, sizes or strings)"};
+  root = fb::GetCache(payload);
+  auto* mo = root->method_offsets();
+  auto* pb = root->point_blocks();
+  if (!mo || mo->size() == 0)
+    return {Errc::kMalformed, "cache: method directory (method_offsets) missing or empty"};
+  if (!pb || pb->size() < d::kBlockTailPadding)
+    return {Errc::kMalformed, "cache: point blocks missing or shorter than their tail padding"};
+  offsets = reinterpret_cast<const std::uint32_t*>(mo->data());
+  offsets_count = mo->size();
+  blocks = pb->data();
+  blocks_size = pb->size();
+  documents = root->documents();
+  return {};
+}
+
+// Locates and decodes the header of method `rid`'s block; false if absent or corrupt.
+bool Cache::Impl::block(std::uint32_t rid, const std::uint8_t*& rec, const std::uint8_t*& end,
+                        d::BlockHeader& h) const noexcept {
+  if (rid == 0 || rid >= offsets_count) return false;
+  std::uint32_t b, e;
+  std::memcpy(&b, offsets + rid - 1, 4);
+  std::memcpy(&e, offsets + rid, 4);
+  if (b >= e || e > blocks_size - d::kBlockTailPadding) return false;
+  rec = blocks + b;
+  end = blocks + e;
+  if (!d::get_block_header(rec, end, h)) return false;
+  // Widths are at most 31 by construction of the 5-bit fields; the records must fit.
+  const std::uint64_t bits = std::uint64_t(h.visible) * h.visible_bits() +
+                             std::uint64_t(h.hidden) * h.hidden_bits();
+  return bits <= std::uint64_t(end - rec) * 8;
+}
+
+std::optional<LookupResult> Cache::Impl::lookup_row(std::uint32_t rid, std::uint32_t il) const noexcept {
+  const std::uint8_t* rec;
+  const std::uint8_t* end;
+  d::BlockHeader h;
+  if (!block(rid, rec, end, h) || h.visible == 0) return std::nullopt;
+  const unsigned rb = h.visible_bits();
+  // Visible records are in increasing IL order: find the last one with offset <= il.
+  std::uint32_t lo = 0, n = h.visible;
+  while (n > 0) {
+    const std::uint32_t half = n / 2;
+    if (d::get_bits(rec, std::uint64_t(lo + half) * rb, h.w_il) <= il) {
+      lo += half + 1;
+      n -= half + 1;
+    } else {
+      n = half;
+    }
+  }
+  if (lo == 0) return std::nullopt;
+  std::uint64_t bit = std::uint64_t(lo - 1) * rb;
+  LookupResult r;
+  r.il_offset = d::get_bits(rec, bit, h.w_il);
+  bit += h.w_il;
+  r.line = h.base_line + d::get_bits(rec, bit, h.w_line);
+  bit += h.w_line;
+  r.column = d::get_bits(rec, bit, h.w_col);
+  bit += h.w_col;
+  r.end_line = r.line + d::get_bits(rec, bit, h.w_dline);
+  bit += h.w_dline;
+  r.end_column = d::get_bits(rec, bit, h.w_ecol);
+  bit += h.w_ecol;
+  r.document = h.base_doc + d::get_bits(rec, bit, h.w_doc);
+  if (!documents || r.document >= documents->size()) return std::nullopt;
+  const fb::Document* doc = documents->Get(r.document);
+  if (const auto* p = doc->path()) r.file = {p->data(), p->size()};
+  if (const auto* u = doc->source_url()) r.source_url = {u->data(), u->size()};
+  r.language = static_cast<Language>(doc->language());
+  return r;
+}
+
+Cache::Cache(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Cache::Cache(Cache&&) noexcept = default;
+Cache& Cache::operator=(Cache&&) noexcept = default;
+Cache::~Cache() = default;
+
+Result<Cache> Cache::open(const std::string& path) {
+  auto impl = std::make_unique<Impl>();
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Error{Errc::kIo, format("%s: cannot open: %s", path.c_str(), std::strerror(errno))};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return Error{Errc::kIo, format("%s: not a regular file", path.c_str())};
+  }
+  const std::size_t size = static_cast<std::size_t>(st.st_size);
+  if (size > 0) {
+    void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (p != MAP_FAILED) {
+      impl->map = p;
+      impl->map_size = size;
+      impl->data = static_cast<const std::uint8_t*>(p);
+    } else {
+      impl->owned.resize((size + 7) / 8);
+      auto* dst = reinterpret_cast<std::uint8_t*>(impl->owned.data());
+      std::size_t got = 0;
+      while (got < size) {
+        ssize_t n = ::read(fd, dst + got, size - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+          ::close(fd);
+          return Error{Errc::kIo, format("%s: read failed", path.c_str())};
+        }
+        got += static_cast<std::size_t>(n);
+      }
+      impl->data = dst;
+    }
+  }
+  ::close(fd);
+  impl->size = size;
+  if (Status s = impl->validate(); !s) return Error{s.code(), path + ": " + s.message()};
+  return Cache(std::move(impl));
+}
+
+Result<Cache> Cache::from_bytes(std::span<const std::uint8_t> bytes) {
+  auto impl = std::make_unique<Impl>();
+  impl->owned.resize((bytes.size() + 7) / 8);
+  if (!bytes.empty()) std::memcpy(impl->owned.data(), bytes.data(), bytes.size());
+  impl->data = reinterpret_cast<const std::uint8_t*>(impl->owned.data());
+  impl->size = bytes.size();
+  if (Status s = impl->validate(); !s) return s.error();
+  return Cache(std::move(impl));
+}
+
+std::optional<LookupResult> Cache::lookup(std::uint32_t token, std::uint32_t il_offset) const noexcept {
+  if ((token >> 24) != 0x06) return std::nullopt;
+  return impl_->lookup_row(token & 0xFFFFFF, il_offset);
+}
+
+std::optional<LookupResult> Cache::lookup_row(std::uint32_t rid, std::uint32_t il_offset) const noexcept {
+  return impl_->lookup_row(rid, il_offset);
+}
+
+std::uint32_t Cache::method_count() const noexcept { return impl_->offsets_count - 1; }
+std::uint32_t Cache::document_count() const noexcept {
+  return impl_->documents ? impl_->documents->size() : 0;
+}
+std::string_view Cache::document_path(std::uint32_t i) const noexcept {
+  if (i >= document_count()) return {};
+  const auto* p = impl_->documents->Get(i)->path();
+  return p ? std::string_view(p->data(), p->size()) : std::string_view();
+}
+std::string_view Cache::document_source_url(std::uint32_t i) const noexcept {
+  if (i >= document_count()) return {};
+  const auto* p = impl_->documents->Get(i)->source_url();
+  return p ? std::string_view(p->data(), p->size()) : std::string_view();
+}
+Language Cache::document_language(std::uint32_t i) const noexcept {
+  if (i >= document_count()) return Language::kUnknown;
+  return static_cast<Language>(impl_->documents->Get(i)->language());
+}
+std::uint64_t Cache::point_count() const noexcept { return impl_->root->point_count(); }
+std::uint64_t Cache::hidden_count() const noexcept { return impl_->root->hidden_count(); }
+CacheHeaderInfo Cache::header() const noexcept {
+  return {impl_->header.version_major, impl_->header.version_minor, impl_->header.payload_size,
+          impl_->header.payload_xxh3};
+}
+std::span<const std::uint8_t> Cache::bytes() const noexcept { return {impl_->data, impl_->size}; }
+const void* Cache::root() const noexcept { return impl_->root; }
+std::uint64_t Cache::point_section_bytes() const noexcept {
+  return impl_->blocks_size + std::uint64_t(impl_->offsets_count) * 4;
+}
+
+Status Cache::points(std::uint32_t rid, std::vector<CachePoint>& out) const {
+  if (rid == 0 || rid >= impl_->offsets_count)
+    return {Errc::kNotFound, format("method row %u out of range (cache has %u)", rid, method_count())};
+  std::uint32_t b, e;
+  std::memcpy(&b, impl_->offsets + rid - 1, 4);
+  std::memcpy(&e, impl_->offsets + rid, 4);
+  if (b == e) return {};
+  const std::uint8_t* rec;
+  const std::uint8_t* end;
+  d::BlockHeader h;
+  if (!impl_->block(rid, rec, end, h))
+    return {Errc::kMalformed, format("point block of method row %u (bytes 0x%x-0x%x): corrupt header or records past its end", rid, b, e)};
+  const std::uint32_t ndocs = document_count();
+  const unsigned vb = h.visible_bits(), hb = h.hidden_bits();
+  const std::uint64_t hidden_base = std::uint64_t(h.visible) * vb;
+  // Merge visible and hidden records by IL offset: both lists are increasing and PDB order is
+  // increasing in IL offset (SPEC.md section 5.3).
+  std::uint32_t vi = 0, hi = 0;
+  std::uint32_t last_il = 0;
+  bool have_last = false;
+  while (vi < h.visible || hi < h.hidden) {
+    const std::uint32_t vil = vi < h.visible ? d::get_bits(rec, std::uint64_t(vi) * vb, h.w_il) : 0;
+    const std::uint32_t hil = hi < h.hidden ? d::get_bits(rec, hidden_base + std::uint64_t(hi) * hb, h.w_il) : 0;
+    const bool take_visible = vi < h.visible && (hi >= h.hidden || vil < hil);
+    CachePoint p;
+    if (take_visible) {
+      std::uint64_t bit = std::uint64_t(vi) * vb + h.w_il;
+      p.il_offset = vil;
+      p.start_line = h.base_line + d::get_bits(rec, bit, h.w_line);
+      bit += h.w_line;
+      p.start_column = d::get_bits(rec, bit, h.w_col);
+      bit += h.w_col;
+      p.end_line = p.start_line + d::get_bits(rec, bit, h.w_dline);
+      bit += h.w_dline;
+      p.end_column = d::get_bits(rec, bit, h.w_ecol);
+      bit += h.w_ecol;
+      p.document = h.base_doc + d::get_bits(rec, bit, h.w_doc);
+      ++vi;
+    } else {
+      const std::uint64_t bit = hidden_base + std::uint64_t(hi) * hb + h.w_il;
+      p.il_offset = hil;
+      p.start_line = p.end_line = 0xFEEFEE;
+      p.document = h.base_doc + d::get_bits(rec, bit, h.w_doc);
+      p.hidden = true;
+      ++hi;
+    }
+    if (have_last && p.il_offset <= last_il)
+      return {Errc::kMalformed, format("point block of method row %u: IL offsets not strictly increasing", rid)};
+    if (p.document >= ndocs)
+      return {Errc::kMalformed, format("point block of method row %u: document index %u beyond the %u documents", rid, p.document, ndocs)};
+    if (!p.hidden && (p.end_line >= 0xFEEFEE || p.start_line >= 0xFEEFEE || p.end_line < p.start_line))
+      return {Errc::kMalformed, format("point block of method row %u: line out of range", rid)};
+    last_il = p.il_offset;
+    have_last = true;
+    out.push_back(p);
+  }
+  return {};
+}
+
+Status Cache::verify() const {
+  const Impl& m = *impl_;
+  const std::uint64_t sum = XXH3_64bits(m.data + d::kHeaderSize, static_cast<std::size_t>(m.header.payload_size));
+  if (sum != m.header.payload_xxh3)
+    return {Errc::kChecksum, format("payload checksum mismatch: header says %016llx, payload hashes to %016llx", static_cast<unsigned long long>(m.header.payload_xxh3), static_cast<unsigned long long>(sum))};
+  // Directory: non-decreasing, within the blocks, starting at 0.
+  std::uint32_t prev = 0;
+  for (std::uint32_t i = 0; i < m.offsets_count; ++i) {
+    std::uint32_t o;
+    std::memcpy(&o, m.offsets + i, 4);
+    if (o < prev || (i == 0 && o != 0) || o > m.blocks_size - d::kBlockTailPadding)
+      return {Errc::kMalformed, format("method directory entry %u (0x%x) is out of order or beyond the point blocks", i, o)};
+    prev = o;
+  }
+  if (prev != m.blocks_size - d::kBlockTailPadding)
+    return {Errc::kMalformed, "point blocks: bytes after the last method block"};
+  for (std::size_t i = m.blocks_size - d::kBlockTailPadding; i < m.blocks_size; ++i)
+    if (m.blocks[i] != 0) return {Errc::kMalformed, "point blocks: tail padding is not zero"};
+  std::uint64_t total = 0, hidden = 0;
+  std::vector<CachePoint> pts;
+  for (std::uint32_t rid = 1; rid < m.offsets_count; ++rid) {
+    pts.clear();
+    if (Status s = points(rid, pts); !s) return s;
+    std::uint32_t b, e;
+    std::memcpy(&b, m.offsets + rid - 1, 4);
+    std::memcpy(&e, m.offsets + rid, 4);
+    if (b != e) {
+      // The block must be exactly header + records, rounded up to a byte.
+      const std::uint8_t* p = m.blocks + b;
+      d::BlockHeader h;
+      (void)d::get_block_header(p, m.blocks + e, h);
+      const std::uint64_t bits = std::uint64_t(h.visible) * h.visible_bits() + std::uint64_t(h.hidden) * h.hidden_bits();
+      if (std::uint64_t(m.blocks + e - p) != (bits + 7) / 8 || h.visible + h.hidden == 0)
+        return {Errc::kMalformed, format("point block of method row %u: size does not match its header", rid)};
+    }
+    total += pts.size();
+    for (const CachePoint& p : pts) hidden += p.hidden;
+  }
+  if (total != m.root->point_count() || hidden != m.root->hidden_count())
+    return {Errc::kMalformed, "point counts in the cache do not match its blocks"};
+  if (const auto* es = m.root->embedded_sources()) {
+    for (const fb::EmbeddedSource* s : *es)
+      if (s->document() >= document_count())
+        return {Errc::kMalformed, "embedded source names a document beyond the document table"};
+  }
+  if (const auto* id = m.root->identity(); !id || !id->pdb_id() || id->pdb_id()->size() != 20)
+    return {Errc::kMalformed, "identity: PDB id missing or not 20 bytes"};
+  return {};
+}
+
+}  // namespace ilmap

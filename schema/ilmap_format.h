@@ -1,0 +1,126 @@
+// ilmap_format.h - the fixed parts of the cache format v1 that are not FlatBuffers: the 32-byte
+// file header and the bit-packed point blocks. Shared by the writer (compiler/) and the reader
+// (reader/). SPEC.md sections 2 and 5 describe the same bytes; keep them in step.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace ilmap::disk {
+
+// --- file header (SPEC.md section 2) --------------------------------------------------------
+inline constexpr std::uint32_t kMagic = 0x1A4D4C49;          // bytes 'I' 'L' 'M' 0x1A
+inline constexpr std::uint32_t kMagicSwapped = 0x494C4D1A;   // what a wrong-endian read sees
+inline constexpr char kIdentifier[4] = {'I', 'L', 'M', 'P'};  // = FlatBuffers file_identifier
+inline constexpr std::uint16_t kVersionMajor = 1;
+inline constexpr std::uint16_t kVersionMinor = 0;
+inline constexpr std::uint32_t kHeaderSize = 32;
+// FlatBuffers offsets are signed 32-bit: a payload must stay below 2 GiB.
+inline constexpr std::uint64_t kMaxPayloadSize = 0x7FFFFFFFu - 4096;
+
+struct FileHeader {
+  std::uint32_t magic;
+  char identifier[4];
+  std::uint16_t version_major;
+  std::uint16_t version_minor;
+  std::uint32_t header_size;
+  std::uint64_t payload_size;
+  std::uint64_t payload_xxh3;  // XXH3_64bits(payload, payload_size), seed 0
+};
+static_assert(sizeof(FileHeader) == kHeaderSize, "FileHeader must be 32 bytes");
+
+// --- point blocks (SPEC.md section 5) -------------------------------------------------------
+// A block: header varints, then visible records, then hidden records, bit-packed LSB-first.
+// Visible record: il (w_il) line-base_line (w_line) column (w_col) end_line-line (w_dline)
+// end_column (w_ecol) document-base_doc (w_doc). Hidden record: il (w_il) document-base_doc
+// (w_doc). A width of 0 means the field is always 0 (plus its base).
+inline constexpr std::size_t kBlockTailPadding = 8;  // zero bytes after the last block
+inline constexpr unsigned kMaxFieldWidth = 31;
+
+struct BlockHeader {
+  std::uint32_t visible = 0;
+  std::uint32_t hidden = 0;
+  std::uint32_t base_line = 0;
+  std::uint32_t base_doc = 0;  // 0-based document index
+  std::uint8_t w_il = 0, w_line = 0, w_col = 0, w_dline = 0, w_ecol = 0, w_doc = 0;
+  unsigned visible_bits() const { return unsigned(w_il) + w_line + w_col + w_dline + w_ecol + w_doc; }
+  unsigned hidden_bits() const { return unsigned(w_il) + w_doc; }
+};
+
+// Unsigned LEB128, at most 5 bytes for 32-bit values.
+inline std::size_t put_varint(std::uint8_t* out, std::uint32_t v) {
+  std::size_t n = 0;
+  while (v >= 0x80) {
+    out[n++] = static_cast<std::uint8_t>(v | 0x80);
+    v >>= 7;
+  }
+  out[n++] = static_cast<std::uint8_t>(v);
+  return n;
+}
+
+// Bounds-checked LEB128 read from [p, end); false on overrun or > 32 bits.
+inline bool get_varint(const std::uint8_t*& p, const std::uint8_t* end, std::uint32_t& v) {
+  std::uint32_t r = 0;
+  for (unsigned shift = 0; shift < 35; shift += 7) {
+    if (p >= end) return false;
+    const std::uint8_t b = *p++;
+    if (shift == 28 && (b & 0xF0)) return false;
+    r |= std::uint32_t(b & 0x7F) << shift;
+    if (!(b & 0x80)) {
+      v = r;
+      return true;
+    }
+  }
+  return false;
+}
+
+// Header layout: varint visible, varint hidden, varint base_line, varint base_doc, then the six
+// widths packed 5+5+5+5+5+5 bits into a varint (w_il in the low bits).
+inline std::size_t put_block_header(std::uint8_t* out, const BlockHeader& h) {
+  std::size_t n = 0;
+  n += put_varint(out + n, h.visible);
+  n += put_varint(out + n, h.hidden);
+  n += put_varint(out + n, h.base_line);
+  n += put_varint(out + n, h.base_doc);
+  const std::uint32_t widths = std::uint32_t(h.w_il) | std::uint32_t(h.w_line) << 5 |
+                               std::uint32_t(h.w_col) << 10 | std::uint32_t(h.w_dline) << 15 |
+                               std::uint32_t(h.w_ecol) << 20 | std::uint32_t(h.w_doc) << 25;
+  n += put_varint(out + n, widths);
+  return n;
+}
+
+inline bool get_block_header(const std::uint8_t*& p, const std::uint8_t* end, BlockHeader& h) {
+  std::uint32_t widths = 0;
+  if (!get_varint(p, end, h.visible) || !get_varint(p, end, h.hidden) ||
+      !get_varint(p, end, h.base_line) || !get_varint(p, end, h.base_doc) ||
+      !get_varint(p, end, widths))
+    return false;
+  h.w_il = widths & 31;
+  h.w_line = (widths >> 5) & 31;
+  h.w_col = (widths >> 10) & 31;
+  h.w_dline = (widths >> 15) & 31;
+  h.w_ecol = (widths >> 20) & 31;
+  h.w_doc = (widths >> 25) & 31;
+  return (widths >> 30) == 0;
+}
+
+// Reads `width` (<= 31) bits at bit position `bit` of `base`. Needs 8 readable bytes from
+// base + bit/8: guaranteed by the block tail padding.
+inline std::uint32_t get_bits(const std::uint8_t* base, std::uint64_t bit, unsigned width) {
+  std::uint64_t w;
+  std::memcpy(&w, base + (bit >> 3), 8);
+  w >>= (bit & 7);
+  return static_cast<std::uint32_t>(w & ((std::uint64_t(1) << width) - 1));
+}
+
+inline unsigned bit_width(std::uint32_t v) {
+  unsigned n = 0;
+  while (v) {
+    ++n;
+    v >>= 1;
+  }
+  return n;
+}
+
+}  // namespace ilmap::disk
