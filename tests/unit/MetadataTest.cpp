@@ -280,6 +280,65 @@ TEST(MetadataPdbStream, EntryPointAndMaskChecks) {
   EXPECT_EQ(md3->pdb_header().external_rows[kMethodDef], 9u);
 }
 
+TEST(MetadataPdbStream, TruncatedAndOversizedCounts) {
+  MetadataImage img = empty_image();
+  img.stream("#Pdb").data.resize(31);  // id + entry point + 7 of 8 mask bytes
+  auto md = parse(img.build());
+  ASSERT_FALSE(md);
+  EXPECT_EQ(md.error().code, Errc::kTruncated);
+
+  PdbStream p;
+  p.external = {{kMethodDef, 5}};
+  MetadataImage img2 = empty_image(p);
+  img2.stream("#Pdb").data.resize(34);  // the one row count cut in half
+  auto md2 = parse(img2.build());
+  ASSERT_FALSE(md2);
+  EXPECT_EQ(md2.error().code, Errc::kTruncated);
+
+  p.external = {{kMethodDef, 0x1000000}};
+  auto md3 = parse(empty_image(p).build());
+  ASSERT_FALSE(md3);
+  EXPECT_EQ(md3.error().code, Errc::kMalformed);
+}
+
+TEST(MetadataTables, ExtraDataWordIsSkipped) {
+  TableStream t;
+  t.heap_sizes = 0x40;  // one extra u32 after the row counts
+  t.rows = {{kDocument, 1}};
+  t.data = Bytes(8, 0x01);
+  auto md = parse(empty_image({}, t).build());
+  ASSERT_TRUE(md) << md.error().message;
+  EXPECT_EQ(md->column(kDocument, 1, 0), 0x0101u);
+  // The extra word is not row data: 4 extra + 4 data bytes cannot hold one 8-byte row.
+  t.data.resize(4);
+  auto md2 = parse(empty_image({}, t).build());
+  ASSERT_FALSE(md2) << "4 extra + 4 data bytes cannot hold an 8-byte row";
+  EXPECT_EQ(md2.error().code, Errc::kTruncated);
+}
+
+TEST(MetadataTables, RowCountAbove0xFFFFFFIsMalformed) {
+  TableStream t;
+  t.rows = {{kDocument, 0x1000000}};
+  auto md = parse(empty_image({}, t).build());
+  ASSERT_FALSE(md);
+  EXPECT_EQ(md.error().code, Errc::kMalformed);
+}
+
+TEST(Metadata, VersionLengthBeyondTheData) {
+  Bytes b = empty_image().build();
+  b[12] = 0xF0;  // version length 240 (allowed) in a 64-byte image (too short for it)
+  b[13] = 0x00;
+  Bytes small(b.begin(), b.begin() + 64);
+  auto md = parse(small);
+  ASSERT_FALSE(md);
+  EXPECT_EQ(md.error().code, Errc::kMalformed);
+  b[12] = 0x00;
+  b[13] = 0x01;  // 256 > the 255-byte limit
+  auto md2 = parse(b);
+  ASSERT_FALSE(md2);
+  EXPECT_EQ(md2.error().code, Errc::kMalformed);
+}
+
 // ---- heaps --------------------------------------------------------------------------------------
 
 TEST(MetadataHeaps, BlobOffsetBeyondTheHeap) {
