@@ -67,7 +67,13 @@ Status Metadata::parse_streams(ByteCursor& c, std::uint16_t count) {
       return {Errc::kTruncated, format("stream header %u at offset 0x%zx: truncated", i, at)};
     // Name: NUL-terminated ASCII, at most 32 bytes, padded to a 4-byte boundary.
     const std::size_t name_at = c.pos();
-    if (!c.read_cstring(name) || name.size() >= 32)
+    const std::size_t left = c.remaining();
+    if (!c.read_cstring(name)) {
+      if (left < 32)
+        return {Errc::kTruncated, format("stream header %u at offset 0x%zx: name runs past the end of the metadata", i, at)};
+      return {Errc::kMalformed, format("stream header %u at offset 0x%zx: name not terminated within 32 bytes", i, at)};
+    }
+    if (name.size() >= 32)
       return {Errc::kMalformed, format("stream header %u at offset 0x%zx: name not terminated within 32 bytes", i, at)};
     std::size_t padded = (c.pos() - name_at + 3) & ~std::size_t(3);
     if (!c.seek(name_at + padded))

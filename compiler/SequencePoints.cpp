@@ -44,6 +44,12 @@ bool decode_sequence_points(std::span<const std::uint8_t> blob, std::uint32_t do
     if (!c.read_compressed(document)) return fail(SpError::kTruncated);
     if (document == 0 || document > document_count) return fail(SpError::kBadDocument);
   }
+  // A header must be followed by at least one record (System.Reflection.Metadata reads the
+  // first IL offset unconditionally and fails on a header-only blob).
+  if (c.empty()) {
+    at = c.pos();
+    return fail(SpError::kTruncated);
+  }
   std::int64_t il = 0;
   std::int64_t prev_line = -1;
   std::int64_t prev_col = 0;

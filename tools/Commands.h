@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "ilmap/status.h"
@@ -15,6 +16,11 @@ void register_lookup(CLI::App& app, int& rc);
 void register_dump(CLI::App& app, int& rc);
 void register_info(CLI::App& app, int& rc);
 void register_verify(CLI::App& app, int& rc);
+
+// Prints an info object as aligned "key: value" lines, or as JSON (cmd_info.cpp).
+void print_info(const nlohmann::ordered_json& j, bool json);
+// `ilmap info` for a cache input (cmd_info_cache.cpp).
+int info_cache(const std::string& path, bool json);
 
 // Prints "ilmap: error: <message>" to stderr and returns the documented exit code.
 inline int report_error(const Error& e) {

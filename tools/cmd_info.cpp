@@ -152,7 +152,9 @@ void flatten(const std::string& prefix, const Json& v,
   }
 }
 
-void print(const Json& j, bool json) {
+}  // namespace
+
+void print_info(const nlohmann::ordered_json& j, bool json) {
   std::string out;
   if (json) {
     out = j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
@@ -166,13 +168,14 @@ void print(const Json& j, bool json) {
   std::fwrite(out.data(), 1, out.size(), stdout);
 }
 
+namespace {
+
 int run_info(const InfoOptions& o) {
   {
     auto head = FileBytes::open(o.input);
     if (!head) return report_error(head.error());
     if (sniff_input(head->bytes()) == InputKind::kCache) {
-      // TODO(cache): call info_cache(o.input, o.json) from tools/cmd_info_cache.cpp.
-      return report_error(Error{Errc::kUnsupported, "cache inputs are handled by the cache reader"});
+      return info_cache(o.input, o.json);
     }
   }
   DebugInputOptions options;
@@ -189,7 +192,7 @@ int run_info(const InfoOptions& o) {
       return report_error(Error{s.code(), d.pdb_path.empty() ? d.path + ": embedded PDB: " + s.message()
                                                               : d.pdb_path + ": " + s.message()});
   }
-  print(j, o.json);
+  print_info(j, o.json);
   if (!d.pdb) return report_error(d.pdb_status.error());
   return 0;
 }
@@ -200,7 +203,8 @@ void register_info(CLI::App& app, int& rc) {
   auto o = std::make_shared<InfoOptions>();
   CLI::App* cmd = app.add_subcommand(
       "info", "Print the identity (PDB id, CodeView, MVID, symbol-store keys, checksums), table "
-              "row counts, stream sizes and content counts of a PDB or PE");
+              "row counts, stream sizes and content counts of a PDB or PE; for a cache, its identity, "
+              "section sizes and bytes per sequence point");
   cmd->add_option("INPUT", o->input, "A .pdb, a .dll/.exe, or an ilmap cache")->required();
   cmd->add_flag("--json", o->json, "Print one JSON object instead of aligned key: value lines");
   cmd->callback([o, &rc] {

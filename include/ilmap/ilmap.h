@@ -1,0 +1,72 @@
+/* ilmap/ilmap.h - C API of the ilmap cache reader.
+ *
+ * For tools in other languages: an opaque handle, plain C types, no exceptions. Strings in
+ * results point into the mapped cache and stay valid until ilmap_close(). All functions are
+ * safe on corrupt caches: a cache that opens never makes a lookup read out of bounds.
+ */
+#ifndef ILMAP_ILMAP_H
+#define ILMAP_ILMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ilmap_cache ilmap_cache;
+
+/* Pinned error codes (same values as ilmap::Errc). */
+enum ilmap_status {
+  ILMAP_OK = 0,
+  ILMAP_E_USAGE = 1,
+  ILMAP_E_IO = 2,
+  ILMAP_E_TRUNCATED = 3,
+  ILMAP_E_BAD_MAGIC = 4,
+  ILMAP_E_BAD_VERSION = 5,
+  ILMAP_E_MALFORMED = 6,
+  ILMAP_E_UNSUPPORTED = 7,
+  ILMAP_E_NOT_FOUND = 8,
+  ILMAP_E_MISMATCH = 9,
+  ILMAP_E_TOO_LARGE = 10,
+  ILMAP_E_CHECKSUM = 11
+};
+
+typedef struct ilmap_location {
+  const char* file; /* document path, UTF-8, not NUL-terminated: use file_len */
+  size_t file_len;
+  const char* url;  /* SourceLink URL or NULL */
+  size_t url_len;
+  const char* language; /* "C#", "VB", "F#", "other", "unknown" (NUL-terminated, static) */
+  uint32_t line, column, end_line, end_column;
+  uint32_t il_offset; /* IL offset of the sequence point that answered */
+} ilmap_location;
+
+/* Opens a cache. On failure returns NULL and, if err is not NULL, stores the status code; if
+ * msg is not NULL, copies a NUL-terminated message (truncated to msg_size). */
+ilmap_cache* ilmap_open(const char* path, int* err, char* msg, size_t msg_size);
+
+/* Opens a cache from memory (the bytes are copied). */
+ilmap_cache* ilmap_open_bytes(const void* data, size_t size, int* err, char* msg, size_t msg_size);
+
+void ilmap_close(ilmap_cache* cache);
+
+/* Resolves a MethodDef token (0x06RRRRRR) and IL offset. Returns 1 and fills *out when there is
+ * an answer, 0 when there is none (unknown method, offset before the first visible point,
+ * a token of another table, NULL arguments). */
+int ilmap_lookup(const ilmap_cache* cache, uint32_t token, uint32_t il_offset, ilmap_location* out);
+
+/* Same, by method row number (1-based). */
+int ilmap_lookup_row(const ilmap_cache* cache, uint32_t row, uint32_t il_offset, ilmap_location* out);
+
+/* Full check (checksum + structure). Returns ILMAP_OK or an error code. */
+int ilmap_verify(const ilmap_cache* cache, char* msg, size_t msg_size);
+
+uint32_t ilmap_method_count(const ilmap_cache* cache);
+uint64_t ilmap_point_count(const ilmap_cache* cache);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ILMAP_ILMAP_H */

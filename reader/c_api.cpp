@@ -1,0 +1,109 @@
+// c_api.cpp - the extern "C" face of the reader (include/ilmap/ilmap.h).
+#include "ilmap/ilmap.h"
+
+#include <cstring>
+#include <new>
+
+#include "ilmap/cache.h"
+
+struct ilmap_cache {
+  ilmap::Cache cache;
+};
+
+namespace {
+
+void set_error(const ilmap::Error& e, int* err, char* msg, size_t msg_size) {
+  if (err) *err = static_cast<int>(e.code);
+  if (msg && msg_size > 0) {
+    const size_t n = std::min(msg_size - 1, e.message.size());
+    std::memcpy(msg, e.message.data(), n);
+    msg[n] = '\0';
+  }
+}
+
+ilmap_cache* wrap(ilmap::Result<ilmap::Cache> r, int* err, char* msg, size_t msg_size) {
+  if (!r) {
+    set_error(r.error(), err, msg, msg_size);
+    return nullptr;
+  }
+  auto* c = new (std::nothrow) ilmap_cache{std::move(*r)};
+  if (!c) {
+    set_error({ilmap::Errc::kIo, "out of memory"}, err, msg, msg_size);
+    return nullptr;
+  }
+  if (err) *err = ILMAP_OK;
+  if (msg && msg_size > 0) msg[0] = '\0';
+  return c;
+}
+
+int fill(const std::optional<ilmap::LookupResult>& r, ilmap_location* out) {
+  if (!r || !out) return 0;
+  out->file = r->file.data();
+  out->file_len = r->file.size();
+  out->url = r->source_url.empty() ? nullptr : r->source_url.data();
+  out->url_len = r->source_url.size();
+  out->language = ilmap::language_label(r->language);
+  out->line = r->line;
+  out->column = r->column;
+  out->end_line = r->end_line;
+  out->end_column = r->end_column;
+  out->il_offset = r->il_offset;
+  return 1;
+}
+
+}  // namespace
+
+extern "C" {
+
+ilmap_cache* ilmap_open(const char* path, int* err, char* msg, size_t msg_size) {
+  if (!path) {
+    set_error({ilmap::Errc::kUsage, "path is NULL"}, err, msg, msg_size);
+    return nullptr;
+  }
+  try {
+    return wrap(ilmap::Cache::open(path), err, msg, msg_size);
+  } catch (...) {  // allocation failure: never let an exception cross the C boundary
+    set_error({ilmap::Errc::kIo, "out of memory"}, err, msg, msg_size);
+    return nullptr;
+  }
+}
+
+ilmap_cache* ilmap_open_bytes(const void* data, size_t size, int* err, char* msg, size_t msg_size) {
+  if (!data && size) {
+    set_error({ilmap::Errc::kUsage, "data is NULL"}, err, msg, msg_size);
+    return nullptr;
+  }
+  try {
+    return wrap(ilmap::Cache::from_bytes({static_cast<const std::uint8_t*>(data), size}), err, msg, msg_size);
+  } catch (...) {
+    set_error({ilmap::Errc::kIo, "out of memory"}, err, msg, msg_size);
+    return nullptr;
+  }
+}
+
+void ilmap_close(ilmap_cache* cache) { delete cache; }
+
+int ilmap_lookup(const ilmap_cache* cache, uint32_t token, uint32_t il_offset, ilmap_location* out) {
+  return cache ? fill(cache->cache.lookup(token, il_offset), out) : 0;
+}
+
+int ilmap_lookup_row(const ilmap_cache* cache, uint32_t row, uint32_t il_offset, ilmap_location* out) {
+  return cache ? fill(cache->cache.lookup_row(row, il_offset), out) : 0;
+}
+
+int ilmap_verify(const ilmap_cache* cache, char* msg, size_t msg_size) {
+  if (!cache) return ILMAP_E_USAGE;
+  try {
+    ilmap::Status s = cache->cache.verify();
+    int code = ILMAP_OK;
+    set_error(s.ok() ? ilmap::Error{} : s.error(), &code, msg, msg_size);
+    return code;
+  } catch (...) {
+    return ILMAP_E_IO;
+  }
+}
+
+uint32_t ilmap_method_count(const ilmap_cache* cache) { return cache ? cache->cache.method_count() : 0; }
+uint64_t ilmap_point_count(const ilmap_cache* cache) { return cache ? cache->cache.point_count() : 0; }
+
+}  // extern "C"

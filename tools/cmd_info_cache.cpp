@@ -1,0 +1,83 @@
+// cmd_info_cache.cpp - `ilmap info CACHE`: header, identity, section sizes, bytes per point.
+#include "Commands.h"
+#include "Guids.h"
+#include "ilmap/cache.h"
+#include "ilmap_generated.h"
+
+namespace ilmap::cli {
+namespace {
+
+std::string str(const flatbuffers::String* s) { return s ? s->str() : std::string(); }
+
+std::string hex_bytes(const flatbuffers::Vector<std::uint8_t>* v) {
+  std::string out;
+  if (v)
+    for (std::uint8_t b : *v) out += format("%02x", b);
+  return out;
+}
+
+Guid guid_of(const fb::Guid* g) {
+  Guid out{};
+  if (g) std::copy(g->bytes()->begin(), g->bytes()->end(), out.begin());
+  return out;
+}
+
+}  // namespace
+
+int info_cache(const std::string& path, bool json) {
+  auto cache = Cache::open(path);
+  if (!cache) return report_error(cache.error());
+  const auto* root = static_cast<const fb::Cache*>(cache->root());
+  const CacheHeaderInfo h = cache->header();
+  nlohmann::ordered_json j;
+  j["input"] = path;
+  j["kind"] = "ilmap-cache";
+  j["format_version"] = format("%u.%u", h.version_major, h.version_minor);
+  j["file_size"] = cache->bytes().size();
+  j["payload_xxh3"] = format("%016llx", static_cast<unsigned long long>(h.payload_xxh3));
+  if (const fb::Identity* id = root->identity()) {
+    j["pdb_id"] = hex_bytes(id->pdb_id());
+    j["debug_id"] = str(id->debug_id());
+    j["ssqp_key"] = str(id->pdb_key());
+    j["entry_point"] = format("0x%08x", id->entry_point());
+    if (id->pe_name()) {
+      j["pe_name"] = str(id->pe_name());
+      j["pe_timestamp"] = format("0x%08x", id->pe_timestamp());
+      j["pe_size_of_image"] = format("0x%x", id->pe_size_of_image());
+      j["pe_ssqp_key"] = str(id->pe_key());
+      j["pe_code_id"] = str(id->code_id());
+      if (id->mvid()) j["mvid"] = guid_to_text(guid_of(id->mvid()));
+      nlohmann::ordered_json cvs = nlohmann::ordered_json::array();
+      if (id->codeview())
+        for (const fb::CodeView* cv : *id->codeview())
+          cvs.push_back({{"guid", guid_to_text(guid_of(cv->guid()))}, {"age", cv->age()},
+                         {"stamp", format("0x%08x", cv->stamp())}, {"path", str(cv->path())},
+                         {"portable", cv->portable()}});
+      j["codeview"] = cvs;
+      nlohmann::ordered_json cks = nlohmann::ordered_json::array();
+      if (id->pdb_checksums())
+        for (const flatbuffers::String* c : *id->pdb_checksums()) cks.push_back(c->str());
+      j["pdb_checksums"] = cks;
+    }
+    j["source_name"] = str(id->source_name());
+    j["source_size"] = id->source_size();
+    j["source_xxh3"] = format("%016llx", static_cast<unsigned long long>(id->source_xxh3()));
+    j["compiler_version"] = str(id->compiler_version());
+  }
+  const std::uint64_t points = cache->point_count();
+  const std::uint64_t point_bytes = cache->point_section_bytes();
+  j["methods"] = cache->method_count();
+  j["documents"] = cache->document_count();
+  j["sequence_points"] = points;
+  j["hidden_sequence_points"] = cache->hidden_count();
+  j["section_method_directory_bytes"] = root->method_offsets()->size() * 4;
+  j["section_point_blocks_bytes"] = root->point_blocks()->size();
+  j["bytes_per_sequence_point"] = points ? format("%.2f", double(point_bytes) / double(points)) : "n/a";
+  j["file_bytes_per_sequence_point"] = points ? format("%.2f", double(cache->bytes().size()) / double(points)) : "n/a";
+  j["sourcelink_entries"] = root->source_link() ? root->source_link()->size() : 0;
+  j["embedded_sources"] = root->embedded_sources() ? root->embedded_sources()->size() : 0;
+  print_info(j, json);
+  return 0;
+}
+
+}  // namespace ilmap::cli
