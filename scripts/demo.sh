@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The main job on a bundled example: install dependencies, build, compile a corpus PDB into a
+# cache, and resolve a stack frame recorded from the .NET runtime through that cache.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+bash scripts/build.sh release
+ilmap=build/release/tools/ilmap
+mkdir -p build/demo
+pdb=corpus/out/cs-frames/Ilmap.Corpus.Frames.pdb
+cache=build/demo/Ilmap.Corpus.Frames.ilmap
+echo "== compile $pdb"
+"$ilmap" compile "$pdb" -o "$cache" --force
+echo "== info"
+"$ilmap" info "$cache" | grep -E '^(debug_id|sequence_points|bytes_per_sequence_point|file_size):'
+# The first frame the .NET runtime recorded (corpus/runtime-frames.tsv): token and IL offset.
+read -r _ _ _ token il file line column method < <(grep -v '^#' corpus/runtime-frames.tsv | head -n 1)
+echo "== lookup $token +$il  ($method; the runtime said $file:$line:$column)"
+"$ilmap" lookup "$cache" "$token" "$il"

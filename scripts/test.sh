@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The whole test suite: install dependencies, build Release and the ASan+UBSan configuration,
+# run every ctest test in both (tests needing dotnet or ../shared skip where those are absent),
+# then the fuzz targets for a fixed time when clang's libFuzzer is available.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh --fuzz
+jobs="${ILMAP_JOBS:-2}"
+status=0
+for config in release sanitize; do
+  echo "== build $config"
+  bash scripts/build.sh "$config"
+  echo "== test $config"
+  if ! ctest --test-dir "build/$config" --output-on-failure -j"$jobs" --timeout 900; then
+    status=1
+  fi
+done
+if [[ -x scripts/fuzz.sh ]]; then
+  echo "== fuzz"
+  bash scripts/fuzz.sh || status=1
+fi
+exit $status
