@@ -75,32 +75,37 @@ inline bool get_varint(const std::uint8_t*& p, const std::uint8_t* end, std::uin
   return false;
 }
 
-// Header layout: varint visible, varint hidden, varint base_line, varint base_doc, then the six
-// widths packed 5+5+5+5+5+5 bits into a varint (w_il in the low bits).
+// Header layout (SPEC.md 5.1): varint (visible << 1 | has_hidden), varint hidden (only when
+// has_hidden), varint base_line, varint base_doc, then the six widths packed 5 bits each into a
+// varint, ordered so that the widths that are usually 0 (w_dline, w_doc) take the high bits:
+// w_il bits 0-4, w_col 5-9, w_ecol 10-14, w_line 15-19, w_dline 20-24, w_doc 25-29.
 inline std::size_t put_block_header(std::uint8_t* out, const BlockHeader& h) {
   std::size_t n = 0;
-  n += put_varint(out + n, h.visible);
-  n += put_varint(out + n, h.hidden);
+  n += put_varint(out + n, h.visible << 1 | (h.hidden ? 1u : 0u));
+  if (h.hidden) n += put_varint(out + n, h.hidden);
   n += put_varint(out + n, h.base_line);
   n += put_varint(out + n, h.base_doc);
-  const std::uint32_t widths = std::uint32_t(h.w_il) | std::uint32_t(h.w_line) << 5 |
-                               std::uint32_t(h.w_col) << 10 | std::uint32_t(h.w_dline) << 15 |
-                               std::uint32_t(h.w_ecol) << 20 | std::uint32_t(h.w_doc) << 25;
+  const std::uint32_t widths = std::uint32_t(h.w_il) | std::uint32_t(h.w_col) << 5 |
+                               std::uint32_t(h.w_ecol) << 10 | std::uint32_t(h.w_line) << 15 |
+                               std::uint32_t(h.w_dline) << 20 | std::uint32_t(h.w_doc) << 25;
   n += put_varint(out + n, widths);
   return n;
 }
 
 inline bool get_block_header(const std::uint8_t*& p, const std::uint8_t* end, BlockHeader& h) {
-  std::uint32_t widths = 0;
-  if (!get_varint(p, end, h.visible) || !get_varint(p, end, h.hidden) ||
-      !get_varint(p, end, h.base_line) || !get_varint(p, end, h.base_doc) ||
+  std::uint32_t first = 0, widths = 0;
+  if (!get_varint(p, end, first)) return false;
+  h.visible = first >> 1;
+  h.hidden = 0;
+  if ((first & 1) && (!get_varint(p, end, h.hidden) || h.hidden == 0)) return false;
+  if (!get_varint(p, end, h.base_line) || !get_varint(p, end, h.base_doc) ||
       !get_varint(p, end, widths))
     return false;
   h.w_il = widths & 31;
-  h.w_line = (widths >> 5) & 31;
-  h.w_col = (widths >> 10) & 31;
-  h.w_dline = (widths >> 15) & 31;
-  h.w_ecol = (widths >> 20) & 31;
+  h.w_col = (widths >> 5) & 31;
+  h.w_ecol = (widths >> 10) & 31;
+  h.w_line = (widths >> 15) & 31;
+  h.w_dline = (widths >> 20) & 31;
   h.w_doc = (widths >> 25) & 31;
   return (widths >> 30) == 0;
 }
