@@ -133,19 +133,14 @@ std::optional<LookupResult> Cache::Impl::lookup_row(std::uint32_t rid, std::uint
     }
   }
   if (lo == 0) return std::nullopt;
-  std::uint64_t bit = std::uint64_t(lo - 1) * rb;
+  const d::VisibleRecord v = d::get_visible(rec, lo - 1, h);
   LookupResult r;
-  r.il_offset = d::get_bits(rec, bit, h.w_il);
-  bit += h.w_il;
-  r.line = h.base_line + d::get_bits(rec, bit, h.w_line);
-  bit += h.w_line;
-  r.column = d::get_bits(rec, bit, h.w_col);
-  bit += h.w_col;
-  r.end_line = r.line + d::get_bits(rec, bit, h.w_dline);
-  bit += h.w_dline;
-  r.end_column = d::get_bits(rec, bit, h.w_ecol);
-  bit += h.w_ecol;
-  r.document = h.base_doc + d::get_bits(rec, bit, h.w_doc);
+  r.il_offset = v.il;
+  r.line = v.line;
+  r.column = v.column;
+  r.end_line = v.end_line;
+  r.end_column = v.end_column;
+  r.document = v.document;
   if (!documents || r.document >= documents->size()) return std::nullopt;
   const fb::Document* doc = documents->Get(r.document);
   if (const auto* p = doc->path()) r.file = {p->data(), p->size()};
@@ -272,17 +267,13 @@ Status Cache::points(std::uint32_t rid, std::vector<CachePoint>& out) const {
     const bool take_visible = vi < h.visible && (hi >= h.hidden || vil < hil);
     CachePoint p;
     if (take_visible) {
-      std::uint64_t bit = std::uint64_t(vi) * vb + h.w_il;
-      p.il_offset = vil;
-      p.start_line = h.base_line + d::get_bits(rec, bit, h.w_line);
-      bit += h.w_line;
-      p.start_column = d::get_bits(rec, bit, h.w_col);
-      bit += h.w_col;
-      p.end_line = p.start_line + d::get_bits(rec, bit, h.w_dline);
-      bit += h.w_dline;
-      p.end_column = d::get_bits(rec, bit, h.w_ecol);
-      bit += h.w_ecol;
-      p.document = h.base_doc + d::get_bits(rec, bit, h.w_doc);
+      const d::VisibleRecord v = d::get_visible(rec, vi, h);
+      p.il_offset = v.il;
+      p.start_line = v.line;
+      p.start_column = v.column;
+      p.end_line = v.end_line;
+      p.end_column = v.end_column;
+      p.document = v.document;
       ++vi;
     } else {
       const std::uint64_t bit = hidden_base + std::uint64_t(hi) * hb + h.w_il;

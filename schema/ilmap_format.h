@@ -119,6 +119,29 @@ inline std::uint32_t get_bits(const std::uint8_t* base, std::uint64_t bit, unsig
   return static_cast<std::uint32_t>(w & ((std::uint64_t(1) << width) - 1));
 }
 
+// A decoded visible record (SPEC.md 5.2), bases applied; document is a 0-based index.
+struct VisibleRecord {
+  std::uint32_t il, line, column, end_line, end_column, document;
+};
+
+// Decodes visible record `k` of a block whose records start at `rec`.
+inline VisibleRecord get_visible(const std::uint8_t* rec, std::uint64_t k, const BlockHeader& h) {
+  std::uint64_t bit = k * h.visible_bits();
+  VisibleRecord r;
+  r.il = get_bits(rec, bit, h.w_il);
+  bit += h.w_il;
+  r.line = h.base_line + get_bits(rec, bit, h.w_line);
+  bit += h.w_line;
+  r.column = get_bits(rec, bit, h.w_col);
+  bit += h.w_col;
+  r.end_line = r.line + get_bits(rec, bit, h.w_dline);
+  bit += h.w_dline;
+  r.end_column = get_bits(rec, bit, h.w_ecol);
+  bit += h.w_ecol;
+  r.document = h.base_doc + get_bits(rec, bit, h.w_doc);
+  return r;
+}
+
 inline unsigned bit_width(std::uint32_t v) {
   unsigned n = 0;
   while (v) {
