@@ -1,0 +1,166 @@
+// bench_lookup.cpp - ilmap_bench_lookup: open latency and lookup latency on a cache.
+//
+//   ilmap_bench_lookup --cache FILE [--queries FILE] [benchmark flags]
+//       open/file            Cache::open(path) (mmap + validation) and close
+//       open/from_bytes      Cache::from_bytes (copy into an aligned buffer + validation)
+//       lookup/random_hit    random (method, IL offset) pairs that answer
+//       lookup/miss_unknown_row   rows past the table, row 0, rows without points
+//       lookup/miss_before_first  offsets before a method's first visible point
+//       lookup/sequential    every point's own offset, in row order
+//       lookup/query_file    the --queries stream, in file order
+//     One benchmark iteration is one lookup (Cache::lookup with a 0x06 token): Time = ns/lookup.
+//   ilmap_bench_lookup --cache FILE --queries FILE --replay [--repeat N]
+//     answers the whole query stream N times (after one warm-up) and prints
+//     "queries=<n> hits=<h> ns_per_query=<median iteration time / n>", like the oracle's lookup-bench.
+#include <benchmark/benchmark.h>
+
+#include <cstring>
+#include <fstream>
+
+#include "bench_common.h"
+#include "bench_queries.h"
+
+using namespace ilmap;
+using namespace ilmap::bench;
+
+namespace {
+
+std::string g_cache_path;
+std::vector<std::uint8_t> g_cache_bytes;
+const Cache* g_cache = nullptr;
+
+std::vector<Query> load_queries(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) {
+    std::fprintf(stderr, "cannot read %s\n", path.c_str());
+    std::exit(2);
+  }
+  std::vector<Query> q;
+  std::uint64_t row, il;
+  while (f >> row >> il) q.push_back({static_cast<std::uint32_t>(row), static_cast<std::uint32_t>(il)});
+  return q;
+}
+
+void bm_open_file(benchmark::State& state) {
+  for (auto _ : state) {
+    auto c = Cache::open(g_cache_path);
+    if (!c) {
+      state.SkipWithError(c.error().message.c_str());
+      break;
+    }
+    benchmark::DoNotOptimize(c->method_count());
+  }
+}
+
+void bm_open_bytes(benchmark::State& state) {
+  for (auto _ : state) {
+    auto c = Cache::from_bytes(g_cache_bytes);
+    if (!c) {
+      state.SkipWithError(c.error().message.c_str());
+      break;
+    }
+    benchmark::DoNotOptimize(c->method_count());
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * g_cache_bytes.size()));
+}
+
+// Query arrays are padded to a power of two so the index wraps with a mask.
+void bm_lookup(benchmark::State& state, const std::vector<Query>* qs) {
+  if (qs->empty()) {
+    state.SkipWithError("no queries of this kind in this cache");
+    return;
+  }
+  std::vector<Query> q = *qs;
+  std::size_t n = 1;
+  while (n < q.size()) n <<= 1;
+  for (std::size_t i = q.size(); i < n; ++i) q.push_back(q[i - qs->size()]);
+  const std::size_t mask = n - 1;
+  std::size_t i = 0, hits = 0;
+  const Cache& c = *g_cache;
+  for (auto _ : state) {
+    const Query& x = q[i];
+    auto r = c.lookup(0x06000000u | x.row, x.il);
+    benchmark::DoNotOptimize(r);
+    hits += r.has_value();
+    i = (i + 1) & mask;
+  }
+  state.counters["hit_rate"] = state.iterations() ? double(hits) / double(state.iterations()) : 0;
+  state.counters["queries"] = double(qs->size());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string queries_path;
+  bool replay = false;
+  int repeat = 20;
+  std::vector<char*> rest{argv[0]};
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--cache") && i + 1 < argc) g_cache_path = argv[++i];
+    else if (!std::strcmp(argv[i], "--queries") && i + 1 < argc) queries_path = argv[++i];
+    else if (!std::strcmp(argv[i], "--replay")) replay = true;
+    else if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = std::atoi(argv[++i]);
+    else rest.push_back(argv[i]);
+  }
+  if (g_cache_path.empty()) {
+    std::fprintf(stderr, "usage: ilmap_bench_lookup --cache FILE [--queries FILE [--replay [--repeat N]]] [benchmark flags]\n");
+    return 1;
+  }
+  auto cache = Cache::open(g_cache_path);
+  if (!cache) {
+    std::fprintf(stderr, "%s: %s\n", g_cache_path.c_str(), cache.error().message.c_str());
+    return 2;
+  }
+  g_cache = &*cache;
+  g_cache_bytes = read_file(g_cache_path);
+
+  std::vector<Query> file_q;
+  if (!queries_path.empty()) file_q = load_queries(queries_path);
+
+  if (replay) {
+    if (file_q.empty()) {
+      std::fprintf(stderr, "--replay needs a non-empty --queries FILE\n");
+      return 1;
+    }
+    std::vector<double> t;
+    std::size_t hits = 0;
+    for (int it = -1; it < repeat; ++it) {
+      hits = 0;
+      const std::uint64_t t0 = now_ns();
+      for (const Query& x : file_q) {
+        auto r = cache->lookup(0x06000000u | x.row, x.il);
+        benchmark::DoNotOptimize(r);
+        hits += r.has_value();
+      }
+      const std::uint64_t t1 = now_ns();
+      if (it >= 0) t.push_back(double(t1 - t0));
+    }
+    std::printf("queries=%zu hits=%zu ns_per_query=%.1f\n", file_q.size(), hits, median(t) / double(file_q.size()));
+    return 0;
+  }
+
+  const auto ms = method_spans(*cache);
+  static std::vector<Query> hit = random_hits(*cache, ms, 1 << 16, 11);
+  static std::vector<Query> unknown = random_unknown_rows(*cache, ms, 1 << 16, 12);
+  static std::vector<Query> before = random_before_first(*cache, ms, 1 << 16, 13);
+  static std::vector<Query> seq = sequential(*cache, 1 << 20);
+  static std::vector<Query> fq = file_q;
+
+  benchmark::AddCustomContext("cache", g_cache_path);
+  benchmark::AddCustomContext("cache_bytes", std::to_string(g_cache_bytes.size()));
+  benchmark::AddCustomContext("cache_points", std::to_string(cache->point_count()));
+  benchmark::AddCustomContext("cache_methods", std::to_string(cache->method_count()));
+  benchmark::RegisterBenchmark("open/file", bm_open_file);
+  benchmark::RegisterBenchmark("open/from_bytes", bm_open_bytes);
+  benchmark::RegisterBenchmark("lookup/random_hit", bm_lookup, &hit);
+  benchmark::RegisterBenchmark("lookup/miss_unknown_row", bm_lookup, &unknown);
+  benchmark::RegisterBenchmark("lookup/miss_before_first", bm_lookup, &before);
+  benchmark::RegisterBenchmark("lookup/sequential", bm_lookup, &seq);
+  if (!fq.empty()) benchmark::RegisterBenchmark("lookup/query_file", bm_lookup, &fq);
+  int bargc = static_cast<int>(rest.size());
+  benchmark::Initialize(&bargc, rest.data());
+  if (benchmark::ReportUnrecognizedArguments(bargc, rest.data())) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

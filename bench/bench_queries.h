@@ -1,0 +1,126 @@
+// bench_queries.h - query sets for lookup benchmarks, drawn from a cache (deterministic per seed).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "ilmap/cache.h"
+
+namespace ilmap::bench {
+
+struct Query {
+  std::uint32_t row, il;
+};
+
+struct Splitmix {
+  std::uint64_t s;
+  std::uint64_t next() {
+    std::uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  std::uint32_t below(std::uint32_t n) { return n ? static_cast<std::uint32_t>((next() >> 32) * n >> 32) : 0; }
+};
+
+// Per-method facts used to draw queries.
+struct MethodSpan {
+  std::uint32_t row = 0;
+  std::uint32_t first_visible_il = 0, last_il = 0;
+  bool has_visible = false;
+};
+
+inline std::vector<MethodSpan> method_spans(const Cache& c) {
+  std::vector<MethodSpan> v;
+  std::vector<CachePoint> pts;
+  for (std::uint32_t rid = 1; rid <= c.method_count(); ++rid) {
+    pts.clear();
+    if (!c.points(rid, pts) || pts.empty()) continue;
+    MethodSpan m;
+    m.row = rid;
+    std::uint32_t first = 0xFFFFFFFF, last = 0;
+    for (const CachePoint& p : pts) {
+      last = std::max(last, p.il_offset);
+      if (!p.hidden) first = std::min(first, p.il_offset);
+    }
+    m.has_visible = first != 0xFFFFFFFF;
+    m.first_visible_il = m.has_visible ? first : 0;
+    m.last_il = last;
+    v.push_back(m);
+  }
+  return v;
+}
+
+// Random hits: a random method with visible points, a random offset in [first visible, last + 16].
+// Only queries that do answer are kept.
+inline std::vector<Query> random_hits(const Cache& c, const std::vector<MethodSpan>& ms, std::size_t n, std::uint64_t seed) {
+  std::vector<const MethodSpan*> vis;
+  for (const MethodSpan& m : ms)
+    if (m.has_visible) vis.push_back(&m);
+  std::vector<Query> q;
+  if (vis.empty()) return q;
+  Splitmix r{seed};
+  while (q.size() < n) {
+    const MethodSpan& m = *vis[r.below(static_cast<std::uint32_t>(vis.size()))];
+    const std::uint32_t il = m.first_visible_il + r.below(m.last_il - m.first_visible_il + 17);
+    if (c.lookup_row(m.row, il)) q.push_back({m.row, il});
+  }
+  return q;
+}
+
+// Misses of unknown rows: rows past the table, rows without points, and row 0.
+inline std::vector<Query> random_unknown_rows(const Cache& c, const std::vector<MethodSpan>& ms, std::size_t n,
+                                              std::uint64_t seed) {
+  std::vector<std::uint32_t> empty_rows;
+  std::size_t k = 0;
+  for (std::uint32_t rid = 1; rid <= c.method_count(); ++rid) {
+    if (k < ms.size() && ms[k].row == rid) { ++k; continue; }
+    empty_rows.push_back(rid);
+  }
+  Splitmix r{seed};
+  std::vector<Query> q;
+  while (q.size() < n) {
+    std::uint32_t row;
+    const std::uint32_t kind = r.below(4);
+    if (kind == 0 && !empty_rows.empty()) row = empty_rows[r.below(static_cast<std::uint32_t>(empty_rows.size()))];
+    else if (kind == 1) row = 0;
+    else row = c.method_count() + 1 + r.below(0xFFFFFF - c.method_count());
+    q.push_back({row, r.below(200)});
+  }
+  return q;
+}
+
+// Misses before the first visible point of a method (methods whose first visible IL offset > 0).
+inline std::vector<Query> random_before_first(const Cache& c, const std::vector<MethodSpan>& ms, std::size_t n,
+                                              std::uint64_t seed) {
+  std::vector<const MethodSpan*> cand;
+  for (const MethodSpan& m : ms)
+    if (m.has_visible && m.first_visible_il > 0) cand.push_back(&m);
+  std::vector<Query> q;
+  if (cand.empty()) return q;
+  Splitmix r{seed};
+  while (q.size() < n) {
+    const MethodSpan& m = *cand[r.below(static_cast<std::uint32_t>(cand.size()))];
+    const std::uint32_t il = r.below(m.first_visible_il);
+    if (!c.lookup_row(m.row, il)) q.push_back({m.row, il});
+  }
+  return q;
+}
+
+// Sequential: every point's own IL offset, methods in row order, capped at n queries.
+inline std::vector<Query> sequential(const Cache& c, std::size_t n) {
+  std::vector<Query> q;
+  std::vector<CachePoint> pts;
+  for (std::uint32_t rid = 1; rid <= c.method_count() && q.size() < n; ++rid) {
+    pts.clear();
+    if (!c.points(rid, pts)) continue;
+    for (const CachePoint& p : pts) {
+      if (q.size() >= n) break;
+      q.push_back({rid, p.il_offset});
+    }
+  }
+  return q;
+}
+
+}  // namespace ilmap::bench
