@@ -134,18 +134,37 @@ Result<std::vector<StateMachineMethod>> PortablePdb::state_machine_methods() con
   return out;
 }
 
-Result<std::optional<std::string>> PortablePdb::source_link() const {
-  auto rows = custom_debug_information();
-  if (!rows) return rows.error();
-  for (const CdiRow& r : *rows) {
-    if (r.parent_tag != kHcdiModule || r.kind != guids::kCdiSourceLink) continue;
-    auto blob = md_.blob(r.value_blob);
-    if (!blob) return Error{blob.error().code, format("SourceLink blob: %s", blob.error().message.c_str())};
-    std::string_view json(reinterpret_cast<const char*>(blob->data()), blob->size());
-    if (json.size() >= 3 && json.substr(0, 3) == "\xEF\xBB\xBF") json.remove_prefix(3);
-    return std::optional<std::string>(std::string(json));
+std::optional<std::uint32_t> PortablePdb::find_cdi(std::uint32_t parent_tag, std::uint32_t parent_rid,
+                                                   const Guid& kind) const {
+  const std::uint64_t key = (std::uint64_t(parent_rid) << kHcdiTagBits) | parent_tag;
+  if (key > UINT32_MAX) return std::nullopt;
+  const std::uint32_t n = md_.rows(kCustomDebugInformation);
+  // First row whose Parent is >= key. On an unsorted (corrupt) table this may miss, never crash.
+  std::uint32_t lo = 1, count = n;
+  while (count > 0) {
+    const std::uint32_t half = count / 2;
+    if (md_.column(kCustomDebugInformation, lo + half, 0) < key) {
+      lo += half + 1;
+      count -= half + 1;
+    } else {
+      count = half;
+    }
   }
-  return std::optional<std::string>();
+  for (std::uint32_t rid = lo; rid <= n && md_.column(kCustomDebugInformation, rid, 0) == key; ++rid) {
+    auto g = md_.guid(md_.column(kCustomDebugInformation, rid, 1));
+    if (g && *g == kind) return md_.column(kCustomDebugInformation, rid, 2);
+  }
+  return std::nullopt;
+}
+
+Result<std::optional<std::string>> PortablePdb::source_link() const {
+  const auto value = find_cdi(kHcdiModule, 1, guids::kCdiSourceLink);
+  if (!value) return std::optional<std::string>();
+  auto blob = md_.blob(*value);
+  if (!blob) return Error{blob.error().code, format("SourceLink blob: %s", blob.error().message.c_str())};
+  std::string_view json(reinterpret_cast<const char*>(blob->data()), blob->size());
+  if (json.size() >= 3 && json.substr(0, 3) == "\xEF\xBB\xBF") json.remove_prefix(3);
+  return std::optional<std::string>(std::string(json));
 }
 
 Result<std::vector<std::uint8_t>> PortablePdb::decode_embedded_source(
@@ -172,18 +191,13 @@ Result<std::vector<std::uint8_t>> PortablePdb::decode_embedded_source(
 
 Result<std::optional<std::vector<std::uint8_t>>> PortablePdb::embedded_source(
     std::uint32_t rid, std::size_t max_size) const {
-  auto rows = custom_debug_information();
-  if (!rows) return rows.error();
-  for (const CdiRow& r : *rows) {
-    if (r.parent_tag != kHcdiDocument || r.parent_rid != rid || r.kind != guids::kCdiEmbeddedSource)
-      continue;
-    auto blob = md_.blob(r.value_blob);
-    if (!blob) return Error{blob.error().code, format("embedded source of Document row %u: %s", rid, blob.error().message.c_str())};
-    auto src = decode_embedded_source(*blob, max_size, format("embedded source of Document row %u at #Blob offset 0x%x", rid, r.value_blob));
-    if (!src) return src.error();
-    return std::optional<std::vector<std::uint8_t>>(std::move(*src));
-  }
-  return std::optional<std::vector<std::uint8_t>>();
+  const auto value = find_cdi(kHcdiDocument, rid, guids::kCdiEmbeddedSource);
+  if (!value) return std::optional<std::vector<std::uint8_t>>();
+  auto blob = md_.blob(*value);
+  if (!blob) return Error{blob.error().code, format("embedded source of Document row %u: %s", rid, blob.error().message.c_str())};
+  auto src = decode_embedded_source(*blob, max_size, format("embedded source of Document row %u at #Blob offset 0x%x", rid, *value));
+  if (!src) return src.error();
+  return std::optional<std::vector<std::uint8_t>>(std::move(*src));
 }
 
 }  // namespace ilmap

@@ -75,6 +75,10 @@ class PortablePdb {
   Status sequence_points(std::uint32_t rid, std::vector<SequencePoint>& out) const;
 
   Result<std::vector<CdiRow>> custom_debug_information() const;
+  // The value blob offset of the first CustomDebugInformation row with this parent and kind,
+  // found by binary search (the table is sorted by Parent), or nullopt. O(log rows).
+  std::optional<std::uint32_t> find_cdi(std::uint32_t parent_tag, std::uint32_t parent_rid,
+                                        const Guid& kind) const;
   Result<std::vector<StateMachineMethod>> state_machine_methods() const;
 
   // The SourceLink JSON of the module (UTF-8 BOM stripped), or nullopt when there is none.
