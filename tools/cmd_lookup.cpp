@@ -55,6 +55,7 @@ std::string error_line(const std::string& msg, bool json) {
 }
 
 int run_batch(const Cache& cache, bool json) {
+  std::ios::sync_with_stdio(false);
   std::string line;
   std::string out;
   while (std::getline(std::cin, line)) {
@@ -67,7 +68,9 @@ int run_batch(const Cache& cache, bool json) {
     }
     out.push_back('\n');
     std::fwrite(out.data(), 1, out.size(), stdout);
-    std::fflush(stdout);
+    // Flush whenever no further query is already buffered: an interactive driver gets every
+    // answer at once, while a piped batch is not slowed by one write per line.
+    if (std::cin.rdbuf()->in_avail() <= 0) std::fflush(stdout);
   }
   if (std::cin.bad()) return report_error({Errc::kIo, "reading queries from stdin failed"});
   return 0;
