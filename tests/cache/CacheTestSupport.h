@@ -1,0 +1,123 @@
+// CacheTestSupport.h - inputs and in-memory caches shared by the tests/cache GoogleTest binaries.
+//
+// Inputs come from two places, read where they are (never copied):
+//   ILMAP_TEST_SHARED_DIR  = ${ILMAP_SHARED_DIR}/corpus-public: every *.pdb of every folder except win_*
+//   ILMAP_TEST_CORPUS_DIR  = corpus/: every manifest.tsv row, its PDB (if any) and its DLL
+// Either may be absent; tests that need one call GTEST_SKIP then.
+#pragma once
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <ostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "CacheBuilder.h"
+#include "DebugInput.h"
+
+namespace ilmap::test {
+
+struct TestInput {
+  std::string name;  // gtest-safe: [A-Za-z0-9_]
+  std::string path;
+};
+
+inline void PrintTo(const TestInput& t, std::ostream* os) { *os << t.path; }
+
+inline std::string gtest_safe(std::string s) {
+  for (char& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return s;
+}
+
+inline std::string shared_dir() { return ILMAP_TEST_SHARED_DIR; }
+inline std::string corpus_dir() { return ILMAP_TEST_CORPUS_DIR; }
+
+// Rows of corpus/manifest.tsv as (case, dll, pdb) with paths relative to corpus/ ("-" = none).
+struct ManifestRow {
+  std::string name, dll, pdb;
+};
+
+inline std::vector<ManifestRow> manifest_rows() {
+  std::vector<ManifestRow> rows;
+  std::ifstream in(corpus_dir() + "/manifest.tsv");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#' || line.rfind("case\t", 0) == 0) continue;
+    std::vector<std::string> cols;
+    std::stringstream ss(line);
+    for (std::string c; std::getline(ss, c, '\t');) cols.push_back(c);
+    if (cols.size() < 3) continue;
+    rows.push_back({cols[0], cols[1], cols[2]});
+  }
+  return rows;
+}
+
+inline std::vector<TestInput> shared_inputs() {
+  namespace fs = std::filesystem;
+  std::vector<TestInput> out;
+  std::error_code ec;
+  if (!fs::is_directory(shared_dir(), ec)) return out;
+  for (const auto& dir : fs::directory_iterator(shared_dir(), ec)) {
+    if (!dir.is_directory()) continue;
+    const std::string folder = dir.path().filename().string();
+    if (folder.rfind("win_", 0) == 0) continue;
+    for (const auto& f : fs::directory_iterator(dir.path(), ec))
+      if (f.path().extension() == ".pdb")
+        out.push_back({gtest_safe("shared_" + folder + "_" + f.path().stem().string()), f.path().string()});
+  }
+  std::sort(out.begin(), out.end(), [](const TestInput& a, const TestInput& b) { return a.name < b.name; });
+  return out;
+}
+
+inline std::vector<TestInput> corpus_inputs() {
+  std::vector<TestInput> out;
+  for (const ManifestRow& r : manifest_rows()) {
+    if (r.pdb != "-") out.push_back({gtest_safe("corpus_" + r.name + "_pdb"), corpus_dir() + "/" + r.pdb});
+    out.push_back({gtest_safe("corpus_" + r.name + "_dll"), corpus_dir() + "/" + r.dll});
+  }
+  return out;
+}
+
+inline std::vector<TestInput> all_inputs() {
+  std::vector<TestInput> out = shared_inputs();
+  for (TestInput& t : corpus_inputs()) out.push_back(std::move(t));
+  if (out.empty()) out.push_back({"none", ""});  // keeps the suite instantiated; the test skips
+  return out;
+}
+
+// A decoded input and the cache built from it, in memory.
+struct Compiled {
+  std::unique_ptr<DebugInput> input;
+  std::vector<std::uint8_t> bytes;
+};
+
+inline Result<Compiled> compile_in_memory(const std::string& path) {
+  auto in = open_debug_input(path);
+  if (!in) return in.error();
+  Compiled c;
+  c.input = std::move(*in);
+  CacheSource src;
+  src.pdb = &*c.input->pdb;
+  src.source_name = std::filesystem::path(path).filename().string();
+  auto bytes = build_cache(src, CacheBuildOptions{});
+  if (!bytes) return bytes.error();
+  c.bytes = std::move(*bytes);
+  return c;
+}
+
+// The normative rule, as literally as possible: walk in PDB order, stop at the first point whose
+// offset is greater than `il`; the answer is the last non-hidden point seen. -1 = no answer.
+inline long naive_lookup(const std::vector<SequencePoint>& pts, std::uint32_t il) {
+  long answer = -1;
+  for (std::size_t i = 0; i < pts.size(); ++i) {
+    if (pts[i].il_offset > il) break;
+    if (!pts[i].hidden()) answer = static_cast<long>(i);
+  }
+  return answer;
+}
+
+}  // namespace ilmap::test

@@ -1,0 +1,122 @@
+/* c_api_test.c - the C API (include/ilmap/ilmap.h) used from C11, as another language's tool
+ * would: open a cache, resolve one frame whose answer is known, a miss, a token of another
+ * table, NULL handles, verify, and the error path of opening a file that is not a cache.
+ *
+ * usage: c_api_test CACHE NOT_A_CACHE TOKEN IL_OFFSET FILE LINE COLUMN
+ * (c_api_test.sh compiles CACHE and takes the expected values from corpus/runtime-frames.tsv).
+ * Exit 0 when every check passes, 1 otherwise. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ilmap/ilmap.h"
+
+static int failures = 0;
+
+#define CHECK(cond, ...)                                              \
+  do {                                                                \
+    if (!(cond)) {                                                    \
+      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+      fprintf(stderr, __VA_ARGS__);                                   \
+      fputc('\n', stderr);                                            \
+      ++failures;                                                     \
+    }                                                                 \
+  } while (0)
+
+int main(int argc, char** argv) {
+  if (argc != 8) {
+    fprintf(stderr, "usage: %s CACHE NOT_A_CACHE TOKEN IL_OFFSET FILE LINE COLUMN\n", argv[0]);
+    return 2;
+  }
+  const char* cache_path = argv[1];
+  const char* not_cache = argv[2];
+  const uint32_t token = (uint32_t)strtoul(argv[3], NULL, 16);
+  const uint32_t il = (uint32_t)strtoul(argv[4], NULL, 0);
+  const char* want_file = argv[5];
+  const uint32_t want_line = (uint32_t)strtoul(argv[6], NULL, 10);
+  const uint32_t want_column = (uint32_t)strtoul(argv[7], NULL, 10);
+
+  int err = -1;
+  char msg[512];
+  ilmap_cache* cache = ilmap_open(cache_path, &err, msg, sizeof msg);
+  if (!cache) {
+    fprintf(stderr, "FAIL: ilmap_open(%s): error %d: %s\n", cache_path, err, msg);
+    return 1;
+  }
+  CHECK(err == ILMAP_OK, "err %d", err);
+  CHECK(msg[0] == '\0', "message on success: %s", msg);
+  const uint32_t methods = ilmap_method_count(cache);
+  CHECK(methods > 0, "no methods");
+  CHECK(ilmap_point_count(cache) > 0, "no points");
+
+  /* The known frame. */
+  ilmap_location loc;
+  memset(&loc, 0, sizeof loc);
+  CHECK(ilmap_lookup(cache, token, il, &loc) == 1, "no answer for 0x%08x+%u", (unsigned)token, (unsigned)il);
+  CHECK(loc.file != NULL && loc.file_len == strlen(want_file) && memcmp(loc.file, want_file, loc.file_len) == 0,
+        "file '%.*s', want '%s'", (int)loc.file_len, loc.file ? loc.file : "", want_file);
+  CHECK(loc.line == want_line, "line %u, want %u", (unsigned)loc.line, (unsigned)want_line);
+  CHECK(loc.column == want_column, "column %u, want %u", (unsigned)loc.column, (unsigned)want_column);
+  CHECK(loc.end_line >= loc.line, "end line %u before line %u", (unsigned)loc.end_line, (unsigned)loc.line);
+  CHECK(loc.il_offset <= il, "answering point at %u is after the query %u", (unsigned)loc.il_offset, (unsigned)il);
+  CHECK(loc.language != NULL && strcmp(loc.language, "C#") == 0, "language %s", loc.language ? loc.language : "(null)");
+  CHECK((loc.url == NULL) == (loc.url_len == 0), "url %p with length %zu", (const void*)loc.url, loc.url_len);
+
+  /* By row number, the same answer. */
+  ilmap_location by_row;
+  CHECK(ilmap_lookup_row(cache, token & 0xFFFFFFu, il, &by_row) == 1, "no answer by row");
+  CHECK(by_row.line == loc.line && by_row.column == loc.column && by_row.file == loc.file, "row answer differs");
+
+  /* Misses: a row past the end, row 0. */
+  ilmap_location miss;
+  memset(&miss, 0x5A, sizeof miss);
+  CHECK(ilmap_lookup(cache, 0x06000000u | (methods + 1), 0, &miss) == 0, "row past the end answered");
+  CHECK(ilmap_lookup(cache, 0x06000000u, il, &miss) == 0, "row 0 answered");
+  CHECK(ilmap_lookup_row(cache, methods + 1, il, &miss) == 0, "row past the end answered (by row)");
+
+  /* A token of another table with the same row. */
+  CHECK(ilmap_lookup(cache, 0x02000000u | (token & 0xFFFFFFu), il, &miss) == 0, "TypeDef token answered");
+  CHECK(ilmap_lookup(cache, 0x0A000000u | (token & 0xFFFFFFu), il, &miss) == 0, "MemberRef token answered");
+
+  /* NULL handle and NULL output. */
+  CHECK(ilmap_lookup(NULL, token, il, &miss) == 0, "NULL cache answered");
+  CHECK(ilmap_lookup_row(NULL, 1, il, &miss) == 0, "NULL cache answered (by row)");
+  CHECK(ilmap_lookup(cache, token, il, NULL) == 0, "NULL out answered");
+  CHECK(ilmap_method_count(NULL) == 0, "method count of NULL");
+  CHECK(ilmap_point_count(NULL) == 0, "point count of NULL");
+  CHECK(ilmap_verify(NULL, NULL, 0) == ILMAP_E_USAGE, "verify of NULL");
+  ilmap_close(NULL);
+
+  /* verify. */
+  msg[0] = 'x';
+  CHECK(ilmap_verify(cache, msg, sizeof msg) == ILMAP_OK, "verify: %s", msg);
+  CHECK(msg[0] == '\0', "verify left a message: %s", msg);
+  ilmap_close(cache);
+
+  /* Not a cache: NULL, ILMAP_E_BAD_MAGIC and a message; a tiny buffer is NUL-terminated. */
+  err = -1;
+  msg[0] = '\0';
+  ilmap_cache* bad = ilmap_open(not_cache, &err, msg, sizeof msg);
+  CHECK(bad == NULL, "%s opened as a cache", not_cache);
+  CHECK(err == ILMAP_E_BAD_MAGIC, "error %d, want ILMAP_E_BAD_MAGIC (%d)", err, ILMAP_E_BAD_MAGIC);
+  CHECK(msg[0] != '\0', "no message");
+  char tiny[4] = {'x', 'x', 'x', 'x'};
+  bad = ilmap_open(not_cache, NULL, tiny, sizeof tiny);
+  CHECK(bad == NULL && tiny[3] == '\0', "message not truncated to the buffer");
+  ilmap_close(bad);
+
+  /* A missing file: ILMAP_E_IO. A NULL path: ILMAP_E_USAGE. */
+  err = -1;
+  CHECK(ilmap_open("/nonexistent/ilmap-c-api-test.ilmap", &err, msg, sizeof msg) == NULL, "missing file opened");
+  CHECK(err == ILMAP_E_IO, "missing file: error %d", err);
+  err = -1;
+  CHECK(ilmap_open(NULL, &err, NULL, 0) == NULL && err == ILMAP_E_USAGE, "NULL path: error %d", err);
+
+  if (failures) {
+    fprintf(stderr, "%d check(s) failed\n", failures);
+    return 1;
+  }
+  printf("ok: C API (frame 0x%08x+%u -> %s:%u:%u)\n", (unsigned)token, (unsigned)il, want_file,
+         (unsigned)want_line, (unsigned)want_column);
+  return 0;
+}
