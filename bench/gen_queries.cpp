@@ -6,7 +6,7 @@
 // in decimal: the format of `ilmap_bench_lookup --queries`, of the oracle's `lookup-bench
 // --queries` and, line by line, of `ilmap lookup CACHE --batch`. (100-P)% of the queries are
 // random hits (a method with points, an offset between its first visible point and its last
-// point + 16); P% (default 10) are misses, half unknown rows (past the table, row 0, rows without
+// point + 16); P% (default 10) are misses, half unknown rows (past the table, rows without
 // points) and half offsets before a method's first visible point. Shuffled.
 #include <cstring>
 #include <filesystem>
