@@ -1,0 +1,17 @@
+# compile DIR --out-dir OUT: recursive, mirrors folders, skips DLLs with a same-named .pdb,
+# compiles DLLs without one (embedded PDB), ignores other files.
+. "$(dirname "$0")/../common.sh"
+need "$FRAMES.pdb" "$FRAMES.dll" "$EMBEDDED_DLL" "$FEATURES.pdb"
+mkdir -p in/a in/b/c in/empty
+cp "$FRAMES.pdb" "$FRAMES.dll" in/a/
+cp "$EMBEDDED_DLL" in/b/c/
+cp "$FEATURES.pdb" in/top.pdb
+echo "not an input" >in/b/readme.txt
+ilmap compile in --out-dir out -j 1; echo "exit $?"
+(cd out && find . -type f | sort)
+echo "-- source tree unchanged:"
+(cd in && find . -type f | sort)
+for f in $(cd out && find . -name '*.ilmap' | sort); do ilmap verify "out/$f" >/dev/null || echo "verify $f failed"; done
+# Without --out-dir, caches go beside their inputs.
+ilmap compile -q in/a; echo "exit $?"
+ls in/a
