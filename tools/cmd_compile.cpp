@@ -17,7 +17,9 @@
 #include "CacheBuilder.h"
 #include "Commands.h"
 #include "DebugInput.h"
+#include "Guids.h"
 #include "Identity.h"
+#include "MetadataSchema.h"
 #include "ilmap/cache.h"
 #include "ilmap_generated.h"
 
@@ -90,13 +92,26 @@ CacheSource make_source(const DebugInput& in) {
   return src;
 }
 
-bool up_to_date(const std::string& output, const CacheSource& src) {
+// True when some document of the PDB has an EmbeddedSource CDI (what --embed-sources stores).
+bool has_embedded_sources(const PortablePdb& pdb) {
+  for (std::uint32_t rid = 1; rid <= pdb.document_count(); ++rid)
+    if (pdb.find_cdi(kHcdiDocument, rid, guids::kCdiEmbeddedSource)) return true;
+  return false;
+}
+
+// Up to date = the bytes this run would write: same input, same compiler, and the same answer
+// to --embed-sources (which only changes the bytes when the PDB has embedded sources).
+bool up_to_date(const std::string& output, const CacheSource& src, bool embed_sources) {
   auto cache = Cache::open(output);
   if (!cache) return false;
   const auto* root = static_cast<const fb::Cache*>(cache->root());
   const fb::Identity* id = root->identity();
-  return id && id->source_xxh3() == src.source_xxh3 && id->source_size() == src.source_size &&
-         id->compiler_version() && id->compiler_version()->str() == compiler_version();
+  if (!(id && id->source_xxh3() == src.source_xxh3 && id->source_size() == src.source_size &&
+        id->compiler_version() && id->compiler_version()->str() == compiler_version()))
+    return false;
+  const bool cache_has = root->embedded_sources() && root->embedded_sources()->size() > 0;
+  if (cache_has != embed_sources) return !cache_has && !has_embedded_sources(*src.pdb);
+  return true;
 }
 
 void run_job(Job& job, const CompileOptions& o) {
@@ -107,7 +122,7 @@ void run_job(Job& job, const CompileOptions& o) {
     return;
   }
   const CacheSource src = make_source(**in);
-  if (!o.force && up_to_date(job.output, src)) {
+  if (!o.force && up_to_date(job.output, src, o.embed_sources)) {
     job.message = format("%s: up to date: %s", job.input.c_str(), job.output.c_str());
     return;
   }
