@@ -12,6 +12,12 @@ ilmap compile in --out-dir out -j 1; echo "exit $?"
 echo "-- source tree unchanged:"
 (cd in && find . -type f | sort)
 for f in $(cd out && find . -name '*.ilmap' | sort); do ilmap verify "out/$f" >/dev/null || echo "verify $f failed"; done
+# Parallel compilation writes the same bytes and prints the same messages, in input order.
+ilmap compile in --out-dir out2 -j 2 | sed 's/out2/out/' >jobs2.txt
+ilmap compile --force in --out-dir out3 -j 1 | sed 's/out3/out/' >jobs1.txt
+cmp -s jobs1.txt jobs2.txt && echo "same messages with -j 2"
+diff -r out out2 && echo "same bytes with -j 2"
+rm -rf out2 out3 jobs1.txt jobs2.txt
 # Without --out-dir, caches go beside their inputs.
 ilmap compile -q in/a; echo "exit $?"
 ls in/a
