@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Build the libFuzzer targets (clang, ASan+UBSan) and run each for a fixed time.
+# Usage: scripts/fuzz.sh [TARGET...]      (default: all four)
+# Env:   ILMAP_FUZZ_SECONDS (default 60 per target), ILMAP_JOBS (default 2),
+#        ILMAP_SHARED_DIR (default ../shared; its corpus-public/ seeds the PDB targets),
+#        ILMAP_FUZZ_KEEP=1 keeps the work directory (corpora, logs, crash files).
+# Exits 0 (with a message) when clang or libFuzzer is missing; non-zero on any crash, leak,
+# timeout, out-of-memory or sanitizer report. Seeds are corpus/out and corpus-public, copied
+# into a temporary directory at run time (never committed), plus fuzz/seeds/ when present.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+seconds="${ILMAP_FUZZ_SECONDS:-60}"
+jobs="${ILMAP_JOBS:-2}"
+shared="${ILMAP_SHARED_DIR:-$root/../shared}"
+build="$root/build/fuzz"
+targets=("$@")
+[[ ${#targets[@]} -eq 0 ]] && targets=(fuzz_pdb fuzz_pe fuzz_cache fuzz_roundtrip)
+
+if ! command -v clang++ >/dev/null 2>&1 || ! command -v clang >/dev/null 2>&1; then
+  echo "fuzz: clang not found; skipping (scripts/install-deps.sh --fuzz installs it)"
+  exit 0
+fi
+probe=$(mktemp -d)
+trap 'rm -rf "$probe"' EXIT
+printf 'extern "C" int LLVMFuzzerTestOneInput(const unsigned char*, unsigned long) { return 0; }\n' > "$probe/p.cpp"
+if ! clang++ -fsanitize=fuzzer,address,undefined "$probe/p.cpp" -o "$probe/p" >/dev/null 2>&1; then
+  echo "fuzz: clang cannot link -fsanitize=fuzzer (libclang-rt-*-dev missing?); skipping"
+  exit 0
+fi
+
+echo "fuzz: building ${targets[*]} in $build"
+CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DILMAP_SANITIZE=ON -DILMAP_BUILD_FUZZ=ON -DILMAP_BUILD_TESTS=OFF -DILMAP_BUILD_BENCH=OFF \
+  -DILMAP_SHARED_DIR="$shared" \
+  -DCMAKE_C_FLAGS=-fsanitize=fuzzer-no-link -DCMAKE_CXX_FLAGS=-fsanitize=fuzzer-no-link >/dev/null
+# One target at a time: parallel make invocations on shared libraries race.
+for t in "${targets[@]}" ilmap; do cmake --build "$build" -j"$jobs" --target "$t" >/dev/null; done
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/ilmap-fuzz.XXXXXX")
+if [[ "${ILMAP_FUZZ_KEEP:-}" == "1" ]]; then
+  echo "fuzz: work directory $work (kept)"
+else
+  trap 'rm -rf "$probe" "$work"' EXIT
+fi
+
+# --- seed corpora -----------------------------------------------------------------------------
+mkdir -p "$work/seeds/pdb" "$work/seeds/pe" "$work/seeds/cache"
+n=0
+add_seed() {  # kind file
+  n=$((n + 1))
+  cp "$2" "$work/seeds/$1/$n-$(basename "$2")"
+}
+while IFS= read -r -d '' f; do add_seed pdb "$f"; done < <(find corpus/out "$shared/corpus-public" -name '*.pdb' -print0 2>/dev/null)
+while IFS= read -r -d '' f; do add_seed pe "$f"; done < <(find corpus/out "$shared/corpus-public" \( -name '*.dll' -o -name '*.exe' \) -print0 2>/dev/null)
+for kind in pdb pe cache; do
+  if [[ -d fuzz/seeds/$kind ]]; then
+    while IFS= read -r -d '' f; do add_seed "$kind" "$f"; done < <(find "fuzz/seeds/$kind" -type f -print0)
+  fi
+done
+# Caches: compile the small PDB seeds with the instrumented CLI.
+for f in "$work"/seeds/pdb/*; do
+  [[ $(stat -c %s "$f") -le 65536 ]] || continue
+  "$build/tools/ilmap" compile "$f" -o "$work/seeds/cache/$(basename "$f").ilmap" >/dev/null 2>&1 || true
+done
+echo "fuzz: seeds: $(ls "$work/seeds/pdb" | wc -l) PDB, $(ls "$work/seeds/pe" | wc -l) PE, $(ls "$work/seeds/cache" | wc -l) cache"
+
+# --- run --------------------------------------------------------------------------------------
+status=0
+for t in "${targets[@]}"; do
+  case "$t" in
+    fuzz_pdb)       seeds=pdb;   dict=pdb.dict;   max_len=65536 ;;
+    fuzz_roundtrip) seeds=pdb;   dict=pdb.dict;   max_len=65536 ;;
+    fuzz_pe)        seeds=pe;    dict=pe.dict;    max_len=300000 ;;
+    fuzz_cache)     seeds=cache; dict=cache.dict; max_len=65536 ;;
+    *) echo "fuzz: unknown target $t" >&2; exit 1 ;;
+  esac
+  corpus="$work/corpus-$t"
+  mkdir -p "$corpus" "$work/artifacts-$t"
+  log="$work/$t.log"
+  echo "fuzz: $t for ${seconds}s (max_len $max_len)"
+  rc=0
+  # Leak detection stays on (libFuzzer reports leaks at exit of each input run with ASan).
+  ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}" \
+  UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}" \
+  "$build/fuzz/$t" "$corpus" "$work/seeds/$seeds" \
+    -dict="fuzz/$dict" -max_len="$max_len" -max_total_time="$seconds" \
+    -rss_limit_mb=2048 -malloc_limit_mb=2048 -timeout=10 -print_final_stats=1 -print_funcs=0 \
+    -artifact_prefix="$work/artifacts-$t/" >"$log" 2>&1 || rc=$?
+  artifacts=$(ls "$work/artifacts-$t" | wc -l)
+  runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
+  if [[ $rc -ne 0 || $artifacts -ne 0 ]] || grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error:' "$log"; then
+    echo "fuzz: $t FAILED (exit $rc, $artifacts artifact(s)); log tail:" >&2
+    grep -vE '^#[0-9]+|NEW_FUNC' "$log" | tail -40 >&2
+    for a in "$work/artifacts-$t"/*; do
+      [[ -e "$a" ]] || continue
+      mkdir -p "$root/build/fuzz-artifacts"
+      cp "$a" "$root/build/fuzz-artifacts/$t-$(basename "$a")"
+      echo "fuzz: reproducer saved to build/fuzz-artifacts/$t-$(basename "$a")" >&2
+    done
+    status=1
+  else
+    echo "fuzz: $t ok ($runs runs, corpus $(ls "$corpus" | wc -l) new units)"
+  fi
+done
+exit $status
