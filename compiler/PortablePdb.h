@@ -5,6 +5,7 @@
 // table row and #Blob offset of any malformed value.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -22,7 +23,7 @@ namespace ilmap {
 struct PdbId {
   std::array<std::uint8_t, 20> bytes{};
   Guid guid() const {
-    Guid g;
+    Guid g{};
     std::copy(bytes.begin(), bytes.begin() + 16, g.begin());
     return g;
   }
@@ -70,6 +71,15 @@ class PortablePdb {
   // All documents in table order (index = rid - 1).
   Result<std::vector<Document>> documents() const;
 
+  // Document names are joined from #Blob parts that may repeat, so a few KiB of name blobs can
+  // describe gigabytes of names. The joined names of one PDB (each name, and all of them
+  // together in documents()) are limited to name_budget() bytes; beyond it: Errc::kTooLarge.
+  static constexpr std::size_t kMinNameBudget = 64u << 20;
+  static constexpr std::size_t kNameBudgetPerInputByte = 16;
+  std::size_t name_budget() const {
+    return std::max(kMinNameBudget, kNameBudgetPerInputByte * bytes_.size());
+  }
+
   // Appends the points of MethodDebugInformation row `rid` in blob order. On a malformed
   // blob, `out` keeps what decoded before the error and the error names row and offset.
   Status sequence_points(std::uint32_t rid, std::vector<SequencePoint>& out) const;
@@ -94,6 +104,9 @@ class PortablePdb {
   static constexpr std::size_t kDefaultMaxEmbeddedSource = 256u << 20;
 
  private:
+  Result<std::string> document_name(std::uint32_t rid, std::size_t budget) const;
+  Result<Document> document(std::uint32_t rid, std::size_t budget) const;
+
   std::span<const std::uint8_t> bytes_;
   Metadata md_;
 };
