@@ -7,6 +7,9 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <cstring>
+#include <string_view>
+#include <unordered_map>
 
 #include "SourceLink.h"
 #include "ilmap_format.h"
@@ -17,28 +20,32 @@ namespace {
 
 namespace f = ilmap::disk;
 
-// Appends bits LSB-first to a byte vector.
+// Writes bits LSB-first into a buffer sized in advance, 32 bits at a time.
 class BitWriter {
  public:
-  explicit BitWriter(std::vector<std::uint8_t>& out) : out_(out) {}
+  explicit BitWriter(std::uint8_t* out) : p_(out) {}
   void put(std::uint32_t v, unsigned width) {
-    if (width == 0) return;
-    acc_ |= std::uint64_t(v) << fill_;
+    acc_ |= std::uint64_t(v) << fill_;  // v < 2^width, width <= 31, fill_ < 32
     fill_ += width;
-    while (fill_ >= 8) {
-      out_.push_back(static_cast<std::uint8_t>(acc_));
-      acc_ >>= 8;
-      fill_ -= 8;
+    if (fill_ >= 32) {
+      const std::uint32_t lo = static_cast<std::uint32_t>(acc_);
+      std::memcpy(p_, &lo, 4);
+      p_ += 4;
+      acc_ >>= 32;
+      fill_ -= 32;
     }
   }
-  void flush() {
-    if (fill_ > 0) out_.push_back(static_cast<std::uint8_t>(acc_));
-    acc_ = 0;
-    fill_ = 0;
+  // Writes the remaining bits; returns one past the last byte written.
+  std::uint8_t* finish() {
+    for (; fill_ > 0; fill_ = fill_ > 8 ? fill_ - 8 : 0) {
+      *p_++ = static_cast<std::uint8_t>(acc_);
+      acc_ >>= 8;
+    }
+    return p_;
   }
 
  private:
-  std::vector<std::uint8_t>& out_;
+  std::uint8_t* p_;
   std::uint64_t acc_ = 0;
   unsigned fill_ = 0;
 };
@@ -69,55 +76,87 @@ void choose_base(std::uint32_t lo, std::uint32_t hi, std::size_t count, std::uin
   }
 }
 
-// Encodes one method's points (blob order) as a block appended to `out`.
-void encode_block(const std::vector<SequencePoint>& pts, std::vector<std::uint8_t>& out) {
-  if (pts.empty()) return;
-  f::BlockHeader h;
-  std::uint32_t max_il = 0, max_col = 0, max_dline = 0, max_ecol = 0;
-  std::uint32_t min_line = UINT32_MAX, max_line = 0, min_doc = UINT32_MAX, max_doc = 0;
-  for (const SequencePoint& p : pts) {
-    max_il = std::max(max_il, p.il_offset);
+// Collects one method's points as they are decoded (ranges tracked on the way), then appends
+// its block (SPEC.md section 5) to the point blocks.
+class BlockEncoder {
+ public:
+  void reset() {
+    points_.clear();
+    max_il_ = max_col_ = max_dline_ = max_ecol_ = max_line_ = max_doc_ = 0;
+    min_line_ = min_doc_ = UINT32_MAX;
+    visible_ = hidden_ = 0;
+  }
+
+  void operator()(const SequencePoint& p) {
+    points_.push_back(p);
+    max_il_ = std::max(max_il_, p.il_offset);
     const std::uint32_t doc = p.document - 1;
-    min_doc = std::min(min_doc, doc);
-    max_doc = std::max(max_doc, doc);
+    min_doc_ = std::min(min_doc_, doc);
+    max_doc_ = std::max(max_doc_, doc);
     if (p.hidden()) {
-      ++h.hidden;
-      continue;
+      ++hidden_;
+      return;
     }
-    ++h.visible;
-    min_line = std::min(min_line, p.start_line);
-    max_line = std::max(max_line, p.start_line);
-    max_col = std::max<std::uint32_t>(max_col, p.start_column);
-    max_dline = std::max(max_dline, p.end_line - p.start_line);
-    max_ecol = std::max<std::uint32_t>(max_ecol, p.end_column);
+    ++visible_;
+    min_line_ = std::min(min_line_, p.start_line);
+    max_line_ = std::max(max_line_, p.start_line);
+    max_col_ = std::max<std::uint32_t>(max_col_, p.start_column);
+    max_dline_ = std::max(max_dline_, p.end_line - p.start_line);
+    max_ecol_ = std::max<std::uint32_t>(max_ecol_, p.end_column);
   }
-  if (h.visible == 0) min_line = max_line = 0;
-  h.w_il = static_cast<std::uint8_t>(f::bit_width(max_il));
-  h.w_col = static_cast<std::uint8_t>(f::bit_width(max_col));
-  h.w_dline = static_cast<std::uint8_t>(f::bit_width(max_dline));
-  h.w_ecol = static_cast<std::uint8_t>(f::bit_width(max_ecol));
-  choose_base(min_line, max_line, h.visible, h.base_line, h.w_line);
-  choose_base(min_doc, max_doc, pts.size(), h.base_doc, h.w_doc);
-  std::uint8_t hdr[32];
-  const std::size_t n = f::put_block_header(hdr, h);
-  out.insert(out.end(), hdr, hdr + n);
-  BitWriter bw(out);
-  for (const SequencePoint& p : pts) {
-    if (p.hidden()) continue;
-    bw.put(p.il_offset, h.w_il);
-    bw.put(p.start_line - h.base_line, h.w_line);
-    bw.put(p.start_column, h.w_col);
-    bw.put(p.end_line - p.start_line, h.w_dline);
-    bw.put(p.end_column, h.w_ecol);
-    bw.put(p.document - 1 - h.base_doc, h.w_doc);
+
+  std::uint32_t count() const { return visible_ + hidden_; }
+  std::uint32_t hidden() const { return hidden_; }
+
+  void append_to(std::vector<std::uint8_t>& out) const {
+    if (points_.empty()) return;
+    f::BlockHeader h;
+    h.visible = visible_;
+    h.hidden = hidden_;
+    h.w_il = static_cast<std::uint8_t>(f::bit_width(max_il_));
+    h.w_col = static_cast<std::uint8_t>(f::bit_width(max_col_));
+    h.w_dline = static_cast<std::uint8_t>(f::bit_width(max_dline_));
+    h.w_ecol = static_cast<std::uint8_t>(f::bit_width(max_ecol_));
+    if (visible_ == 0) {
+      h.base_line = 0;
+      h.w_line = 0;
+    } else {
+      choose_base(min_line_, max_line_, visible_, h.base_line, h.w_line);
+    }
+    choose_base(min_doc_, max_doc_, points_.size(), h.base_doc, h.w_doc);
+    const std::uint64_t bits = std::uint64_t(h.visible) * h.visible_bits() +
+                               std::uint64_t(h.hidden) * h.hidden_bits();
+    const std::size_t at = out.size();
+    // Room for the header (at most 25 bytes), the records and 4 bytes of word slack.
+    out.resize(at + 25 + static_cast<std::size_t>((bits + 7) / 8) + 4);
+    std::uint8_t* p = out.data() + at;
+    p += f::put_block_header(p, h);
+    BitWriter bw(p);
+    for (const SequencePoint& sp : points_) {
+      if (sp.hidden()) continue;
+      bw.put(sp.il_offset, h.w_il);
+      bw.put(sp.start_line - h.base_line, h.w_line);
+      bw.put(sp.start_column, h.w_col);
+      bw.put(sp.end_line - sp.start_line, h.w_dline);
+      bw.put(sp.end_column, h.w_ecol);
+      bw.put(sp.document - 1 - h.base_doc, h.w_doc);
+    }
+    if (hidden_) {
+      for (const SequencePoint& sp : points_) {
+        if (!sp.hidden()) continue;
+        bw.put(sp.il_offset, h.w_il);
+        bw.put(sp.document - 1 - h.base_doc, h.w_doc);
+      }
+    }
+    out.resize(static_cast<std::size_t>(bw.finish() - out.data()));
   }
-  for (const SequencePoint& p : pts) {
-    if (!p.hidden()) continue;
-    bw.put(p.il_offset, h.w_il);
-    bw.put(p.document - 1 - h.base_doc, h.w_doc);
-  }
-  bw.flush();
-}
+
+ private:
+  std::vector<SequencePoint> points_;
+  std::uint32_t max_il_ = 0, max_col_ = 0, max_dline_ = 0, max_ecol_ = 0;
+  std::uint32_t min_line_ = UINT32_MAX, max_line_ = 0, min_doc_ = UINT32_MAX, max_doc_ = 0;
+  std::uint32_t visible_ = 0, hidden_ = 0;
+};
 
 fb::Language language_of(const Guid& g) {
   if (g == Guid{}) return fb::Language::Unknown;
@@ -135,6 +174,69 @@ fb::HashAlgorithm hash_algorithm_of(const Guid& g) {
 }
 
 fb::Guid to_fb(const Guid& g) { return fb::Guid(flatbuffers::span<const std::uint8_t, 16>(g.data(), 16)); }
+
+// The nested Details buffer: cold per-document data, SourceLink entries, embedded sources.
+Result<std::vector<std::uint8_t>> build_details(const PortablePdb& pdb, const std::vector<Document>& docs,
+                                                const SourceLinkMap* sourcelink,
+                                                const CacheBuildOptions& opt, bool& holds_sources) {
+  flatbuffers::FlatBufferBuilder fbb(1024 + docs.size() * 64);
+  std::vector<flatbuffers::Offset<fb::DocumentDetails>> dd;
+  dd.reserve(docs.size());
+  for (const Document& d : docs) {
+    const fb::Guid lang = to_fb(d.language), alg = to_fb(d.hash_algorithm);
+    auto hash = fbb.CreateVector(d.hash.data(), d.hash.size());
+    dd.push_back(fb::CreateDocumentDetails(fbb, &lang, hash_algorithm_of(d.hash_algorithm), &alg, hash));
+  }
+  auto documents = fbb.CreateVector(dd);
+  flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::SourceLinkEntry>>> sl_vec;
+  if (sourcelink) {
+    std::vector<flatbuffers::Offset<fb::SourceLinkEntry>> v;
+    for (const SourceLinkEntry& e : sourcelink->entries())
+      v.push_back(fb::CreateSourceLinkEntry(fbb, fbb.CreateString(e.key), e.prefix, fbb.CreateString(e.url),
+                                            e.url_has_star ? fbb.CreateString(e.url_suffix) : 0));
+    sl_vec = fbb.CreateVector(v);
+  }
+  flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::EmbeddedSource>>> es_vec;
+  holds_sources = false;
+  if (opt.embed_sources) {
+    std::vector<flatbuffers::Offset<fb::EmbeddedSource>> v;
+    for (std::uint32_t rid = 1; rid <= pdb.document_count(); ++rid) {
+      auto text = pdb.embedded_source(rid, opt.max_embedded_source);
+      if (!text) return text.error();
+      if (!*text) continue;
+      const std::vector<std::uint8_t>& raw = **text;
+      std::vector<std::uint8_t> z(ZSTD_compressBound(raw.size()));
+      const std::size_t zn = ZSTD_compress(z.data(), z.size(), raw.data(), raw.size(), opt.zstd_level);
+      if (ZSTD_isError(zn)) return Error{Errc::kIo, format("zstd compression failed: %s", ZSTD_getErrorName(zn))};
+      v.push_back(fb::CreateEmbeddedSource(fbb, rid - 1, raw.size(), fbb.CreateVector(z.data(), zn)));
+    }
+    if (!v.empty()) {
+      es_vec = fbb.CreateVector(v);
+      holds_sources = true;
+    }
+  }
+  fb::DetailsBuilder db(fbb);
+  db.add_documents(documents);
+  if (!sl_vec.IsNull()) db.add_source_link(sl_vec);
+  if (!es_vec.IsNull()) db.add_embedded_sources(es_vec);
+  fbb.Finish(db.Finish());
+  return std::vector<std::uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+}
+
+// Document paths and URLs, deduplicated, in one byte vector.
+class StringPool {
+ public:
+  std::pair<std::uint32_t, std::uint32_t> add(std::string_view s) {
+    auto [it, fresh] = index_.try_emplace(std::string(s), static_cast<std::uint32_t>(bytes_.size()));
+    if (fresh) bytes_.insert(bytes_.end(), s.begin(), s.end());
+    return {it->second, static_cast<std::uint32_t>(s.size())};
+  }
+  const std::vector<std::uint8_t>& bytes() const { return bytes_; }
+
+ private:
+  std::unordered_map<std::string, std::uint32_t> index_;
+  std::vector<std::uint8_t> bytes_;
+};
 
 }  // namespace
 
@@ -157,82 +259,50 @@ Result<std::vector<std::uint8_t>> build_cache(const CacheSource& src, const Cach
     sourcelink = std::move(*m);
   }
 
-  // Point blocks, method by method.
+  // Point blocks, method by method. The blocks take well under the size of the #Blob heap.
   const std::uint32_t methods = pdb.method_count();
   std::vector<std::uint32_t> offsets;
   offsets.reserve(std::size_t(methods) + 1);
   std::vector<std::uint8_t> blocks;
-  std::vector<SequencePoint> pts;
+  blocks.reserve(pdb.metadata().stream_size("#Blob") + 64);
+  BlockEncoder enc;
   std::uint64_t total = 0, hidden = 0;
   offsets.push_back(0);
   for (std::uint32_t rid = 1; rid <= methods; ++rid) {
-    pts.clear();
-    if (Status s = pdb.sequence_points(rid, pts); !s) return s.error();
-    total += pts.size();
-    for (const SequencePoint& p : pts) hidden += p.hidden();
-    encode_block(pts, blocks);
+    enc.reset();
+    if (Status s = pdb.for_each_sequence_point(rid, enc); !s) return s.error();
+    total += enc.count();
+    hidden += enc.hidden();
+    enc.append_to(blocks);
     if (blocks.size() > UINT32_MAX - f::kBlockTailPadding)
       return Error{Errc::kTooLarge, "point blocks exceed 4 GiB, the limit of format v1"};
     offsets.push_back(static_cast<std::uint32_t>(blocks.size()));
   }
   blocks.insert(blocks.end(), f::kBlockTailPadding, 0);
-  if (blocks.size() + offsets.size() * 4 > f::kMaxPayloadSize)
-    return Error{Errc::kTooLarge, format("%s: the cache would exceed FlatBuffers' 2 GiB limit", src.source_name.c_str())};
 
-  flatbuffers::FlatBufferBuilder fbb(1024 + blocks.size() + offsets.size() * 4);
-  fbb.ForceDefaults(false);
-
-  // Documents.
-  std::vector<flatbuffers::Offset<fb::Document>> doc_offsets;
-  doc_offsets.reserve(docs->size());
+  // Documents: hot part (paths, URLs, language) at the root, the rest in Details.
+  StringPool strings;
+  std::vector<fb::DocumentRef> refs;
+  refs.reserve(docs->size());
   for (const Document& d : *docs) {
-    auto path = fbb.CreateSharedString(d.name);
-    auto hash = fbb.CreateVector(d.hash.data(), d.hash.size());
-    flatbuffers::Offset<flatbuffers::String> url;
+    auto [po, pl] = strings.add(d.name);
+    std::pair<std::uint32_t, std::uint32_t> url{0, 0};
     if (sourcelink) {
-      if (auto u = sourcelink->map(d.name)) url = fbb.CreateString(*u);
+      if (auto u = sourcelink->map(d.name)) url = strings.add(*u);
     }
-    const fb::Language lang = language_of(d.language);
-    const fb::HashAlgorithm alg = hash_algorithm_of(d.hash_algorithm);
-    const fb::Guid lang_guid = to_fb(d.language), alg_guid = to_fb(d.hash_algorithm);
-    fb::DocumentBuilder db(fbb);
-    db.add_path(path);
-    db.add_language(lang);
-    if (lang == fb::Language::Other) db.add_language_guid(&lang_guid);
-    db.add_hash_algorithm(alg);
-    if (alg == fb::HashAlgorithm::Other) db.add_hash_algorithm_guid(&alg_guid);
-    db.add_hash(hash);
-    if (!url.IsNull()) db.add_source_url(url);
-    doc_offsets.push_back(db.Finish());
+    refs.emplace_back(po, pl, url.first, url.second, language_of(d.language));
   }
-  auto documents = fbb.CreateVector(doc_offsets);
+  bool holds_sources = false;
+  auto details = build_details(pdb, *docs, sourcelink ? &*sourcelink : nullptr, opt, holds_sources);
+  if (!details) return details.error();
 
-  // SourceLink entries.
-  flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::SourceLinkEntry>>> sl_vec;
-  if (sourcelink) {
-    std::vector<flatbuffers::Offset<fb::SourceLinkEntry>> v;
-    for (const SourceLinkEntry& e : sourcelink->entries())
-      v.push_back(fb::CreateSourceLinkEntry(fbb, fbb.CreateString(e.key), e.prefix, fbb.CreateString(e.url),
-                                            e.url_has_star ? fbb.CreateString(e.url_suffix) : 0));
-    sl_vec = fbb.CreateVector(v);
-  }
-
-  // Embedded sources (zstd), only on request.
-  flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::EmbeddedSource>>> es_vec;
-  if (opt.embed_sources) {
-    std::vector<flatbuffers::Offset<fb::EmbeddedSource>> v;
-    for (std::uint32_t rid = 1; rid <= pdb.document_count(); ++rid) {
-      auto text = pdb.embedded_source(rid, opt.max_embedded_source);
-      if (!text) return text.error();
-      if (!*text) continue;
-      const std::vector<std::uint8_t>& raw = **text;
-      std::vector<std::uint8_t> z(ZSTD_compressBound(raw.size()));
-      const std::size_t zn = ZSTD_compress(z.data(), z.size(), raw.data(), raw.size(), opt.zstd_level);
-      if (ZSTD_isError(zn)) return Error{Errc::kIo, format("zstd compression failed: %s", ZSTD_getErrorName(zn))};
-      v.push_back(fb::CreateEmbeddedSource(fbb, rid - 1, raw.size(), fbb.CreateVector(z.data(), zn)));
-    }
-    if (!v.empty()) es_vec = fbb.CreateVector(v);
-  }
+  const std::uint64_t estimate = 4096 + blocks.size() + offsets.size() * 4 +
+                                 strings.bytes().size() + refs.size() * sizeof(fb::DocumentRef) +
+                                 details->size();
+  if (estimate > f::kMaxPayloadSize)
+    return Error{Errc::kTooLarge, format("%s: the cache would exceed FlatBuffers' 2 GiB limit", src.source_name.c_str())};
+  flatbuffers::FlatBufferBuilder fbb(static_cast<std::size_t>(estimate));
+  fbb.ForceDefaults(false);
 
   // Identity.
   const PdbId id = pdb.id();
@@ -279,21 +349,26 @@ Result<std::vector<std::uint8_t>> build_cache(const CacheSource& src, const Cach
   ib.add_source_size(src.source_size);
   ib.add_compiler_version(cver);
   ib.add_source_name(sname);
+  ib.add_holds_embedded_sources(holds_sources);
   auto identity = ib.Finish();
 
+  auto documents = fbb.CreateVectorOfStructs(refs);
+  auto string_bytes = fbb.CreateVector(strings.bytes());
   auto method_offsets = fbb.CreateVector(offsets);
   fbb.ForceVectorAlignment(blocks.size(), 1, 8);
   auto point_blocks = fbb.CreateVector(blocks);
+  fbb.ForceVectorAlignment(details->size(), 1, 8);
+  auto details_vec = fbb.CreateVector(*details);
 
   fb::CacheBuilder cb(fbb);
   cb.add_identity(identity);
   cb.add_documents(documents);
+  cb.add_strings(string_bytes);
   cb.add_method_offsets(method_offsets);
   cb.add_point_blocks(point_blocks);
   cb.add_point_count(total);
   cb.add_hidden_count(hidden);
-  if (!sl_vec.IsNull()) cb.add_source_link(sl_vec);
-  if (!es_vec.IsNull()) cb.add_embedded_sources(es_vec);
+  cb.add_details(details_vec);
   fb::FinishCacheBuffer(fbb, cb.Finish());
 
   const std::size_t payload = fbb.GetSize();

@@ -33,6 +33,10 @@ PdbId PortablePdb::id() const {
 }
 
 Result<std::string> PortablePdb::document_name(std::uint32_t rid) const {
+  return document_name(rid, name_budget());
+}
+
+Result<std::string> PortablePdb::document_name(std::uint32_t rid, std::size_t budget) const {
   if (rid == 0 || rid > document_count())
     return Error{Errc::kMalformed, format("Document rid %u out of range (table has %u rows)", rid, document_count())};
   const std::uint32_t name_off = md_.column(kDocument, rid, 0);
@@ -55,13 +59,19 @@ Result<std::string> PortablePdb::document_name(std::uint32_t rid) const {
     first = false;
     auto text = md_.blob(part);
     if (!text) return Error{text.error().code, format("name part of Document row %u: %s", rid, text.error().message.c_str())};
+    if (text->size() > budget - std::min(budget, name.size()))
+      return Error{Errc::kTooLarge, format("name blob of Document row %u at #Blob offset 0x%x: joined document names exceed %zu bytes (the limit for this PDB: max(64 MiB, 16 x its size))", rid, name_off, name_budget())};
     name.append(reinterpret_cast<const char*>(text->data()), text->size());
   }
   return name;
 }
 
 Result<Document> PortablePdb::document(std::uint32_t rid) const {
-  auto name = document_name(rid);
+  return document(rid, name_budget());
+}
+
+Result<Document> PortablePdb::document(std::uint32_t rid, std::size_t budget) const {
+  auto name = document_name(rid, budget);
   if (!name) return name.error();
   Document d;
   d.name = std::move(*name);
@@ -80,29 +90,39 @@ Result<Document> PortablePdb::document(std::uint32_t rid) const {
 Result<std::vector<Document>> PortablePdb::documents() const {
   std::vector<Document> docs;
   docs.reserve(document_count());
+  std::size_t budget = name_budget();  // shared by all names (see name_budget())
   for (std::uint32_t rid = 1; rid <= document_count(); ++rid) {
-    auto d = document(rid);
+    auto d = document(rid, budget);
     if (!d) return d.error();
+    budget -= d->name.size();
     docs.push_back(std::move(*d));
   }
   return docs;
 }
 
 Status PortablePdb::sequence_points(std::uint32_t rid, std::vector<SequencePoint>& out) const {
+  return for_each_sequence_point(rid, [&out](const SequencePoint& p) { out.push_back(p); });
+}
+
+Status PortablePdb::method_blob(std::uint32_t rid, std::uint32_t& document,
+                                std::uint32_t& blob_offset,
+                                std::span<const std::uint8_t>& blob) const {
   if (rid == 0 || rid > method_count())
     return {Errc::kMalformed, format("MethodDebugInformation rid %u out of range (table has %u rows)", rid, method_count())};
-  const std::uint32_t doc = md_.column(kMethodDebugInformation, rid, 0);
-  if (doc > document_count())
-    return {Errc::kMalformed, format("MethodDebugInformation row %u: document %u beyond the Document table (%u rows)", rid, doc, document_count())};
-  const std::uint32_t blob_off = md_.column(kMethodDebugInformation, rid, 1);
-  auto blob = md_.blob(blob_off);
-  if (!blob)
-    return {blob.error().code, format("sequence points blob of MethodDebugInformation row %u: %s", rid, blob.error().message.c_str())};
-  SpDecodeError err;
-  if (!decode_sequence_points(*blob, doc, document_count(), out, err))
-    return {err.reason == SpError::kTruncated ? Errc::kTruncated : Errc::kMalformed,
-            format("sequence points blob of MethodDebugInformation row %u at #Blob offset 0x%x (byte %zu): %s", rid, blob_off, err.blob_pos, sp_error_text(err.reason))};
+  document = md_.column(kMethodDebugInformation, rid, 0);
+  if (document > document_count())
+    return {Errc::kMalformed, format("MethodDebugInformation row %u: document %u beyond the Document table (%u rows)", rid, document, document_count())};
+  blob_offset = md_.column(kMethodDebugInformation, rid, 1);
+  auto b = md_.blob(blob_offset);
+  if (!b)
+    return {b.error().code, format("sequence points blob of MethodDebugInformation row %u: %s", rid, b.error().message.c_str())};
+  blob = *b;
   return {};
+}
+
+Status PortablePdb::blob_error(std::uint32_t rid, std::uint32_t blob_offset, const SpDecodeError& err) {
+  return {err.reason == SpError::kTruncated ? Errc::kTruncated : Errc::kMalformed,
+          format("sequence points blob of MethodDebugInformation row %u at #Blob offset 0x%x (byte %zu): %s", rid, blob_offset, err.blob_pos, sp_error_text(err.reason))};
 }
 
 Result<std::vector<CdiRow>> PortablePdb::custom_debug_information() const {

@@ -83,6 +83,17 @@ class PortablePdb {
   // Appends the points of MethodDebugInformation row `rid` in blob order. On a malformed
   // blob, `out` keeps what decoded before the error and the error names row and offset.
   Status sequence_points(std::uint32_t rid, std::vector<SequencePoint>& out) const;
+  // The same points handed to `sink(const SequencePoint&)` one by one (no vector).
+  template <class Sink>
+  Status for_each_sequence_point(std::uint32_t rid, Sink&& sink) const {
+    std::uint32_t document = 0, blob_offset = 0;
+    std::span<const std::uint8_t> blob;
+    if (Status s = method_blob(rid, document, blob_offset, blob); !s) return s;
+    SpDecodeError err;
+    if (!decode_sequence_points_to(blob, document, document_count(), sink, err))
+      return blob_error(rid, blob_offset, err);
+    return {};
+  }
 
   Result<std::vector<CdiRow>> custom_debug_information() const;
   // The value blob offset of the first CustomDebugInformation row with this parent and kind,
@@ -104,6 +115,9 @@ class PortablePdb {
   static constexpr std::size_t kDefaultMaxEmbeddedSource = 256u << 20;
 
  private:
+  Status method_blob(std::uint32_t rid, std::uint32_t& document, std::uint32_t& blob_offset,
+                     std::span<const std::uint8_t>& blob) const;
+  static Status blob_error(std::uint32_t rid, std::uint32_t blob_offset, const SpDecodeError& err);
   Result<std::string> document_name(std::uint32_t rid, std::size_t budget) const;
   Result<Document> document(std::uint32_t rid, std::size_t budget) const;
 

@@ -1,14 +1,6 @@
-// SequencePoints.cpp - the sequence-points blob grammar (PortablePdb-Metadata.md).
-//
-//   Blob ::= header SequencePointRecord (SequencePointRecord | document-record)*
-//   header ::= LocalSignature:u [InitialDocument:u  (only when MDI.Document is 0)]
-//   record ::= dIL:u (nonzero after the first) dLines:u dCols:(dLines==0 ? u : s)
-//              [hidden when dLines==dCols==0]  else dStartLine dStartCol
-//              (u,u for the first non-hidden point; s,s deltas from the previous non-hidden)
-//   document-record ::= 0:u Document:u
+// SequencePoints.cpp - error texts and the vector form of the sequence-points decoder (the
+// grammar itself is in SequencePoints-inl.h).
 #include "SequencePoints.h"
-
-#include "ByteCursor.h"
 
 namespace ilmap {
 
@@ -28,101 +20,8 @@ const char* sp_error_text(SpError e) {
 bool decode_sequence_points(std::span<const std::uint8_t> blob, std::uint32_t document,
                             std::uint32_t document_count, std::vector<SequencePoint>& out,
                             SpDecodeError& err) {
-  if (blob.empty()) return true;
-  ByteCursor c(blob);
-  std::size_t at = 0;
-  auto fail = [&](SpError why) {
-    err = {why, at};
-    return false;
-  };
-  std::uint32_t u = 0;
-  std::int32_t s = 0;
-  at = c.pos();
-  if (!c.read_compressed(u)) return fail(SpError::kTruncated);  // LocalSignature
-  if (document == 0) {
-    at = c.pos();
-    if (!c.read_compressed(document)) return fail(SpError::kTruncated);
-    if (document == 0 || document > document_count) return fail(SpError::kBadDocument);
-  }
-  // A header must be followed by at least one record (System.Reflection.Metadata reads the
-  // first IL offset unconditionally and fails on a header-only blob).
-  if (c.empty()) {
-    at = c.pos();
-    return fail(SpError::kTruncated);
-  }
-  std::int64_t il = 0;
-  std::int64_t prev_line = -1;
-  std::int64_t prev_col = 0;
-  bool first = true;
-  while (!c.empty()) {
-    at = c.pos();
-    if (first) {
-      if (!c.read_compressed(u)) return fail(SpError::kTruncated);
-      il = u;
-      first = false;
-    } else {
-      if (!c.read_compressed(u)) return fail(SpError::kTruncated);
-      while (u == 0) {  // document record
-        at = c.pos();
-        if (!c.read_compressed(document)) return fail(SpError::kTruncated);
-        if (document == 0 || document > document_count) return fail(SpError::kBadDocument);
-        at = c.pos();
-        if (!c.read_compressed(u)) return fail(SpError::kTruncated);
-      }
-      il += u;
-      if (il > 0x7FFFFFFF) return fail(SpError::kOffsetOverflow);
-    }
-    std::uint32_t dlines = 0;
-    std::int64_t dcols = 0;
-    at = c.pos();
-    if (!c.read_compressed(dlines)) return fail(SpError::kTruncated);
-    at = c.pos();
-    if (dlines == 0) {
-      if (!c.read_compressed(u)) return fail(SpError::kTruncated);
-      dcols = u;
-    } else {
-      if (!c.read_compressed_signed(s)) return fail(SpError::kTruncated);
-      dcols = s;
-    }
-    SequencePoint p;
-    p.il_offset = static_cast<std::uint32_t>(il);
-    p.document = document;
-    if (dlines == 0 && dcols == 0) {
-      p.start_line = p.end_line = kHiddenLine;
-      out.push_back(p);
-      continue;
-    }
-    std::int64_t line, col;
-    at = c.pos();
-    if (prev_line < 0) {
-      if (!c.read_compressed(u)) return fail(SpError::kTruncated);
-      line = u;
-      at = c.pos();
-      if (!c.read_compressed(u)) return fail(SpError::kTruncated);
-      if (u > 0xFFFF) return fail(SpError::kColumnOutOfRange);
-      col = u;
-    } else {
-      if (!c.read_compressed_signed(s)) return fail(SpError::kTruncated);
-      line = prev_line + s;
-      if (line < 0 || line >= kHiddenLine) return fail(SpError::kLineOutOfRange);
-      at = c.pos();
-      if (!c.read_compressed_signed(s)) return fail(SpError::kTruncated);
-      col = prev_col + s;
-      if (col < 0 || col >= 0xFFFF) return fail(SpError::kColumnOutOfRange);
-    }
-    const std::int64_t end_line = line + dlines;
-    const std::int64_t end_col = col + dcols;
-    if (end_line >= kHiddenLine) return fail(SpError::kLineOutOfRange);
-    if (end_col < 0 || end_col >= 0xFFFF) return fail(SpError::kColumnOutOfRange);
-    prev_line = line;
-    prev_col = col;
-    p.start_line = static_cast<std::uint32_t>(line);
-    p.start_column = static_cast<std::uint16_t>(col);
-    p.end_line = static_cast<std::uint32_t>(end_line);
-    p.end_column = static_cast<std::uint16_t>(end_col);
-    out.push_back(p);
-  }
-  return true;
+  return decode_sequence_points_to(blob, document, document_count,
+                                   [&out](const SequencePoint& p) { out.push_back(p); }, err);
 }
 
 }  // namespace ilmap

@@ -51,4 +51,11 @@ bool decode_sequence_points(std::span<const std::uint8_t> blob, std::uint32_t do
                             std::uint32_t document_count, std::vector<SequencePoint>& out,
                             SpDecodeError& err);
 
+// The same grammar, handing each point to `sink(const SequencePoint&)` in blob order.
+template <class Sink>
+bool decode_sequence_points_to(std::span<const std::uint8_t> blob, std::uint32_t document,
+                               std::uint32_t document_count, Sink&& sink, SpDecodeError& err);
+
 }  // namespace ilmap
+
+#include "SequencePoints-inl.h"

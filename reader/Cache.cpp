@@ -46,7 +46,17 @@ struct Cache::Impl {
   std::uint32_t offsets_count = 0;
   const std::uint8_t* blocks = nullptr;
   std::size_t blocks_size = 0;
-  const flatbuffers::Vector<flatbuffers::Offset<fb::Document>>* documents = nullptr;
+  const fb::DocumentRef* docs = nullptr;
+  std::uint32_t docs_count = 0;
+  const std::uint8_t* strings = nullptr;
+  std::size_t strings_size = 0;
+
+  // A range of `strings`, or false when it does not lie inside (a corrupt cache).
+  bool text(std::uint32_t offset, std::uint32_t length, std::string_view& out) const noexcept {
+    if (std::uint64_t(offset) + length > strings_size) return false;
+    out = {reinterpret_cast<const char*>(strings) + offset, length};
+    return true;
+  }
 
   ~Impl() {
     if (map) ::munmap(map, map_size);
@@ -94,7 +104,14 @@ Status Cache::Impl::validate() {
   offsets_count = mo->size();
   blocks = pb->data();
   blocks_size = pb->size();
-  documents = root->documents();
+  if (const auto* dv = root->documents()) {
+    docs = reinterpret_cast<const fb::DocumentRef*>(dv->Data());
+    docs_count = dv->size();
+  }
+  if (const auto* sv = root->strings()) {
+    strings = sv->data();
+    strings_size = sv->size();
+  }
   return {};
 }
 
@@ -141,11 +158,12 @@ std::optional<LookupResult> Cache::Impl::lookup_row(std::uint32_t rid, std::uint
   r.end_line = v.end_line;
   r.end_column = v.end_column;
   r.document = v.document;
-  if (!documents || r.document >= documents->size()) return std::nullopt;
-  const fb::Document* doc = documents->Get(r.document);
-  if (const auto* p = doc->path()) r.file = {p->data(), p->size()};
-  if (const auto* u = doc->source_url()) r.source_url = {u->data(), u->size()};
-  r.language = static_cast<Language>(doc->language());
+  if (r.document >= docs_count) return std::nullopt;
+  const fb::DocumentRef& doc = docs[r.document];
+  if (!text(doc.path_offset(), doc.path_length(), r.file) ||
+      !text(doc.url_offset(), doc.url_length(), r.source_url))
+    return std::nullopt;
+  r.language = static_cast<Language>(doc.language());
   return r;
 }
 
@@ -212,22 +230,33 @@ std::optional<LookupResult> Cache::lookup_row(std::uint32_t rid, std::uint32_t i
 }
 
 std::uint32_t Cache::method_count() const noexcept { return impl_->offsets_count - 1; }
-std::uint32_t Cache::document_count() const noexcept {
-  return impl_->documents ? impl_->documents->size() : 0;
-}
+std::uint32_t Cache::document_count() const noexcept { return impl_->docs_count; }
 std::string_view Cache::document_path(std::uint32_t i) const noexcept {
-  if (i >= document_count()) return {};
-  const auto* p = impl_->documents->Get(i)->path();
-  return p ? std::string_view(p->data(), p->size()) : std::string_view();
+  std::string_view out;
+  if (i < impl_->docs_count) (void)impl_->text(impl_->docs[i].path_offset(), impl_->docs[i].path_length(), out);
+  return out;
 }
 std::string_view Cache::document_source_url(std::uint32_t i) const noexcept {
-  if (i >= document_count()) return {};
-  const auto* p = impl_->documents->Get(i)->source_url();
-  return p ? std::string_view(p->data(), p->size()) : std::string_view();
+  std::string_view out;
+  if (i < impl_->docs_count) (void)impl_->text(impl_->docs[i].url_offset(), impl_->docs[i].url_length(), out);
+  return out;
 }
 Language Cache::document_language(std::uint32_t i) const noexcept {
-  if (i >= document_count()) return Language::kUnknown;
-  return static_cast<Language>(impl_->documents->Get(i)->language());
+  return i < impl_->docs_count ? static_cast<Language>(impl_->docs[i].language()) : Language::kUnknown;
+}
+Result<const void*> Cache::details() const {
+  const auto* v = impl_->root->details();
+  if (!v) return Error{Errc::kMalformed, "cache: the details section is missing"};
+  flatbuffers::Verifier::Options vo;
+  vo.max_depth = 16;
+  vo.max_tables = 1u << 24;
+  flatbuffers::Verifier verifier(v->data(), v->size(), vo);
+  if (!verifier.VerifyBuffer<fb::Details>(nullptr))
+    return Error{Errc::kMalformed, "cache: the details section fails FlatBuffers verification"};
+  const fb::Details* d = flatbuffers::GetRoot<fb::Details>(v->data());
+  if (d->documents() && d->documents()->size() != impl_->docs_count)
+    return Error{Errc::kMalformed, "cache: the details section describes a different number of documents"};
+  return static_cast<const void*>(d);
 }
 std::uint64_t Cache::point_count() const noexcept { return impl_->root->point_count(); }
 std::uint64_t Cache::hidden_count() const noexcept { return impl_->root->hidden_count(); }
@@ -336,9 +365,19 @@ Status Cache::verify() const {
   }
   if (total != m.root->point_count() || hidden != m.root->hidden_count())
     return {Errc::kMalformed, "point counts in the cache do not match its blocks"};
-  if (const auto* es = m.root->embedded_sources()) {
-    for (const fb::EmbeddedSource* s : *es)
-      if (s->document() >= document_count())
+  for (std::uint32_t i = 0; i < m.docs_count; ++i) {
+    std::string_view t;
+    if (!m.text(m.docs[i].path_offset(), m.docs[i].path_length(), t) ||
+        !m.text(m.docs[i].url_offset(), m.docs[i].url_length(), t))
+      return {Errc::kMalformed, format("document %u: path or URL range lies outside the string bytes", i)};
+    if (static_cast<unsigned>(m.docs[i].language()) > static_cast<unsigned>(fb::Language::MAX))
+      return {Errc::kMalformed, format("document %u: unknown language code %u", i, static_cast<unsigned>(m.docs[i].language()))};
+  }
+  auto details = this->details();
+  if (!details) return details.status();
+  if (const auto* es = static_cast<const fb::Details*>(*details)->embedded_sources()) {
+    for (const fb::EmbeddedSource* e : *es)
+      if (e->document() >= document_count())
         return {Errc::kMalformed, "embedded source names a document beyond the document table"};
   }
   if (const auto* id = m.root->identity(); !id || !id->pdb_id() || id->pdb_id()->size() != 20)

@@ -109,7 +109,7 @@ bool up_to_date(const std::string& output, const CacheSource& src, bool embed_so
   if (!(id && id->source_xxh3() == src.source_xxh3 && id->source_size() == src.source_size &&
         id->compiler_version() && id->compiler_version()->str() == compiler_version()))
     return false;
-  const bool cache_has = root->embedded_sources() && root->embedded_sources()->size() > 0;
+  const bool cache_has = id->holds_embedded_sources();
   if (cache_has != embed_sources) return !cache_has && !has_embedded_sources(*src.pdb);
   return true;
 }

@@ -74,8 +74,14 @@ int info_cache(const std::string& path, bool json) {
   j["section_point_blocks_bytes"] = root->point_blocks()->size();
   j["bytes_per_sequence_point"] = points ? format("%.2f", double(point_bytes) / double(points)) : "n/a";
   j["file_bytes_per_sequence_point"] = points ? format("%.2f", double(cache->bytes().size()) / double(points)) : "n/a";
-  j["sourcelink_entries"] = root->source_link() ? root->source_link()->size() : 0;
-  j["embedded_sources"] = root->embedded_sources() ? root->embedded_sources()->size() : 0;
+  j["section_documents_bytes"] = (root->documents() ? root->documents()->size() * sizeof(fb::DocumentRef) : 0) +
+                                 (root->strings() ? root->strings()->size() : 0);
+  j["section_details_bytes"] = root->details() ? root->details()->size() : 0;
+  auto details = cache->details();
+  if (!details) return report_error(Error{details.error().code, path + ": " + details.error().message});
+  const auto* d = static_cast<const fb::Details*>(*details);
+  j["sourcelink_entries"] = d->source_link() ? d->source_link()->size() : 0;
+  j["embedded_sources"] = d->embedded_sources() ? d->embedded_sources()->size() : 0;
   print_info(j, json);
   return 0;
 }

@@ -80,6 +80,9 @@ class Cache {
   std::span<const std::uint8_t> bytes() const noexcept;
   // The FlatBuffers root (ilmap::fb::Cache*), for tools that include the generated schema.
   const void* root() const noexcept;
+  // The nested details buffer (ilmap::fb::Details*: document hashes, SourceLink entries,
+  // embedded sources), verified on each call (it is not verified at open).
+  Result<const void*> details() const;
   // Bytes used by the method directory and the point blocks.
   std::uint64_t point_section_bytes() const noexcept;
 
