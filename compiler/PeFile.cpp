@@ -21,6 +21,9 @@ constexpr std::size_t kSizeOfImageOffset = 56;  // in the optional header, PE32 
 constexpr std::size_t kCodeViewFixedSize = 24;  // RSDS, GUID, age
 constexpr std::size_t kMpdbHeaderSize = 8;      // MPDB, u32 uncompressed size
 constexpr unsigned kMaxDirectories = 16;
+// Deflate's densest code is a 258-byte match in 2 bits (1-bit length and distance codes), so
+// n compressed bytes inflate to at most 1032 * n bytes; a larger declared size is impossible.
+constexpr std::uint64_t kMaxDeflateRatio = 1032;
 
 }  // namespace
 
@@ -179,6 +182,10 @@ Status PeFile::parse_debug_entry(unsigned index, const pe::DebugDirectoryEntry& 
       return {Errc::kTooLarge, format("debug directory entry %u at file offset 0x%zx: embedded PDB declares 0x%x bytes, over the limit of 0x%x", index, at, size, options_.max_embedded_pdb)};
     if (size & 0x80000000u)
       return {Errc::kUnsupported, format("debug directory entry %u at file offset 0x%zx: embedded PDB size 0x%x has the reserved high bit set", index, at, size)};
+    // Checked before inflate_embedded_pdb allocates the declared size: a few bytes of PE must
+    // not make the reader allocate (and zero) up to the cap.
+    if (size > (std::uint64_t(e.size_of_data) - kMpdbHeaderSize) * kMaxDeflateRatio)
+      return {Errc::kMalformed, format("debug directory entry %u at file offset 0x%zx: embedded PDB declares 0x%x bytes but 0x%x bytes of deflate data cannot inflate to more than %llu:1", index, at, size, static_cast<unsigned>(e.size_of_data - kMpdbHeaderSize), static_cast<unsigned long long>(kMaxDeflateRatio))};
     info_.embedded_pdb = EmbeddedPdbEntry{index, e.pointer_to_raw_data + kMpdbHeaderSize,
                                           static_cast<std::uint32_t>(e.size_of_data - kMpdbHeaderSize), size};
     return {};
