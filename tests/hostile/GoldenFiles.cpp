@@ -1,0 +1,217 @@
+// GoldenFiles.cpp - builds each golden bad file from a valid minimal PDB, PE or cache and one
+// deliberate defect (see GoldenFiles.h).
+#include "GoldenFiles.h"
+
+#include <libdeflate.h>
+
+#include <cstring>
+#include <memory>
+#include <span>
+#include <stdexcept>
+
+#include "CacheBuilder.h"
+#include "PeFile.h"
+#include "PortablePdb.h"
+#include "TestEncoders.h"
+
+namespace ilmap::hostile {
+namespace {
+
+using test::Bytes;
+using test::MiniPdb;
+using test::SpBlob;
+
+// One document, one method with two visible points and one hidden point.
+MiniPdb mini(const Bytes& sp) {
+  MiniPdb m;
+  const std::uint32_t name = m.add_name('/', {"", "src", "a.cs"});
+  m.add_document(name);
+  m.add_method(1, m.blobs.add(sp));
+  return m;
+}
+Bytes good_sp() {
+  SpBlob s;
+  s.u(0)                // LocalSignature
+      .u(0).u(0).u(5).u(10).u(9)  // IL 0: lines +0, cols 5 -> (10,9)-(10,14)
+      .u(4).u(0).u(0)             // IL 4: hidden
+      .u(3).u(1).s(2).s(1).s(0);  // IL 7: one more line
+  return s.b;
+}
+Bytes pdb_bytes(const MiniPdb& m) { return m.image().build(); }
+
+template <class T>
+void put(Bytes& b, std::size_t at, T v) {
+  std::memcpy(b.data() + at, &v, sizeof v);
+}
+// Absolute offset of the stream header (offset field) of stream `index` in a MetadataImage
+// with version "PDB v1.0" (12 + 4 + 12 bytes of root, then 2+2).
+std::size_t stream_header_at(const test::MetadataImage& img, std::size_t index) {
+  std::size_t at = 32;
+  for (std::size_t i = 0; i < index; ++i) at += 8 + ((img.streams[i].name.size() + 1 + 3) & ~std::size_t(3));
+  return at;
+}
+
+Bytes deflate(std::span<const std::uint8_t> in) {
+  std::unique_ptr<libdeflate_compressor, decltype(&libdeflate_free_compressor)> c(
+      libdeflate_alloc_compressor(6), &libdeflate_free_compressor);
+  Bytes out(libdeflate_deflate_compress_bound(c.get(), in.size()));
+  out.resize(libdeflate_deflate_compress(c.get(), in.data(), in.size(), out.data(), out.size()));
+  return out;
+}
+
+// A PE32+ image with one section holding a debug directory of one EmbeddedPortablePdb entry
+// whose data is `mpdb` (layout as tests/pe/PeFileTest.cpp's PeBuilder).
+Bytes pe_with_embedded(const Bytes& mpdb, std::uint32_t lfanew = 0x40) {
+  constexpr std::uint32_t kRva = 0x1000, kRaw = 0x200, kOpt = 240;
+  Bytes body(28);
+  body.insert(body.end(), mpdb.begin(), mpdb.end());
+  const auto raw_size = static_cast<std::uint32_t>((body.size() + 0x1FF) & ~std::size_t(0x1FF));
+  pe::DebugDirectoryEntry d{0, 0, 0x0100, pe::kEmbeddedPdbMinor, pe::kDebugEmbeddedPortablePdb,
+                            static_cast<std::uint32_t>(mpdb.size()), kRva + 28, kRaw + 28};
+  std::memcpy(body.data(), &d, 28);
+  Bytes b(kRaw + raw_size);
+  b[0] = 'M';
+  b[1] = 'Z';
+  put(b, 0x3C, lfanew);
+  std::memcpy(b.data() + 0x40, "PE\0\0", 4);
+  pe::CoffFileHeader coff{0x8664, 1, 0x12345678, 0, 0, kOpt, 0x22};
+  std::memcpy(b.data() + 0x44, &coff, sizeof coff);
+  const std::size_t opt = 0x58;
+  put(b, opt, pe::kPe32PlusMagic);
+  put(b, opt + 56, std::uint32_t{0x4000});
+  put(b, opt + 108, std::uint32_t{16});
+  put(b, opt + 112 + 8 * pe::kDirDebug, pe::DataDirectory{kRva, 28});
+  pe::SectionHeader s{};
+  std::memcpy(s.name, ".text", 5);
+  s.virtual_size = static_cast<std::uint32_t>(body.size());
+  s.virtual_address = kRva;
+  s.size_of_raw_data = raw_size;
+  s.pointer_to_raw_data = kRaw;
+  std::memcpy(b.data() + opt + kOpt, &s, sizeof s);
+  std::memcpy(b.data() + kRaw, body.data(), body.size());
+  return b;
+}
+Bytes mpdb(std::uint32_t declared, const Bytes& deflated) {
+  Bytes d{'M', 'P', 'D', 'B'};
+  test::put_u32(d, declared);
+  d.insert(d.end(), deflated.begin(), deflated.end());
+  return d;
+}
+
+Bytes cache_bytes() {
+  const Bytes pdb = pdb_bytes(mini(good_sp()));
+  auto parsed = PortablePdb::parse(pdb);
+  if (!parsed) throw std::runtime_error("golden: mini PDB does not parse: " + parsed.error().message);
+  CacheSource cs;
+  cs.pdb = &*parsed;
+  cs.source_name = "mini.pdb";
+  auto c = build_cache(cs, CacheBuildOptions{});
+  if (!c) throw std::runtime_error("golden: mini cache does not build: " + c.error().message);
+  return std::move(*c);
+}
+
+}  // namespace
+
+std::vector<GoldenFile> golden_files() {
+  std::vector<GoldenFile> out;
+  auto add = [&](std::string name, std::string cmd, int rc, std::string frag, Bytes b) {
+    out.push_back({std::move(name), std::move(cmd), rc, std::move(frag), std::move(b)});
+  };
+  const MiniPdb good = mini(good_sp());
+  const Bytes good_pdb = pdb_bytes(good);
+  add("good.pdb", "dump", 0, "", good_pdb);
+
+  {  // BSJB signature wrong (one byte): not recognised as any input kind.
+    Bytes b = good_pdb;
+    b[3] = 'X';
+    add("bad-bsjb.pdb", "dump", 2, "not a Portable PDB (BSJB)", b);
+  }
+  {  // Cut in the middle of the first stream header.
+    const auto img = good.image();
+    Bytes b = good_pdb;
+    b.resize(stream_header_at(img, 0) + 6);
+    add("truncated-stream-header.pdb", "dump", 2, "stream header 0 at offset 0x20: truncated", b);
+  }
+  {  // #Blob (last stream) declares a size past the end of the metadata.
+    auto img = good.image();
+    img.stream("#Blob").declared_size = 0x10000;
+    add("stream-past-end.pdb", "dump", 2, "exceeds metadata size", img.build());
+  }
+  {  // MethodDebugInformation claims 4000 rows: the table runs past the #~ stream.
+    MiniPdb m = good;
+    m.pdb.external = {{0x06, 4000}};
+    auto img = m.image();
+    Bytes t = m.tables.build();
+    test::TableStream ts;
+    ts.rows = {{0x30, 1}, {0x31, 4000}};
+    ts.data = m.document_rows;
+    ts.data.insert(ts.data.end(), m.method_rows.begin(), m.method_rows.end());
+    img.stream("#~").data = ts.build();
+    add("table-past-stream-end.pdb", "dump", 2, "past the stream size", img.build());
+  }
+  {  // The document name blob's length prefix claims more bytes than the heap holds.
+    MiniPdb m;
+    m.blobs.b.push_back(0x7F);  // blob at offset 1: length 127, heap ends right after
+    m.add_document(1);
+    m.add_method(0, 0);
+    add("bad-blob-length.pdb", "dump", 2, "#Blob offset 0x1", pdb_bytes(m));
+  }
+  {  // A document record naming Document row 5 of 1.
+    SpBlob s;
+    s.u(0).u(0).u(0).u(1).u(1).u(1).u(0).u(5).u(2).u(0).u(1).s(1).s(0);
+    add("sp-bad-document.pdb", "dump", 2, "document rid is 0 or beyond the Document table", pdb_bytes(mini(s.b)));
+  }
+  {  // Start line 0xfeefed + 1 delta line: end line reaches the hidden-line sentinel.
+    SpBlob s;
+    s.u(0).u(0).u(1).s(1).u(0xFEEFED).u(1);
+    add("sp-line-overflow.pdb", "dump", 2, "line out of range", pdb_bytes(mini(s.b)));
+  }
+  {  // Start column 0x10000.
+    SpBlob s;
+    s.u(0).u(0).u(0).u(1).u(1).u(0x10000);
+    add("sp-column-overflow.pdb", "dump", 2, "column out of range", pdb_bytes(mini(s.b)));
+  }
+
+  const Bytes deflated = deflate(good_pdb);
+  add("good-embedded.dll", "dump", 0, "", pe_with_embedded(mpdb(static_cast<std::uint32_t>(good_pdb.size()), deflated)));
+  add("pe-bad-lfanew.dll", "info", 2, "e_lfanew 0xfffffff0 points outside the file",
+      pe_with_embedded(mpdb(static_cast<std::uint32_t>(good_pdb.size()), deflated), 0xFFFFFFF0u));
+  add("pe-mpdb-wrong-size.dll", "dump", 2, "inflates to 0x",
+      pe_with_embedded(mpdb(static_cast<std::uint32_t>(good_pdb.size()) + 16, deflated)));
+  {
+    Bytes bad = deflated;
+    bad[0] = 0xFF;  // BTYPE 11 (reserved) in the first block header
+    add("pe-corrupt-deflate.dll", "dump", 2, "deflate data are corrupt",
+        pe_with_embedded(mpdb(static_cast<std::uint32_t>(good_pdb.size()), bad)));
+  }
+  add("pe-mpdb-too-large.dll", "dump", 2, "over the limit",
+      pe_with_embedded(mpdb(0x7FFFFFF0u, deflated)));
+  add("pe-mpdb-impossible-ratio.dll", "dump", 2, "cannot inflate to more than 1032:1",
+      pe_with_embedded(mpdb(64u << 20, deflated)));
+
+  const Bytes cache = cache_bytes();
+  add("good.ilmap", "verify", 0, "", cache);
+  {
+    Bytes b = cache;
+    b[0] ^= 0xFF;
+    add("cache-bad-magic.ilmap", "verify", 2, "not an ilmap cache", b);
+  }
+  {
+    Bytes b = cache;
+    put(b, 8, std::uint16_t{7});
+    add("cache-wrong-version.ilmap", "verify", 2, "format version 7.", b);
+  }
+  {
+    Bytes b = cache;
+    b.resize(b.size() - 9);
+    add("cache-truncated.ilmap", "verify", 2, "payload size", b);
+  }
+  {  // Last payload byte flipped (inside FlatBuffers padding/data, not a structural offset).
+    Bytes b = cache;
+    put(b, 24, ~std::uint64_t(0) ^ 0x1234);
+    add("cache-checksum-mismatch.ilmap", "verify", 2, "payload checksum mismatch", b);
+  }
+  return out;
+}
+
+}  // namespace ilmap::hostile

@@ -1,0 +1,24 @@
+// GoldenFiles.h - the golden bad files of tests/hostile/golden/ (in the manner of zstd's
+// tests/golden-decompression-errors): each is a minimal input with one defect, the ilmap
+// command to run on it, the exit code and a fragment of the message. Generated from code so each
+// defect is explicit; make_golden writes them, Golden.CommittedFilesMatchGenerator keeps the
+// committed copies in step, golden-cli.sh runs the CLI on them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ilmap::hostile {
+
+struct GoldenFile {
+  std::string name;      // file name under golden/
+  std::string command;   // ilmap subcommand: dump, info or verify
+  int exit_code;
+  std::string fragment;  // must appear in stderr
+  std::vector<std::uint8_t> bytes;
+};
+
+std::vector<GoldenFile> golden_files();
+
+}  // namespace ilmap::hostile
