@@ -13,6 +13,50 @@
 
 namespace ilmap {
 
+// ECMA-335 II.23.2 compressed unsigned integer at p (p < end not required): 1, 2 or 4 bytes,
+// big-endian payload. Advances p and sets width on success; fails on truncation and on the
+// invalid 111xxxxx lead byte. The one-byte case is the hot path of every blob decoder.
+inline bool read_compressed_at(const std::uint8_t*& p, const std::uint8_t* end, std::uint32_t& out,
+                               unsigned& width) noexcept {
+  if (p >= end) return false;
+  const std::uint8_t b0 = *p;
+  if ((b0 & 0x80) == 0) {
+    out = b0;
+    width = 1;
+    p += 1;
+    return true;
+  }
+  if ((b0 & 0xC0) == 0x80) {
+    if (end - p < 2) return false;
+    out = (std::uint32_t(b0 & 0x3F) << 8) | p[1];
+    width = 2;
+    p += 2;
+    return true;
+  }
+  if ((b0 & 0xE0) == 0xC0) {
+    if (end - p < 4) return false;
+    out = (std::uint32_t(b0 & 0x1F) << 24) | (std::uint32_t(p[1]) << 16) |
+          (std::uint32_t(p[2]) << 8) | p[3];
+    width = 4;
+    p += 4;
+    return true;
+  }
+  return false;
+}
+
+// Signed form: the value is rotated left by one bit with the sign in bit 0, and sign-extended
+// from 6, 13 or 28 bits according to the width (not -(u>>1)-1).
+inline bool read_compressed_signed_at(const std::uint8_t*& p, const std::uint8_t* end,
+                                      std::int32_t& out) noexcept {
+  std::uint32_t u;
+  unsigned width;
+  if (!read_compressed_at(p, end, u, width)) return false;
+  std::uint32_t v = u >> 1;
+  if (u & 1) v |= width == 1 ? 0xFFFFFFC0u : width == 2 ? 0xFFFFE000u : 0xF0000000u;
+  out = static_cast<std::int32_t>(v);
+  return true;
+}
+
 class ByteCursor {
  public:
   ByteCursor() = default;
@@ -73,50 +117,21 @@ class ByteCursor {
     return true;
   }
 
-  // ECMA-335 II.23.2 compressed unsigned integer (1, 2 or 4 bytes, big endian payload).
-  // Fails on a truncated value and on the invalid 111xxxxx lead byte.
+  // ECMA-335 II.23.2 compressed integers (see read_compressed_at above).
   bool read_compressed(std::uint32_t& out) noexcept {
     unsigned width;
     return read_compressed(out, width);
   }
   bool read_compressed(std::uint32_t& out, unsigned& width) noexcept {
-    if (pos_ >= n_) return false;
-    const std::uint8_t b0 = p_[pos_];
-    if ((b0 & 0x80) == 0) {
-      out = b0;
-      width = 1;
-      pos_ += 1;
-      return true;
-    }
-    if ((b0 & 0xC0) == 0x80) {
-      if (remaining() < 2) return false;
-      out = (std::uint32_t(b0 & 0x3F) << 8) | p_[pos_ + 1];
-      width = 2;
-      pos_ += 2;
-      return true;
-    }
-    if ((b0 & 0xE0) == 0xC0) {
-      if (remaining() < 4) return false;
-      out = (std::uint32_t(b0 & 0x1F) << 24) | (std::uint32_t(p_[pos_ + 1]) << 16) |
-            (std::uint32_t(p_[pos_ + 2]) << 8) | p_[pos_ + 3];
-      width = 4;
-      pos_ += 4;
-      return true;
-    }
-    return false;
+    const std::uint8_t* q = p_ + pos_;
+    if (!read_compressed_at(q, p_ + n_, out, width)) return false;
+    pos_ = static_cast<std::size_t>(q - p_);
+    return true;
   }
-
-  // Signed form: the value is rotated left by one bit with the sign in bit 0, and sign-extended
-  // from 6, 13 or 28 bits according to the width (not -(u>>1)-1).
   bool read_compressed_signed(std::int32_t& out) noexcept {
-    std::uint32_t u;
-    unsigned width;
-    if (!read_compressed(u, width)) return false;
-    std::uint32_t v = u >> 1;
-    if (u & 1) {
-      v |= width == 1 ? 0xFFFFFFC0u : width == 2 ? 0xFFFFE000u : 0xF0000000u;
-    }
-    out = static_cast<std::int32_t>(v);
+    const std::uint8_t* q = p_ + pos_;
+    if (!read_compressed_signed_at(q, p_ + n_, out)) return false;
+    pos_ = static_cast<std::size_t>(q - p_);
     return true;
   }
 

@@ -25,7 +25,7 @@ class BitWriter {
  public:
   explicit BitWriter(std::uint8_t* out) : p_(out) {}
   void put(std::uint32_t v, unsigned width) {
-    acc_ |= std::uint64_t(v) << fill_;  // v < 2^width, width <= 31, fill_ < 32
+    acc_ |= std::uint64_t(v) << fill_;  // v < 2^width, width <= 32, fill_ < 32
     fill_ += width;
     if (fill_ >= 32) {
       const std::uint32_t lo = static_cast<std::uint32_t>(acc_);
@@ -132,14 +132,36 @@ class BlockEncoder {
     std::uint8_t* p = out.data() + at;
     p += f::put_block_header(p, h);
     BitWriter bw(p);
-    for (const SequencePoint& sp : points_) {
-      if (sp.hidden()) continue;
-      bw.put(sp.il_offset, h.w_il);
-      bw.put(sp.start_line - h.base_line, h.w_line);
-      bw.put(sp.start_column, h.w_col);
-      bw.put(sp.end_line - sp.start_line, h.w_dline);
-      bw.put(sp.end_column, h.w_ecol);
-      bw.put(sp.document - 1 - h.base_doc, h.w_doc);
+    const unsigned rb = h.visible_bits();
+    if (rb < 64) {
+      // Usual case: a whole record fits 63 bits (shifts precomputed, one or two puts).
+      const unsigned s1 = h.w_il, s2 = s1 + h.w_line, s3 = s2 + h.w_col, s4 = s3 + h.w_dline,
+                     s5 = s4 + h.w_ecol;
+      for (const SequencePoint& sp : points_) {
+        if (sp.hidden()) continue;
+        const std::uint64_t r = std::uint64_t(sp.il_offset) |
+                                std::uint64_t(sp.start_line - h.base_line) << s1 |
+                                std::uint64_t(sp.start_column) << s2 |
+                                std::uint64_t(sp.end_line - sp.start_line) << s3 |
+                                std::uint64_t(sp.end_column) << s4 |
+                                std::uint64_t(sp.document - 1 - h.base_doc) << s5;
+        if (rb <= 32) {
+          bw.put(static_cast<std::uint32_t>(r), rb);
+        } else {
+          bw.put(static_cast<std::uint32_t>(r), 32);
+          bw.put(static_cast<std::uint32_t>(r >> 32), rb - 32);
+        }
+      }
+    } else {
+      for (const SequencePoint& sp : points_) {
+        if (sp.hidden()) continue;
+        bw.put(sp.il_offset, h.w_il);
+        bw.put(sp.start_line - h.base_line, h.w_line);
+        bw.put(sp.start_column, h.w_col);
+        bw.put(sp.end_line - sp.start_line, h.w_dline);
+        bw.put(sp.end_column, h.w_ecol);
+        bw.put(sp.document - 1 - h.base_doc, h.w_doc);
+      }
     }
     if (hidden_) {
       for (const SequencePoint& sp : points_) {
