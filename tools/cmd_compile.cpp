@@ -107,7 +107,8 @@ bool up_to_date(const std::string& output, const CacheSource& src, bool embed_so
   const auto* root = static_cast<const fb::Cache*>(cache->root());
   const fb::Identity* id = root->identity();
   if (!(id && id->source_xxh3() == src.source_xxh3 && id->source_size() == src.source_size &&
-        id->compiler_version() && id->compiler_version()->str() == compiler_version()))
+        id->compiler_version() && id->compiler_version()->str() == compiler_version() &&
+        id->source_name() && id->source_name()->str() == src.source_name))
     return false;
   const bool cache_has = id->holds_embedded_sources();
   if (cache_has != embed_sources) return !cache_has && !has_embedded_sources(*src.pdb);
@@ -228,7 +229,7 @@ int run_compile(const CompileOptions& o) {
       std::printf("%s\n", j.message.c_str());
     }
   }
-  if (jobs.size() > 1)
+  if (jobs.size() > 1 && (failed || !o.quiet))
     std::fprintf(failed ? stderr : stdout, "compiled %zu of %zu inputs, %d failed\n", jobs.size() - failed, jobs.size(), failed);
   return rc;
 }

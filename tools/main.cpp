@@ -20,6 +20,15 @@ int main(int argc, char** argv) {
   ilmap::cli::register_dump(app, rc);
   ilmap::cli::register_info(app, rc);
   ilmap::cli::register_verify(app, rc);
+  // Name an unknown command instead of CLI11's generic "A subcommand is required".
+  if (argc > 1 && argv[1][0] != '-') {
+    bool known = false;
+    for (const CLI::App* sub : app.get_subcommands({})) known = known || sub->get_name() == argv[1];
+    if (!known) {
+      std::fprintf(stderr, "ilmap: error: unknown command '%s' (commands: compile, lookup, dump, info, verify; see ilmap --help)\n", argv[1]);
+      return 1;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
