@@ -12,6 +12,7 @@
 #include "Guids.h"
 #include "Listing.h"
 #include "ilmap/cache.h"
+#include "ilmap_generated.h"
 
 namespace ilmap::cli {
 namespace {
@@ -107,15 +108,35 @@ int dump_cache(const DumpOptions& o) {
   auto cache = Cache::open(o.input);
   if (!cache) return report(cache.error());
   if (o.documents) {
+    // Same columns as for a PDB (rid, path, language GUID, hash algorithm GUID, hash, embedded
+    // source size or -1); the size is known only for caches compiled with --embed-sources.
+    auto details = cache->details();
+    if (!details) return report(Error{details.error().code, o.input + ": " + details.error().message});
+    const auto* d = static_cast<const fb::Details*>(*details);
+    std::vector<long long> embedded(cache->document_count(), -1);
+    if (d->embedded_sources())
+      for (const fb::EmbeddedSource* e : *d->embedded_sources())
+        if (e->document() < embedded.size()) embedded[e->document()] = static_cast<long long>(e->uncompressed_size());
+    auto guid_of = [](const fb::Guid* g) {
+      Guid out{};
+      if (g) std::copy(g->bytes()->begin(), g->bytes()->end(), out.begin());
+      return guid_to_text(out);
+    };
     nlohmann::ordered_json arr = nlohmann::ordered_json::array();
     std::string out;
     for (std::uint32_t i = 0; i < cache->document_count(); ++i) {
+      const fb::DocumentDetails* dd = d->documents() && i < d->documents()->size() ? d->documents()->Get(i) : nullptr;
       const std::string path(cache->document_path(i)), url(cache->document_source_url(i));
-      const char* lang = language_label(cache->document_language(i));
+      const std::string lang = guid_of(dd ? dd->language_guid() : nullptr);
+      const std::string alg = guid_of(dd ? dd->hash_algorithm_guid() : nullptr);
+      const std::string hash = dd && dd->hash() ? hex({dd->hash()->data(), dd->hash()->size()}) : std::string();
       if (o.json)
-        arr.push_back({{"rid", i + 1}, {"path", path}, {"language", lang}, {"url", url.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(url)}});
+        arr.push_back({{"rid", i + 1}, {"path", path}, {"language", lang}, {"hash_algorithm", alg},
+                       {"hash", hash}, {"embedded_source", embedded[i]},
+                       {"url", url.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(url)}});
       else
-        out += std::to_string(i + 1) + '\t' + path + '\t' + lang + '\t' + (url.empty() ? "-" : url) + '\n';
+        out += std::to_string(i + 1) + '\t' + path + '\t' + lang + '\t' + alg + '\t' + hash + '\t' +
+               std::to_string(embedded[i]) + '\n';
     }
     if (o.json) out = arr.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     write_out(out);
