@@ -193,10 +193,18 @@ Result<std::vector<std::uint8_t>> PortablePdb::decode_embedded_source(
   std::int32_t fmt = 0;
   if (!c.read(fmt)) return Error{Errc::kTruncated, where + ": embedded source blob shorter than its 4-byte format"};
   if (fmt < 0) return Error{Errc::kUnsupported, format("%s: embedded source format %d is reserved", where.c_str(), fmt)};
-  if (fmt == 0) return std::vector<std::uint8_t>(c.ptr(), c.ptr() + c.remaining());
+  if (fmt == 0) {
+    if (c.remaining() > max_size)
+      return Error{Errc::kTooLarge, format("%s: embedded source has %zu bytes, over the limit of %zu", where.c_str(), c.remaining(), max_size)};
+    return std::vector<std::uint8_t>(c.ptr(), c.ptr() + c.remaining());
+  }
   const std::size_t size = static_cast<std::size_t>(fmt);
   if (size > max_size)
     return Error{Errc::kTooLarge, format("%s: embedded source declares %zu bytes, over the limit of %zu", where.c_str(), size, max_size)};
+  // n deflate bytes inflate to at most 1032 * n bytes (RFC 1951 maximum ratio): a larger
+  // declared size cannot be right, so refuse it before allocating.
+  if (size > std::uint64_t(c.remaining()) * 1032)
+    return Error{Errc::kMalformed, format("%s: embedded source declares %zu bytes, more than its %zu deflate bytes can hold", where.c_str(), size, c.remaining())};
   std::vector<std::uint8_t> out(size);
   std::unique_ptr<libdeflate_decompressor, decltype(&libdeflate_free_decompressor)> d(
       libdeflate_alloc_decompressor(), &libdeflate_free_decompressor);

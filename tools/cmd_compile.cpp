@@ -36,6 +36,7 @@ struct CompileOptions {
   bool force = false;
   bool quiet = false;
   unsigned jobs = 0;
+  std::uint64_t max_decompressed = std::uint64_t(512) << 20;  // one embedded PDB or source
 };
 
 struct Job {
@@ -116,7 +117,10 @@ bool up_to_date(const std::string& output, const CacheSource& src, bool embed_so
 }
 
 void run_job(Job& job, const CompileOptions& o) {
-  auto in = open_debug_input(job.input);
+  DebugInputOptions io;
+  const std::uint64_t cap = o.max_decompressed;
+  io.pe.max_embedded_pdb = static_cast<std::uint32_t>(std::min<std::uint64_t>(cap, UINT32_MAX));
+  auto in = open_debug_input(job.input, io);
   if (!in) {
     job.rc = exit_code_for(in.error().code);
     job.message = "ilmap: error: " + in.error().message;
@@ -129,6 +133,7 @@ void run_job(Job& job, const CompileOptions& o) {
   }
   CacheBuildOptions bo;
   bo.embed_sources = o.embed_sources;
+  bo.max_embedded_source = static_cast<std::size_t>(cap);
   CacheStats stats;
   auto bytes = build_cache(src, bo, &stats);
   if (!bytes) {
@@ -251,6 +256,12 @@ void register_compile(CLI::App& app, int& rc) {
   cmd->add_flag("--embed-sources", o->embed_sources, "Store the PDB's embedded sources (zstd) in the cache");
   cmd->add_flag("--force", o->force, "Rebuild even if the cache is up to date");
   cmd->add_flag("-q,--quiet", o->quiet, "Print only errors");
+  cmd->add_option("--max-decompressed", o->max_decompressed,
+                  "Largest embedded PDB or embedded source to inflate (bytes, or with a unit: "
+                  "64KiB, 512MiB; default 512MiB). A larger declared size is refused before "
+                  "any allocation")
+      ->transform(CLI::AsSizeValue(false))
+      ->check(CLI::Range(std::uint64_t(1), std::uint64_t(UINT32_MAX)));
   cmd->add_option("-j,--jobs", o->jobs, "Inputs compiled in parallel (default: number of CPUs)")
       ->check(CLI::Range(1u, 256u));
   cmd->callback([o, &rc] { rc = run_compile(*o); });

@@ -3,6 +3,7 @@ FRAMES=$CORPUS/out/cs-frames/Ilmap.Corpus.Frames
 FEATURES=$CORPUS/out/cs-features/Ilmap.Corpus.Features
 EMBEDDED_DLL=$CORPUS/out/cs-features-embedded/Ilmap.Corpus.FeaturesEmbedded.dll
 EMBEDDED_SOURCES=$CORPUS/out/cs-embedded-sources/Ilmap.Corpus.EmbeddedSources
+EMBEDDED_ALL=$CORPUS/out/cs-embedded-all/Ilmap.Corpus.EmbeddedAll
 # need FILE... - skip (77) when an input is absent.
 need() {
   local f
