@@ -44,6 +44,21 @@ inline bool read_compressed_at(const std::uint8_t*& p, const std::uint8_t* end, 
   return false;
 }
 
+// The same read with the result in registers (for hot decoders that keep `p` in a register):
+// next is one past the value, or nullptr on truncation or an invalid lead byte.
+struct CompressedRead {
+  const std::uint8_t* next;
+  std::uint32_t value;
+  unsigned width;
+};
+[[gnu::noinline]] inline CompressedRead read_compressed_cold(const std::uint8_t* p,
+                                                             const std::uint8_t* end) noexcept {
+  std::uint32_t v = 0;
+  unsigned w = 0;
+  if (!read_compressed_at(p, end, v, w)) return {nullptr, 0, 0};
+  return {p, v, w};
+}
+
 // Signed form: the value is rotated left by one bit with the sign in bit 0, and sign-extended
 // from 6, 13 or 28 bits according to the width (not -(u>>1)-1).
 inline bool read_compressed_signed_at(const std::uint8_t*& p, const std::uint8_t* end,

@@ -7,6 +7,9 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <memory>
+#include <new>
 #include <cstring>
 #include <string_view>
 #include <unordered_map>
@@ -20,29 +23,125 @@ namespace {
 
 namespace f = ilmap::disk;
 
-// Writes bits LSB-first into a buffer sized in advance, 32 bits at a time.
+// Large scratch buffers (the point blocks, the FlatBuffers builder's buffer) are kept per
+// thread between builds, up to kKeepScratch bytes each, so that a build does not page-fault a
+// fresh mapping for each of them (glibc maps large blocks anew on every malloc).
+constexpr std::size_t kKeepScratch = std::size_t(64) << 20;
+
+struct ScratchBlock {
+  std::uint8_t* p = nullptr;
+  std::size_t size = 0;
+};
+struct ScratchPool {
+  ScratchBlock spare[2];
+  ~ScratchPool() {
+    for (ScratchBlock& b : spare) std::free(b.p);
+  }
+  // A block of at least n bytes (a kept one when large enough), or throws.
+  ScratchBlock take(std::size_t n) {
+    for (ScratchBlock& b : spare) {
+      if (b.p && b.size >= n) {
+        ScratchBlock r = b;
+        b = {};
+        return r;
+      }
+    }
+    void* p = std::malloc(n ? n : 1);
+    if (!p) throw std::bad_alloc();
+    return {static_cast<std::uint8_t*>(p), n};
+  }
+  void give(ScratchBlock b) {
+    if (!b.p) return;
+    if (b.size <= kKeepScratch) {
+      for (ScratchBlock& s : spare) {
+        if (!s.p) {
+          s = b;
+          return;
+        }
+      }
+      // Keep the larger ones.
+      ScratchBlock& small = spare[0].size < spare[1].size ? spare[0] : spare[1];
+      if (small.size < b.size) std::swap(small, b);
+    }
+    std::free(b.p);
+  }
+};
+ScratchPool& scratch_pool() {
+  thread_local ScratchPool pool;
+  return pool;
+}
+
+// FlatBufferBuilder memory from the scratch pool.
+class ScratchAllocator : public flatbuffers::Allocator {
+ public:
+  std::uint8_t* allocate(std::size_t size) override {
+    ScratchBlock b = scratch_pool().take(size);
+    sizes_.push_back({b.p, b.size});
+    return b.p;
+  }
+  void deallocate(std::uint8_t* p, std::size_t) override {
+    for (auto it = sizes_.begin(); it != sizes_.end(); ++it) {
+      if (it->first == p) {
+        scratch_pool().give({p, it->second});
+        sizes_.erase(it);
+        return;
+      }
+    }
+  }
+
+ private:
+  std::vector<std::pair<std::uint8_t*, std::size_t>> sizes_;
+};
+
+// A growable byte buffer that does not zero what it hands out (std::vector::resize would).
+class ByteBuffer {
+ public:
+  ByteBuffer() = default;
+  ByteBuffer(const ByteBuffer&) = delete;
+  ByteBuffer& operator=(const ByteBuffer&) = delete;
+  ~ByteBuffer() { scratch_pool().give({data_, cap_}); }
+  std::uint8_t* data() { return data_; }
+  const std::uint8_t* data() const { return data_; }
+  std::size_t size() const { return size_; }
+  // Makes room for n more bytes after size() and returns a pointer to them.
+  std::uint8_t* room(std::size_t n) {
+    if (cap_ - size_ < n) grow(n);
+    return data_ + size_;
+  }
+  void set_size(std::size_t n) { size_ = n; }
+  void reserve(std::size_t n) {
+    if (n > cap_) grow(n - size_);
+  }
+
+ private:
+  void grow(std::size_t n) {
+    const std::size_t cap = std::max<std::size_t>({cap_ * 2, size_ + n, 4096});
+    ScratchBlock b = scratch_pool().take(cap);
+    if (size_) std::memcpy(b.p, data_, size_);
+    scratch_pool().give({data_, cap_});
+    data_ = b.p;
+    cap_ = b.size;
+  }
+  std::uint8_t* data_ = nullptr;
+  std::size_t size_ = 0, cap_ = 0;
+};
+
+// Writes bits LSB-first: each put stores 8 bytes at the current byte (so the buffer needs 8
+// bytes of slack after the last byte written) and advances by the whole bytes filled.
 class BitWriter {
  public:
   explicit BitWriter(std::uint8_t* out) : p_(out) {}
-  void put(std::uint32_t v, unsigned width) {
-    acc_ |= std::uint64_t(v) << fill_;  // v < 2^width, width <= 32, fill_ < 32
+  // v < 2^width, width <= 56.
+  void put(std::uint64_t v, unsigned width) {
+    acc_ |= v << fill_;  // fill_ < 8
+    std::memcpy(p_, &acc_, 8);
     fill_ += width;
-    if (fill_ >= 32) {
-      const std::uint32_t lo = static_cast<std::uint32_t>(acc_);
-      std::memcpy(p_, &lo, 4);
-      p_ += 4;
-      acc_ >>= 32;
-      fill_ -= 32;
-    }
+    p_ += fill_ >> 3;
+    acc_ >>= fill_ & ~7u;  // at most 56
+    fill_ &= 7;
   }
-  // Writes the remaining bits; returns one past the last byte written.
-  std::uint8_t* finish() {
-    for (; fill_ > 0; fill_ = fill_ > 8 ? fill_ - 8 : 0) {
-      *p_++ = static_cast<std::uint8_t>(acc_);
-      acc_ >>= 8;
-    }
-    return p_;
-  }
+  // One past the last byte holding a bit.
+  std::uint8_t* finish() const { return p_ + (fill_ ? 1 : 0); }
 
  private:
   std::uint8_t* p_;
@@ -50,14 +149,7 @@ class BitWriter {
   unsigned fill_ = 0;
 };
 
-std::size_t varint_size(std::uint32_t v) {
-  std::size_t n = 1;
-  while (v >= 0x80) {
-    v >>= 7;
-    ++n;
-  }
-  return n;
-}
+std::size_t varint_size(std::uint32_t v) { return 1 + (v >= 1u << 7) + (v >= 1u << 14) + (v >= 1u << 21) + (v >= 1u << 28); }
 
 // Chooses a base for a field: the minimum (so widths cover max-min) or zero (so the base
 // varint is one byte), whichever makes the block smaller.
@@ -76,108 +168,133 @@ void choose_base(std::uint32_t lo, std::uint32_t hi, std::size_t count, std::uin
   }
 }
 
-// Collects one method's points as they are decoded (ranges tracked on the way), then appends
-// its block (SPEC.md section 5) to the point blocks.
+// Collects one method's points as they are decoded (the sink of decode_sequence_points_to:
+// visible and hidden points into separate arrays, no capacity checks thanks to reserve), then
+// appends its block (SPEC.md section 5) to the point blocks.
 class BlockEncoder {
  public:
+  struct Visible {
+    std::uint32_t il, line, dline, doc;  // doc: 0-based
+    std::uint16_t col, ecol;
+  };
+  struct Hidden {
+    std::uint32_t il, doc;
+  };
+
+  void reserve(std::size_t n) {
+    if (n > cap_) {
+      cap_ = std::max(n, cap_ * 2);
+      visible_.reset(new Visible[cap_]);
+      hidden_.reset(new Hidden[cap_]);
+    }
+    nv_ = visible_.get();
+    nh_ = hidden_.get();
+  }
   void reset() {
-    points_.clear();
-    max_il_ = max_col_ = max_dline_ = max_ecol_ = max_line_ = max_doc_ = 0;
-    min_line_ = min_doc_ = UINT32_MAX;
-    visible_ = hidden_ = 0;
+    nv_ = visible_.get();
+    nh_ = hidden_.get();
   }
 
   void operator()(const SequencePoint& p) {
-    points_.push_back(p);
-    max_il_ = std::max(max_il_, p.il_offset);
-    const std::uint32_t doc = p.document - 1;
-    min_doc_ = std::min(min_doc_, doc);
-    max_doc_ = std::max(max_doc_, doc);
     if (p.hidden()) {
-      ++hidden_;
-      return;
+      *nh_++ = {p.il_offset, p.document - 1};
+    } else {
+      *nv_++ = {p.il_offset, p.start_line, p.end_line - p.start_line, p.document - 1,
+                p.start_column, p.end_column};
     }
-    ++visible_;
-    min_line_ = std::min(min_line_, p.start_line);
-    max_line_ = std::max(max_line_, p.start_line);
-    max_col_ = std::max<std::uint32_t>(max_col_, p.start_column);
-    max_dline_ = std::max(max_dline_, p.end_line - p.start_line);
-    max_ecol_ = std::max<std::uint32_t>(max_ecol_, p.end_column);
   }
 
-  std::uint32_t count() const { return visible_ + hidden_; }
-  std::uint32_t hidden() const { return hidden_; }
+  std::uint32_t visible() const { return static_cast<std::uint32_t>(nv_ - visible_.get()); }
+  std::uint32_t hidden() const { return static_cast<std::uint32_t>(nh_ - hidden_.get()); }
+  std::uint32_t count() const { return visible() + hidden(); }
 
-  void append_to(std::vector<std::uint8_t>& out) const {
-    if (points_.empty()) return;
+  void append_to(ByteBuffer& out) const {
+    const Visible* const vb = visible_.get();
+    const Hidden* const hb = hidden_.get();
+    const std::uint32_t nv = visible(), nh = hidden();
+    if (nv + nh == 0) return;
+    // Ranges. A width depends only on the highest set bit, so OR stands in for max.
+    std::uint32_t or_il = 0, or_col = 0, or_dline = 0, or_ecol = 0;
+    std::uint32_t min_line = UINT32_MAX, max_line = 0, min_doc = UINT32_MAX, max_doc = 0;
+    for (const Visible* v = vb; v != nv_; ++v) {
+      or_il |= v->il;
+      or_col |= v->col;
+      or_dline |= v->dline;
+      or_ecol |= v->ecol;
+      min_line = std::min(min_line, v->line);
+      max_line = std::max(max_line, v->line);
+      min_doc = std::min(min_doc, v->doc);
+      max_doc = std::max(max_doc, v->doc);
+    }
+    for (const Hidden* q = hb; q != nh_; ++q) {
+      or_il |= q->il;
+      min_doc = std::min(min_doc, q->doc);
+      max_doc = std::max(max_doc, q->doc);
+    }
     f::BlockHeader h;
-    h.visible = visible_;
-    h.hidden = hidden_;
-    h.w_il = static_cast<std::uint8_t>(f::bit_width(max_il_));
-    h.w_col = static_cast<std::uint8_t>(f::bit_width(max_col_));
-    h.w_dline = static_cast<std::uint8_t>(f::bit_width(max_dline_));
-    h.w_ecol = static_cast<std::uint8_t>(f::bit_width(max_ecol_));
-    if (visible_ == 0) {
+    h.visible = nv;
+    h.hidden = nh;
+    h.w_il = static_cast<std::uint8_t>(f::bit_width(or_il));
+    h.w_col = static_cast<std::uint8_t>(f::bit_width(or_col));
+    h.w_dline = static_cast<std::uint8_t>(f::bit_width(or_dline));
+    h.w_ecol = static_cast<std::uint8_t>(f::bit_width(or_ecol));
+    if (nv == 0) {
       h.base_line = 0;
       h.w_line = 0;
     } else {
-      choose_base(min_line_, max_line_, visible_, h.base_line, h.w_line);
+      choose_base(min_line, max_line, nv, h.base_line, h.w_line);
     }
-    choose_base(min_doc_, max_doc_, points_.size(), h.base_doc, h.w_doc);
-    const std::uint64_t bits = std::uint64_t(h.visible) * h.visible_bits() +
-                               std::uint64_t(h.hidden) * h.hidden_bits();
-    const std::size_t at = out.size();
-    // Room for the header (at most 25 bytes), the records and 4 bytes of word slack.
-    out.resize(at + 25 + static_cast<std::size_t>((bits + 7) / 8) + 4);
-    std::uint8_t* p = out.data() + at;
+    choose_base(min_doc, max_doc, std::size_t(nv) + nh, h.base_doc, h.w_doc);
+    const unsigned rb = h.visible_bits(), hbits = h.hidden_bits();
+    const std::uint64_t bits = std::uint64_t(nv) * rb + std::uint64_t(nh) * hbits;
+    // Room for the header (at most 25 bytes), the records and 8 bytes of store slack.
+    std::uint8_t* const start = out.room(25 + static_cast<std::size_t>((bits + 7) / 8) + 8);
+    std::uint8_t* p = start;
     p += f::put_block_header(p, h);
     BitWriter bw(p);
-    const unsigned rb = h.visible_bits();
-    if (rb < 64) {
-      // Usual case: a whole record fits 63 bits (shifts precomputed, one or two puts).
-      const unsigned s1 = h.w_il, s2 = s1 + h.w_line, s3 = s2 + h.w_col, s4 = s3 + h.w_dline,
-                     s5 = s4 + h.w_ecol;
-      for (const SequencePoint& sp : points_) {
-        if (sp.hidden()) continue;
-        const std::uint64_t r = std::uint64_t(sp.il_offset) |
-                                std::uint64_t(sp.start_line - h.base_line) << s1 |
-                                std::uint64_t(sp.start_column) << s2 |
-                                std::uint64_t(sp.end_line - sp.start_line) << s3 |
-                                std::uint64_t(sp.end_column) << s4 |
-                                std::uint64_t(sp.document - 1 - h.base_doc) << s5;
-        if (rb <= 32) {
-          bw.put(static_cast<std::uint32_t>(r), rb);
-        } else {
-          bw.put(static_cast<std::uint32_t>(r), 32);
-          bw.put(static_cast<std::uint32_t>(r >> 32), rb - 32);
-        }
+    const std::uint32_t base_line = h.base_line, base_doc = h.base_doc;
+    if (rb <= 56) {
+      // Usual case: a whole record in one put. Fields are placed by multiplying with 2^shift
+      // (no shift-count register juggling without BMI2).
+      const std::uint64_t m1 = std::uint64_t(1) << h.w_il, m2 = m1 << h.w_line, m3 = m2 << h.w_col,
+                          m4 = m3 << h.w_dline, m5 = m4 << h.w_ecol;
+      const Visible* const ve = nv_;
+      for (const Visible* v = vb; v != ve; ++v) {
+        const std::uint64_t r = std::uint64_t(v->il) + std::uint64_t(v->line - base_line) * m1 +
+                                std::uint64_t(v->col) * m2 + std::uint64_t(v->dline) * m3 +
+                                std::uint64_t(v->ecol) * m4 + std::uint64_t(v->doc - base_doc) * m5;
+        bw.put(r, rb);
       }
     } else {
-      for (const SequencePoint& sp : points_) {
-        if (sp.hidden()) continue;
-        bw.put(sp.il_offset, h.w_il);
-        bw.put(sp.start_line - h.base_line, h.w_line);
-        bw.put(sp.start_column, h.w_col);
-        bw.put(sp.end_line - sp.start_line, h.w_dline);
-        bw.put(sp.end_column, h.w_ecol);
-        bw.put(sp.document - 1 - h.base_doc, h.w_doc);
+      for (const Visible* v = vb; v != nv_; ++v) {
+        bw.put(v->il, h.w_il);
+        bw.put(v->line - base_line, h.w_line);
+        bw.put(v->col, h.w_col);
+        bw.put(v->dline, h.w_dline);
+        bw.put(v->ecol, h.w_ecol);
+        bw.put(v->doc - base_doc, h.w_doc);
       }
     }
-    if (hidden_) {
-      for (const SequencePoint& sp : points_) {
-        if (!sp.hidden()) continue;
-        bw.put(sp.il_offset, h.w_il);
-        bw.put(sp.document - 1 - h.base_doc, h.w_doc);
+    if (nh) {
+      if (hbits <= 56) {
+        for (const Hidden* q = hb; q != nh_; ++q)
+          bw.put(std::uint64_t(q->il) | std::uint64_t(q->doc - base_doc) << h.w_il, hbits);
+      } else {
+        for (const Hidden* q = hb; q != nh_; ++q) {
+          bw.put(q->il, h.w_il);
+          bw.put(q->doc - base_doc, h.w_doc);
+        }
       }
     }
-    out.resize(static_cast<std::size_t>(bw.finish() - out.data()));
+    out.set_size(out.size() + static_cast<std::size_t>(bw.finish() - start));
   }
 
  private:
-  std::vector<SequencePoint> points_;
-  std::uint32_t max_il_ = 0, max_col_ = 0, max_dline_ = 0, max_ecol_ = 0;
-  std::uint32_t min_line_ = UINT32_MAX, max_line_ = 0, min_doc_ = UINT32_MAX, max_doc_ = 0;
-  std::uint32_t visible_ = 0, hidden_ = 0;
+  std::unique_ptr<Visible[]> visible_;
+  std::unique_ptr<Hidden[]> hidden_;
+  std::size_t cap_ = 0;
+  Visible* nv_ = nullptr;
+  Hidden* nh_ = nullptr;
 };
 
 fb::Language language_of(const Guid& g) {
@@ -285,7 +402,7 @@ Result<std::vector<std::uint8_t>> build_cache(const CacheSource& src, const Cach
   const std::uint32_t methods = pdb.method_count();
   std::vector<std::uint32_t> offsets;
   offsets.reserve(std::size_t(methods) + 1);
-  std::vector<std::uint8_t> blocks;
+  ByteBuffer blocks;
   blocks.reserve(pdb.metadata().stream_size("#Blob") + 64);
   BlockEncoder enc;
   std::uint64_t total = 0, hidden = 0;
@@ -300,7 +417,8 @@ Result<std::vector<std::uint8_t>> build_cache(const CacheSource& src, const Cach
       return Error{Errc::kTooLarge, "point blocks exceed 4 GiB, the limit of format v1"};
     offsets.push_back(static_cast<std::uint32_t>(blocks.size()));
   }
-  blocks.insert(blocks.end(), f::kBlockTailPadding, 0);
+  std::memset(blocks.room(f::kBlockTailPadding), 0, f::kBlockTailPadding);
+  blocks.set_size(blocks.size() + f::kBlockTailPadding);
 
   // Documents: hot part (paths, URLs, language) at the root, the rest in Details.
   StringPool strings;
@@ -323,7 +441,8 @@ Result<std::vector<std::uint8_t>> build_cache(const CacheSource& src, const Cach
                                  details->size();
   if (estimate > f::kMaxPayloadSize)
     return Error{Errc::kTooLarge, format("%s: the cache would exceed FlatBuffers' 2 GiB limit", src.source_name.c_str())};
-  flatbuffers::FlatBufferBuilder fbb(static_cast<std::size_t>(estimate));
+  ScratchAllocator alloc;
+  flatbuffers::FlatBufferBuilder fbb(static_cast<std::size_t>(estimate), &alloc);
   fbb.ForceDefaults(false);
 
   // Identity.
@@ -378,7 +497,7 @@ Result<std::vector<std::uint8_t>> build_cache(const CacheSource& src, const Cach
   auto string_bytes = fbb.CreateVector(strings.bytes());
   auto method_offsets = fbb.CreateVector(offsets);
   fbb.ForceVectorAlignment(blocks.size(), 1, 8);
-  auto point_blocks = fbb.CreateVector(blocks);
+  auto point_blocks = fbb.CreateVector(blocks.data(), blocks.size());
   fbb.ForceVectorAlignment(details->size(), 1, 8);
   auto details_vec = fbb.CreateVector(*details);
 
@@ -396,7 +515,8 @@ Result<std::vector<std::uint8_t>> build_cache(const CacheSource& src, const Cach
   const std::size_t payload = fbb.GetSize();
   if (payload > f::kMaxPayloadSize)
     return Error{Errc::kTooLarge, format("%s: the cache payload (%zu bytes) exceeds FlatBuffers' 2 GiB limit", src.source_name.c_str(), payload)};
-  std::vector<std::uint8_t> out(f::kHeaderSize + payload);
+  std::vector<std::uint8_t> out;
+  out.reserve(f::kHeaderSize + payload);
   f::FileHeader h{};
   h.magic = f::kMagic;
   std::memcpy(h.identifier, f::kIdentifier, 4);
@@ -405,8 +525,9 @@ Result<std::vector<std::uint8_t>> build_cache(const CacheSource& src, const Cach
   h.header_size = f::kHeaderSize;
   h.payload_size = payload;
   h.payload_xxh3 = XXH3_64bits(fbb.GetBufferPointer(), payload);
-  std::memcpy(out.data(), &h, sizeof h);
-  std::memcpy(out.data() + f::kHeaderSize, fbb.GetBufferPointer(), payload);
+  const auto* hb = reinterpret_cast<const std::uint8_t*>(&h);
+  out.insert(out.end(), hb, hb + sizeof h);  // no zero-fill before the copy
+  out.insert(out.end(), fbb.GetBufferPointer(), fbb.GetBufferPointer() + payload);
   if (stats) {
     stats->points = total;
     stats->hidden = hidden;

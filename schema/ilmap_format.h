@@ -3,6 +3,7 @@
 // (reader/). SPEC.md sections 2 and 5 describe the same bytes; keep them in step.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -142,13 +143,6 @@ inline VisibleRecord get_visible(const std::uint8_t* rec, std::uint64_t k, const
   return r;
 }
 
-inline unsigned bit_width(std::uint32_t v) {
-  unsigned n = 0;
-  while (v) {
-    ++n;
-    v >>= 1;
-  }
-  return n;
-}
+inline unsigned bit_width(std::uint32_t v) { return static_cast<unsigned>(std::bit_width(v)); }
 
 }  // namespace ilmap::disk
