@@ -152,6 +152,7 @@ class ByteCursor {
 
   // NUL-terminated string; the view excludes the terminator. Fails if no NUL is found.
   bool read_cstring(std::string_view& out) noexcept {
+    if (remaining() == 0) return false;  // also keeps a null p_ away from memchr
     const void* z = std::memchr(p_ + pos_, 0, remaining());
     if (!z) return false;
     const auto* e = static_cast<const std::uint8_t*>(z);

@@ -75,7 +75,7 @@ struct PeBuilder {
     s.size_of_raw_data = raw_size;
     s.pointer_to_raw_data = kSectionRaw;
     std::memcpy(b.data() + section_table_at(), &s, sizeof s);
-    std::memcpy(b.data() + kSectionRaw, body.data(), body.size());
+    if (!body.empty()) std::memcpy(b.data() + kSectionRaw, body.data(), body.size());
     return b;
   }
 };

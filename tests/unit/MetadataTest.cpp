@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <deque>
 #include <tuple>
 
 #include "Metadata.h"
@@ -26,7 +27,13 @@ MetadataImage empty_image(PdbStream pdb = {}, TableStream tables = {}) {
   return img;
 }
 
-Result<Metadata> parse(const Bytes& b) { return Metadata::parse(b, 0); }
+// Metadata borrows the bytes it parses: keep every image built by a test alive for the whole
+// run (tests read columns after parse, and most pass a temporary).
+Result<Metadata> parse(Bytes b) {
+  static std::deque<Bytes> images;
+  images.push_back(std::move(b));
+  return Metadata::parse(images.back(), 0);
+}
 
 // ---- root and stream headers ----------------------------------------------------------------
 
