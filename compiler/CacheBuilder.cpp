@@ -424,11 +424,19 @@ Result<std::vector<std::uint8_t>> build_cache(const CacheSource& src, const Cach
   StringPool strings;
   std::vector<fb::DocumentRef> refs;
   refs.reserve(docs->size());
+  // Every URL repeats its entry's URL prefix, so a large prefix times many documents could
+  // grow without bound: the resolved URLs share the document-name budget.
+  std::size_t url_budget = pdb.name_budget();
   for (const Document& d : *docs) {
     auto [po, pl] = strings.add(d.name);
     std::pair<std::uint32_t, std::uint32_t> url{0, 0};
     if (sourcelink) {
-      if (auto u = sourcelink->map(d.name)) url = strings.add(*u);
+      if (auto u = sourcelink->map(d.name)) {
+        if (u->size() > url_budget)
+          return Error{Errc::kTooLarge, format("SourceLink: the resolved document URLs exceed %zu bytes (the limit for this PDB: max(64 MiB, 16 x its size))", pdb.name_budget())};
+        url_budget -= u->size();
+        url = strings.add(*u);
+      }
     }
     refs.emplace_back(po, pl, url.first, url.second, language_of(d.language));
   }
