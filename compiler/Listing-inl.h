@@ -1,11 +1,10 @@
-// Listing-inl.h - template body of write_listing (see Listing.h).
+// Listing-inl.h - template bodies of write_points and write_listing (see Listing.h).
 #pragma once
 
 namespace ilmap {
 
-template <class Sink, class OnError>
-bool write_listing(const PortablePdb& pdb, const std::vector<std::string>& doc_names, Sink&& sink,
-                   OnError&& on_error) {
+template <class Append, class Sink, class OnError>
+bool write_points(const PortablePdb& pdb, Append&& append, Sink&& sink, OnError&& on_error) {
   bool ok = true;
   std::vector<SequencePoint> points;
   std::string buf;
@@ -17,8 +16,7 @@ bool write_listing(const PortablePdb& pdb, const std::vector<std::string>& doc_n
       continue;
     }
     sort_points_by_offset(points);
-    for (const SequencePoint& p : points)
-      append_listing_line(buf, 0x06000000u | rid, p, doc_names[p.document - 1]);
+    for (const SequencePoint& p : points) append(buf, 0x06000000u | rid, p);
     if (buf.size() > (1u << 16)) {
       sink(std::string_view(buf));
       buf.clear();
@@ -26,6 +24,17 @@ bool write_listing(const PortablePdb& pdb, const std::vector<std::string>& doc_n
   }
   if (!buf.empty()) sink(std::string_view(buf));
   return ok;
+}
+
+template <class Sink, class OnError>
+bool write_listing(const PortablePdb& pdb, const std::vector<std::string>& doc_names, Sink&& sink,
+                   OnError&& on_error) {
+  return write_points(
+      pdb,
+      [&doc_names](std::string& buf, std::uint32_t token, const SequencePoint& p) {
+        append_listing_line(buf, token, p, doc_names[p.document - 1]);
+      },
+      sink, on_error);
 }
 
 }  // namespace ilmap

@@ -29,6 +29,12 @@ inline void append_listing_line(std::string& out, std::uint32_t token, const Seq
 // Sorts one method's points by IL offset, keeping PDB order for equal offsets.
 void sort_points_by_offset(std::vector<SequencePoint>& points);
 
+// Calls `append(buf, token, point)` for every point of every method of `pdb` (methods in row
+// order, points sorted by IL offset) and `sink(chunk)` with the text appended. Methods whose
+// blob is malformed are reported through `on_error` and skipped. False when any failed.
+template <class Append, class Sink, class OnError>
+bool write_points(const PortablePdb& pdb, Append&& append, Sink&& sink, OnError&& on_error);
+
 // Calls `sink(chunk)` with listing text for every method of `pdb`. Methods whose blob is
 // malformed are reported through `on_error` and skipped (the rest continue).
 // Returns false when any method or document failed.

@@ -70,37 +70,26 @@ int dump_documents(const PortablePdb& pdb, const std::vector<Document>& docs, bo
   return 0;
 }
 
+// One JSON object per line (JSON Lines): stream-friendly for large PDBs and caches.
+void append_point_json(std::string& buf, std::uint32_t token, std::uint32_t il, std::uint32_t line,
+                       std::uint32_t column, std::uint32_t end_line, std::uint32_t end_column,
+                       bool hidden, std::string_view path) {
+  nlohmann::ordered_json j = {{"method", format("0x%08x", token)}, {"il_offset", il},
+                              {"file", std::string(path)},         {"line", line},
+                              {"column", column},                  {"end_line", end_line},
+                              {"end_column", end_column},          {"hidden", hidden}};
+  buf += j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  buf += '\n';
+}
+
 int dump_points_json(const PortablePdb& pdb, const std::vector<std::string>& names) {
-  // One JSON object per line (JSON Lines): stream-friendly for large PDBs.
-  bool ok = true;
-  std::vector<SequencePoint> points;
-  std::string buf;
-  for (std::uint32_t rid = 1; rid <= pdb.method_count(); ++rid) {
-    points.clear();
-    if (Status s = pdb.sequence_points(rid, points); !s) {
-      std::fprintf(stderr, "ilmap: error: %s\n", s.message().c_str());
-      ok = false;
-      continue;
-    }
-    sort_points_by_offset(points);
-    for (const SequencePoint& p : points) {
-      nlohmann::ordered_json j = {{"method", format("0x%08x", 0x06000000u | rid)},
-                                  {"il_offset", p.il_offset},
-                                  {"file", names[p.document - 1]},
-                                  {"line", p.start_line},
-                                  {"column", p.start_column},
-                                  {"end_line", p.end_line},
-                                  {"end_column", p.end_column},
-                                  {"hidden", p.hidden()}};
-      buf += j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-      buf += '\n';
-    }
-    if (buf.size() > (1u << 16)) {
-      write_out(buf);
-      buf.clear();
-    }
-  }
-  write_out(buf);
+  const bool ok = write_points(
+      pdb,
+      [&names](std::string& buf, std::uint32_t token, const SequencePoint& p) {
+        append_point_json(buf, token, p.il_offset, p.start_line, p.start_column, p.end_line,
+                          p.end_column, p.hidden(), names[p.document - 1]);
+      },
+      write_out, [](const Error& e) { std::fprintf(stderr, "ilmap: error: %s\n", e.message.c_str()); });
   return ok ? 0 : 2;
 }
 
@@ -155,13 +144,8 @@ int dump_cache(const DumpOptions& o) {
     for (const CachePoint& p : pts) {
       const std::string_view path = cache->document_path(p.document);
       if (o.json) {
-        nlohmann::ordered_json j = {{"method", format("0x%08x", 0x06000000u | rid)},
-                                    {"il_offset", p.il_offset}, {"file", std::string(path)},
-                                    {"line", p.start_line}, {"column", p.start_column},
-                                    {"end_line", p.end_line}, {"end_column", p.end_column},
-                                    {"hidden", p.hidden}};
-        buf += j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-        buf += '\n';
+        append_point_json(buf, 0x06000000u | rid, p.il_offset, p.start_line, p.start_column,
+                          p.end_line, p.end_column, p.hidden, path);
       } else {
         append_listing_line(buf, 0x06000000u | rid, p.il_offset, p.start_line, p.start_column,
                             p.end_line, p.end_column, p.hidden, path);
