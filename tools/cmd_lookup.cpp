@@ -5,6 +5,7 @@
 // with no answer exits 3. In batch mode every stdin line gets exactly one answer line, flushed
 // at once; a malformed line gets an error line ("error: ..." or {"error":...}) and the run goes
 // on (exit 0 unless reading stdin fails).
+#include <cstring>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -91,7 +92,20 @@ int run_lookup(const LookupOptions& o) {
     il = *off;
   }
   auto cache = Cache::open(o.cache);
-  if (!cache) return report_error(cache.error());
+  if (!cache) {
+    Error e = cache.error();
+    if (e.code == Errc::kBadMagic) {
+      // A PDB or PE given where a cache is expected: say what to do.
+      std::uint8_t head[4] = {};
+      if (std::FILE* f = std::fopen(o.cache.c_str(), "rb")) {
+        const std::size_t n = std::fread(head, 1, sizeof head, f);
+        std::fclose(f);
+        if (n >= 2 && (std::memcmp(head, "BSJB", 4) == 0 || (head[0] == 'M' && head[1] == 'Z')))
+          e.message += " (it is a PDB or PE: compile it first with 'ilmap compile " + o.cache + "')";
+      }
+    }
+    return report_error(e);
+  }
   if (o.batch) return run_batch(*cache, o.json);
   auto r = cache->lookup_row(rid, il);
   const std::string out = (o.json ? answer_json(rid, il, r) : answer_text(r)) + "\n";
