@@ -247,27 +247,30 @@ class BlockEncoder {
     choose_base(min_doc, max_doc, std::size_t(nv) + nh, h.base_doc, h.w_doc);
     const unsigned rb = h.visible_bits(), hbits = h.hidden_bits();
     const std::uint64_t bits = std::uint64_t(nv) * rb + std::uint64_t(nh) * hbits;
-    // Room for the header (at most 25 bytes), the records and 8 bytes of store slack.
-    std::uint8_t* const start = out.room(25 + static_cast<std::size_t>((bits + 7) / 8) + 8);
+    // Room for the header, the records and 8 bytes of store slack.
+    std::uint8_t* const start = out.room(f::kMaxBlockHeaderSize + static_cast<std::size_t>((bits + 7) / 8) + 8);
     std::uint8_t* p = start;
     p += f::put_block_header(p, h);
     BitWriter bw(p);
     const std::uint32_t base_line = h.base_line, base_doc = h.base_doc;
-    if (rb <= 56) {
+    // The IL column first (what a lookup searches), then the rest of each visible record.
+    const Visible* const ve = nv_;
+    if (h.w_il)
+      for (const Visible* v = vb; v != ve; ++v) bw.put(v->il, h.w_il);
+    const unsigned rest = h.rest_bits();
+    if (rest <= 56) {
       // Usual case: a whole record in one put. Fields are placed by multiplying with 2^shift
       // (no shift-count register juggling without BMI2).
-      const std::uint64_t m1 = std::uint64_t(1) << h.w_il, m2 = m1 << h.w_line, m3 = m2 << h.w_col,
+      const std::uint64_t m2 = std::uint64_t(1) << h.w_line, m3 = m2 << h.w_col,
                           m4 = m3 << h.w_dline, m5 = m4 << h.w_ecol;
-      const Visible* const ve = nv_;
       for (const Visible* v = vb; v != ve; ++v) {
-        const std::uint64_t r = std::uint64_t(v->il) + std::uint64_t(v->line - base_line) * m1 +
-                                std::uint64_t(v->col) * m2 + std::uint64_t(v->dline) * m3 +
-                                std::uint64_t(v->ecol) * m4 + std::uint64_t(v->doc - base_doc) * m5;
-        bw.put(r, rb);
+        const std::uint64_t r = std::uint64_t(v->line - base_line) + std::uint64_t(v->col) * m2 +
+                                std::uint64_t(v->dline) * m3 + std::uint64_t(v->ecol) * m4 +
+                                std::uint64_t(v->doc - base_doc) * m5;
+        bw.put(r, rest);
       }
     } else {
-      for (const Visible* v = vb; v != nv_; ++v) {
-        bw.put(v->il, h.w_il);
+      for (const Visible* v = vb; v != ve; ++v) {
         bw.put(v->line - base_line, h.w_line);
         bw.put(v->col, h.w_col);
         bw.put(v->dline, h.w_dline);

@@ -137,18 +137,27 @@ std::optional<LookupResult> Cache::Impl::lookup_row(std::uint32_t rid, std::uint
   const std::uint8_t* end;
   d::BlockHeader h;
   if (!block(rid, rec, end, h) || h.visible == 0) return std::nullopt;
-  const unsigned rb = h.visible_bits();
-  // Visible records are in increasing IL order: find the last one with offset <= il.
+  // Visible records are in increasing IL order: count those with offset <= il. Branch-free
+  // halving steps narrow a long IL column to at most kLinear entries, which are then counted
+  // without a dependency chain. Invariant: records below lo are <= il, records from lo + n on
+  // are > il. Every probe is a record index below V, so it stays inside the block whatever the
+  // values are (a corrupt, unsorted column gives some record, or none).
+  constexpr std::uint32_t kLinear = 8;
+  const unsigned w = h.w_il;
+  const std::uint64_t mask = (std::uint64_t(1) << w) - 1;
+  auto il_at = [&](std::uint64_t bit) {
+    std::uint64_t word;
+    std::memcpy(&word, rec + (bit >> 3), 8);
+    return (word >> (bit & 7)) & mask;
+  };
   std::uint32_t lo = 0, n = h.visible;
-  while (n > 0) {
+  while (n > kLinear) {
     const std::uint32_t half = n / 2;
-    if (d::get_bits(rec, std::uint64_t(lo + half) * rb, h.w_il) <= il) {
-      lo += half + 1;
-      n -= half + 1;
-    } else {
-      n = half;
-    }
+    lo = il_at(std::uint64_t(lo + half) * w) <= il ? lo + half : lo;
+    n -= half;
   }
+  std::uint64_t bit = std::uint64_t(lo) * w;
+  for (std::uint32_t k = 0; k < n; ++k, bit += w) lo += il_at(bit) <= il ? 1 : 0;
   if (lo == 0) return std::nullopt;
   const d::VisibleRecord v = d::get_visible(rec, lo - 1, h);
   LookupResult r;
@@ -291,7 +300,7 @@ Status Cache::points(std::uint32_t rid, std::vector<CachePoint>& out) const {
   std::uint32_t last_il = 0;
   bool have_last = false;
   while (vi < h.visible || hi < h.hidden) {
-    const std::uint32_t vil = vi < h.visible ? d::get_bits(rec, std::uint64_t(vi) * vb, h.w_il) : 0;
+    const std::uint32_t vil = vi < h.visible ? d::get_visible_il(rec, vi, h) : 0;
     const std::uint32_t hil = hi < h.hidden ? d::get_bits(rec, hidden_base + std::uint64_t(hi) * hb, h.w_il) : 0;
     const bool take_visible = vi < h.visible && (hi >= h.hidden || vil < hil);
     CachePoint p;
