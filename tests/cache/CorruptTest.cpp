@@ -142,7 +142,7 @@ TEST_F(CorruptCache, FlippedPayloadByteOpensButFailsVerifyWithChecksum) {
   ASSERT_GT(root->point_blocks()->size(), d::kBlockTailPadding);
   const std::size_t at = static_cast<std::size_t>(root->point_blocks()->data() - c->bytes().data());
   auto b = good_;
-  b[at] ^= 0x01;  // first byte of the first block: a varint count, still a valid vector byte
+  b[at] ^= 0x01;  // first byte of the first block: the low byte of its widths word, still a valid vector byte
   auto flipped = Cache::from_bytes(b);
   ASSERT_TRUE(flipped) << flipped.error().message;
   const Status s = flipped->verify();
