@@ -160,6 +160,9 @@ std::optional<LookupResult> Cache::Impl::lookup_row(std::uint32_t rid, std::uint
   for (std::uint32_t k = 0; k < n; ++k, bit += w) lo += il_at(bit) <= il ? 1 : 0;
   if (lo == 0) return std::nullopt;
   const d::VisibleRecord v = d::get_visible(rec, lo - 1, h);
+  // On a sorted column the record found is at or before `il`; on a corrupt one it may not be,
+  // and then there is no answer (never a point after the offset).
+  if (v.il > il) return std::nullopt;
   LookupResult r;
   r.il_offset = v.il;
   r.line = v.line;

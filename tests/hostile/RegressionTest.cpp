@@ -31,6 +31,25 @@ TEST(Regression, EveryFileGivesSuccessOrACleanError) {
   std::printf("replayed %zu regression files\n", n);
 }
 
+// A cache whose IL column is not sorted (corrupt, but it opens) must still never answer with a
+// point after the queried offset, whatever record the search lands on.
+TEST(Regression, LookupNeverAnswersWithAPointAfterTheOffset) {
+  const Bytes b = read_file(kDir / "regressions" / "cache-unsorted-il-column.ilmap");
+  ASSERT_FALSE(b.empty());
+  auto cache = Cache::from_bytes(b);
+  ASSERT_TRUE(cache.ok()) << cache.error().message;
+  std::size_t answers = 0;
+  for (std::uint32_t rid = 0; rid <= cache->method_count() + 1; ++rid) {
+    for (std::uint32_t il : {0u, 1u, 7u, 0x100u, 0x7FFFFFFFu, 0xFFFFFFFFu}) {
+      if (auto r = cache->lookup_row(rid, il)) {
+        EXPECT_LE(r->il_offset, il) << "row " << rid;
+        ++answers;
+      }
+    }
+  }
+  std::printf("%zu answers checked\n", answers);
+}
+
 // Files whose expected outcome is a specific error (resource bombs): name -> Errc.
 TEST(Regression, ResourceBombsAreRejectedBeforeAllocation) {
   struct Case { const char* file; Errc code; };
