@@ -10,7 +10,6 @@ const char* sp_error_text(SpError e) {
     case SpError::kTruncated: return "compressed integer truncated or invalid";
     case SpError::kBadDocument: return "document rid is 0 or beyond the Document table";
     case SpError::kOffsetOverflow: return "IL offset overflows";
-    case SpError::kZeroDelta: return "zero IL offset delta";
     case SpError::kLineOutOfRange: return "line out of range (negative or >= 0xfeefee)";
     case SpError::kColumnOutOfRange: return "column out of range (> 0xffff)";
   }

@@ -33,7 +33,6 @@ enum class SpError : std::uint8_t {
   kTruncated,          // a compressed integer runs past the blob end, or is invalid (111xxxxx)
   kBadDocument,        // document rid 0 or beyond the Document table
   kOffsetOverflow,     // IL offset sum exceeds 0x7fffffff
-  kZeroDelta,          // (unused by SRM semantics: a zero delta is a document record)
   kLineOutOfRange,     // a line is negative or >= 0xfeefee
   kColumnOutOfRange,   // a column is > 0xffff (start) or >= 0xffff (computed)
 };
