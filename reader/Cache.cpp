@@ -360,16 +360,14 @@ Status Cache::verify() const {
   for (std::uint32_t rid = 1; rid < m.offsets_count; ++rid) {
     pts.clear();
     if (Status s = points(rid, pts); !s) return s;
-    std::uint32_t b, e;
-    std::memcpy(&b, m.offsets + rid - 1, 4);
-    std::memcpy(&e, m.offsets + rid, 4);
-    if (b != e) {
-      // The block must be exactly header + records, rounded up to a byte.
-      const std::uint8_t* p = m.blocks + b;
-      d::BlockHeader h;
-      (void)d::get_block_header(p, m.blocks + e, h);
+    // A non-empty block (points() above accepted its header) must be exactly header +
+    // records, rounded up to a byte.
+    const std::uint8_t* rec;
+    const std::uint8_t* end;
+    d::BlockHeader h;
+    if (m.block(rid, rec, end, h)) {
       const std::uint64_t bits = std::uint64_t(h.visible) * h.visible_bits() + std::uint64_t(h.hidden) * h.hidden_bits();
-      if (std::uint64_t(m.blocks + e - p) != (bits + 7) / 8 || h.visible + h.hidden == 0)
+      if (std::uint64_t(end - rec) != (bits + 7) / 8 || h.visible + h.hidden == 0)
         return {Errc::kMalformed, format("point block of method row %u: size does not match its header", rid)};
     }
     total += pts.size();

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "CacheFields.h"
 #include "Commands.h"
 #include "DebugInput.h"
 #include "Guids.h"
@@ -24,17 +25,6 @@ struct DumpOptions {
   bool json = false;
 };
 
-std::string hex(std::span<const std::uint8_t> b) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string s;
-  s.reserve(b.size() * 2);
-  for (std::uint8_t x : b) {
-    s.push_back(kHex[x >> 4]);
-    s.push_back(kHex[x & 15]);
-  }
-  return s;
-}
-
 void write_out(std::string_view s) { std::fwrite(s.data(), 1, s.size(), stdout); }
 
 int report(const Error& e) { return report_error(e); }
@@ -50,7 +40,7 @@ int dump_documents(const PortablePdb& pdb, const std::vector<Document>& docs, bo
                      {"path", d.name},
                      {"language", guid_to_text(d.language)},
                      {"hash_algorithm", guid_to_text(d.hash_algorithm)},
-                     {"hash", hex(d.hash)},
+                     {"hash", hex_lower(d.hash)},
                      {"embedded_source", *src ? static_cast<long long>((*src)->size()) : -1}});
     }
     write_out(arr.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
@@ -63,7 +53,7 @@ int dump_documents(const PortablePdb& pdb, const std::vector<Document>& docs, bo
     auto src = pdb.embedded_source(static_cast<std::uint32_t>(i + 1));
     if (!src) return report(src.error());
     out += std::to_string(i + 1) + '\t' + d.name + '\t' + guid_to_text(d.language) + '\t' +
-           guid_to_text(d.hash_algorithm) + '\t' + hex(d.hash) + '\t' +
+           guid_to_text(d.hash_algorithm) + '\t' + hex_lower(d.hash) + '\t' +
            std::to_string(*src ? static_cast<long long>((*src)->size()) : -1) + '\n';
   }
   write_out(out);
@@ -106,19 +96,14 @@ int dump_cache(const DumpOptions& o) {
     if (d->embedded_sources())
       for (const fb::EmbeddedSource* e : *d->embedded_sources())
         if (e->document() < embedded.size()) embedded[e->document()] = static_cast<long long>(e->uncompressed_size());
-    auto guid_of = [](const fb::Guid* g) {
-      Guid out{};
-      if (g) std::copy(g->bytes()->begin(), g->bytes()->end(), out.begin());
-      return guid_to_text(out);
-    };
     nlohmann::ordered_json arr = nlohmann::ordered_json::array();
     std::string out;
     for (std::uint32_t i = 0; i < cache->document_count(); ++i) {
       const fb::DocumentDetails* dd = d->documents() && i < d->documents()->size() ? d->documents()->Get(i) : nullptr;
       const std::string path(cache->document_path(i)), url(cache->document_source_url(i));
-      const std::string lang = guid_of(dd ? dd->language_guid() : nullptr);
-      const std::string alg = guid_of(dd ? dd->hash_algorithm_guid() : nullptr);
-      const std::string hash = dd && dd->hash() ? hex({dd->hash()->data(), dd->hash()->size()}) : std::string();
+      const std::string lang = guid_to_text(guid_of(dd ? dd->language_guid() : nullptr));
+      const std::string alg = guid_to_text(guid_of(dd ? dd->hash_algorithm_guid() : nullptr));
+      const std::string hash = hex_of(dd ? dd->hash() : nullptr);
       if (o.json)
         arr.push_back({{"rid", i + 1}, {"path", path}, {"language", lang}, {"hash_algorithm", alg},
                        {"hash", hash}, {"embedded_source", embedded[i]},

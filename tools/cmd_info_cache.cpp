@@ -1,4 +1,5 @@
 // cmd_info_cache.cpp - `ilmap info CACHE`: header, identity, section sizes, bytes per point.
+#include "CacheFields.h"
 #include "Commands.h"
 #include "Guids.h"
 #include "ilmap/cache.h"
@@ -8,19 +9,6 @@ namespace ilmap::cli {
 namespace {
 
 std::string str(const flatbuffers::String* s) { return s ? s->str() : std::string(); }
-
-std::string hex_bytes(const flatbuffers::Vector<std::uint8_t>* v) {
-  std::string out;
-  if (v)
-    for (std::uint8_t b : *v) out += format("%02x", b);
-  return out;
-}
-
-Guid guid_of(const fb::Guid* g) {
-  Guid out{};
-  if (g) std::copy(g->bytes()->begin(), g->bytes()->end(), out.begin());
-  return out;
-}
 
 }  // namespace
 
@@ -36,7 +24,7 @@ int info_cache(const std::string& path, bool json) {
   j["file_size"] = cache->bytes().size();
   j["payload_xxh3"] = format("%016llx", static_cast<unsigned long long>(h.payload_xxh3));
   if (const fb::Identity* id = root->identity()) {
-    j["pdb_id"] = hex_bytes(id->pdb_id());
+    j["pdb_id"] = hex_of(id->pdb_id());
     j["debug_id"] = str(id->debug_id());
     j["ssqp_key"] = str(id->pdb_key());
     j["entry_point"] = format("0x%08x", id->entry_point());
