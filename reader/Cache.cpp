@@ -84,6 +84,9 @@ Status Cache::Impl::validate() {
     return {Errc::kTruncated, format("cache header at offset 0x10: payload size %llu but the file holds %zu bytes after the header", static_cast<unsigned long long>(header.payload_size), size - d::kHeaderSize)};
   if (header.payload_size > d::kMaxPayloadSize)
     return {Errc::kTooLarge, "cache payload exceeds the 2 GiB FlatBuffers limit"};
+  // The FlatBuffers root offset and file identifier take the first 8 payload bytes.
+  if (header.payload_size < 8)
+    return {Errc::kTruncated, format("cache payload at offset 0x20: %llu bytes, too short for a FlatBuffers root and identifier", static_cast<unsigned long long>(header.payload_size))};
   const std::uint8_t* payload = data + d::kHeaderSize;
   flatbuffers::Verifier::Options vo;
   vo.max_depth = 16;

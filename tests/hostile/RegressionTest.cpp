@@ -50,6 +50,16 @@ TEST(Regression, LookupNeverAnswersWithAPointAfterTheOffset) {
   std::printf("%zu answers checked\n", answers);
 }
 
+// A header that declares an empty (or under 8-byte) payload must be refused before the
+// FlatBuffers identifier, which sits at payload bytes 4..8, is read.
+TEST(Regression, TinyPayloadIsTruncatedNotRead) {
+  const Bytes b = read_file(kDir / "regressions" / "cache-tiny-payload.ilmap");
+  ASSERT_EQ(b.size(), 32u);
+  auto cache = Cache::from_bytes(b);
+  ASSERT_FALSE(cache.ok());
+  EXPECT_EQ(cache.error().code, Errc::kTruncated) << cache.error().message;
+}
+
 // Files whose expected outcome is a specific error (resource bombs): name -> Errc.
 TEST(Regression, ResourceBombsAreRejectedBeforeAllocation) {
   struct Case { const char* file; Errc code; };
