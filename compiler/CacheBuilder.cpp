@@ -149,16 +149,14 @@ class BitWriter {
   unsigned fill_ = 0;
 };
 
-std::size_t varint_size(std::uint32_t v) { return 1 + (v >= 1u << 7) + (v >= 1u << 14) + (v >= 1u << 21) + (v >= 1u << 28); }
-
-// Chooses a base for a field: the minimum (so widths cover max-min) or zero (so the base
-// varint is one byte), whichever makes the block smaller.
+// Chooses a base for a field: the minimum (so widths cover max-min) or zero (so the base takes
+// no header byte), whichever makes the block smaller.
 void choose_base(std::uint32_t lo, std::uint32_t hi, std::size_t count, std::uint32_t& base,
                  std::uint8_t& width) {
   const unsigned w_min = f::bit_width(hi - lo);
   const unsigned w_zero = f::bit_width(hi);
-  const std::uint64_t cost_min = varint_size(lo) * 8 + std::uint64_t(w_min) * count;
-  const std::uint64_t cost_zero = 8 + std::uint64_t(w_zero) * count;
+  const std::uint64_t cost_min = f::code_bytes(f::length_code(lo)) * 8 + std::uint64_t(w_min) * count;
+  const std::uint64_t cost_zero = std::uint64_t(w_zero) * count;
   if (cost_zero <= cost_min) {
     base = 0;
     width = static_cast<std::uint8_t>(w_zero);
@@ -245,18 +243,24 @@ class BlockEncoder {
       choose_base(min_line, max_line, nv, h.base_line, h.w_line);
     }
     choose_base(min_doc, max_doc, std::size_t(nv) + nh, h.base_doc, h.w_doc);
-    const unsigned rb = h.visible_bits(), hbits = h.hidden_bits();
-    const std::uint64_t bits = std::uint64_t(nv) * rb + std::uint64_t(nh) * hbits;
+    const unsigned hbits = h.hidden_bits(), il_bytes = h.il_bytes();
     // Room for the header, the records and 8 bytes of store slack.
-    std::uint8_t* const start = out.room(f::kMaxBlockHeaderSize + static_cast<std::size_t>((bits + 7) / 8) + 8);
+    std::uint8_t* const start = out.room(f::kMaxBlockHeaderSize + static_cast<std::size_t>(h.records_bytes()) + 8);
     std::uint8_t* p = start;
     p += f::put_block_header(p, h);
-    BitWriter bw(p);
     const std::uint32_t base_line = h.base_line, base_doc = h.base_doc;
-    // The IL column first (what a lookup searches), then the rest of each visible record.
+    // The IL column first (what a lookup searches; byte-aligned entries, each stored as 8
+    // little-endian bytes that the next entry overwrites), then the bit string.
     const Visible* const ve = nv_;
-    if (h.w_il)
-      for (const Visible* v = vb; v != ve; ++v) bw.put(v->il, h.w_il);
+    if (il_bytes) {
+      for (const Visible* v = vb; v != ve; ++v) {
+        std::uint64_t x = v->il;
+        if constexpr (std::endian::native == std::endian::big) x = __builtin_bswap64(x);
+        std::memcpy(p, &x, 8);
+        p += il_bytes;
+      }
+    }
+    BitWriter bw(p);
     const unsigned rest = h.rest_bits();
     if (rest <= 56) {
       // Usual case: a whole record in one put. Fields are placed by multiplying with 2^shift

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -119,7 +120,7 @@ Status Cache::Impl::validate() {
 }
 
 // Locates and decodes the header of method `rid`'s block; false if absent or corrupt.
-bool Cache::Impl::block(std::uint32_t rid, const std::uint8_t*& rec, const std::uint8_t*& end,
+[[gnu::always_inline]] inline bool Cache::Impl::block(std::uint32_t rid, const std::uint8_t*& rec, const std::uint8_t*& end,
                         d::BlockHeader& h) const noexcept {
   if (rid == 0 || rid >= offsets_count) return false;
   std::uint32_t b, e;
@@ -130,9 +131,7 @@ bool Cache::Impl::block(std::uint32_t rid, const std::uint8_t*& rec, const std::
   end = blocks + e;
   if (!d::get_block_header(rec, end, h)) return false;
   // Widths are at most 31 by construction of the 5-bit fields; the records must fit.
-  const std::uint64_t bits = std::uint64_t(h.visible) * h.visible_bits() +
-                             std::uint64_t(h.hidden) * h.hidden_bits();
-  return bits <= std::uint64_t(end - rec) * 8;
+  return h.records_bytes() <= std::uint64_t(end - rec);
 }
 
 std::optional<LookupResult> Cache::Impl::lookup_row(std::uint32_t rid, std::uint32_t il) const noexcept {
@@ -140,27 +139,36 @@ std::optional<LookupResult> Cache::Impl::lookup_row(std::uint32_t rid, std::uint
   const std::uint8_t* end;
   d::BlockHeader h;
   if (!block(rid, rec, end, h) || h.visible == 0) return std::nullopt;
-  // Visible records are in increasing IL order: count those with offset <= il. Branch-free
-  // halving steps narrow a long IL column to at most kLinear entries, which are then counted
-  // without a dependency chain. Invariant: records below lo are <= il, records from lo + n on
-  // are > il. Every probe is a record index below V, so it stays inside the block whatever the
-  // values are (a corrupt, unsorted column gives some record, or none).
-  constexpr std::uint32_t kLinear = 8;
-  const unsigned w = h.w_il;
-  const std::uint64_t mask = (std::uint64_t(1) << w) - 1;
-  auto il_at = [&](std::uint64_t bit) {
-    std::uint64_t word;
-    std::memcpy(&word, rec + (bit >> 3), 8);
-    return (word >> (bit & 7)) & mask;
-  };
+  // Visible records are in increasing IL order: count those with offset <= il. Invariant:
+  // records below lo are <= il, records from lo + n on are > il. The search has a fixed shape
+  // for columns of up to 64 entries (no data-dependent branch to mispredict): three halving
+  // steps, each a no-op once n <= 8, then a count of the 8 entries from lo, of which only the
+  // first n count. Every probe is a record index below V, so it stays inside the block whatever
+  // the values are (a corrupt, unsorted column gives some record, or none).
+  const unsigned w = h.il_bytes();
+  const std::uint64_t mask = (std::uint64_t(1) << (8 * w)) - 1;
+  auto il_at = [&](std::uint32_t k) { return d::load_le64(rec + std::size_t(k) * w) & mask; };
   std::uint32_t lo = 0, n = h.visible;
-  while (n > kLinear) {
+  while (n > 64) {
     const std::uint32_t half = n / 2;
-    lo = il_at(std::uint64_t(lo + half) * w) <= il ? lo + half : lo;
+    lo = il_at(lo + half) <= il ? lo + half : lo;
     n -= half;
   }
-  std::uint64_t bit = std::uint64_t(lo) * w;
-  for (std::uint32_t k = 0; k < n; ++k, bit += w) lo += il_at(bit) <= il ? 1 : 0;
+  // n <= 64: count the entries lo + 8, lo + 16, ... lo + 56 that are <= il (j of them), which
+  // leaves at most 8 candidates from lo + 8j; count those. Two rounds of independent probes.
+  // Probes past the column are clamped to its last entry, and each count is capped at the
+  // number of probes that lie below lo + n: on a sorted column, entries from lo + n on are
+  // > il, and a clamped probe counts only when the whole range is <= il, so the caps give the
+  // exact counts; on a corrupt column they keep lo within the column.
+  const std::uint32_t last = h.visible - 1;
+  std::uint32_t j = 0;
+  for (std::uint32_t k = 1; k < 8; ++k) j += il_at(std::min(lo + 8 * k, last)) <= il;
+  j = std::min(j, (n - 1) / 8);
+  lo += 8 * j;
+  n = std::min<std::uint32_t>(n - 8 * j, 8);
+  std::uint32_t below = 0;
+  for (std::uint32_t k = 0; k < 8; ++k) below += il_at(std::min(lo + k, last)) <= il;
+  lo += std::min(below, n);
   if (lo == 0) return std::nullopt;
   const d::VisibleRecord v = d::get_visible(rec, lo - 1, h);
   // On a sorted column the record found is at or before `il`; on a corrupt one it may not be,
@@ -298,8 +306,6 @@ Status Cache::points(std::uint32_t rid, std::vector<CachePoint>& out) const {
   if (!impl_->block(rid, rec, end, h))
     return {Errc::kMalformed, format("point block of method row %u (bytes 0x%x-0x%x): corrupt header or records past its end", rid, b, e)};
   const std::uint32_t ndocs = document_count();
-  const unsigned vb = h.visible_bits(), hb = h.hidden_bits();
-  const std::uint64_t hidden_base = std::uint64_t(h.visible) * vb;
   // Merge visible and hidden records by IL offset: both lists are increasing and PDB order is
   // increasing in IL offset (SPEC.md section 5.3).
   std::uint32_t vi = 0, hi = 0;
@@ -307,7 +313,8 @@ Status Cache::points(std::uint32_t rid, std::vector<CachePoint>& out) const {
   bool have_last = false;
   while (vi < h.visible || hi < h.hidden) {
     const std::uint32_t vil = vi < h.visible ? d::get_visible_il(rec, vi, h) : 0;
-    const std::uint32_t hil = hi < h.hidden ? d::get_bits(rec, hidden_base + std::uint64_t(hi) * hb, h.w_il) : 0;
+    std::uint32_t hil = 0, hdoc = 0;
+    if (hi < h.hidden) d::get_hidden(rec, hi, h, hil, hdoc);
     const bool take_visible = vi < h.visible && (hi >= h.hidden || vil < hil);
     CachePoint p;
     if (take_visible) {
@@ -320,10 +327,9 @@ Status Cache::points(std::uint32_t rid, std::vector<CachePoint>& out) const {
       p.document = v.document;
       ++vi;
     } else {
-      const std::uint64_t bit = hidden_base + std::uint64_t(hi) * hb + h.w_il;
       p.il_offset = hil;
       p.start_line = p.end_line = 0xFEEFEE;
-      p.document = h.base_doc + d::get_bits(rec, bit, h.w_doc);
+      p.document = hdoc;
       p.hidden = true;
       ++hi;
     }
@@ -369,8 +375,7 @@ Status Cache::verify() const {
     const std::uint8_t* end;
     d::BlockHeader h;
     if (m.block(rid, rec, end, h)) {
-      const std::uint64_t bits = std::uint64_t(h.visible) * h.visible_bits() + std::uint64_t(h.hidden) * h.hidden_bits();
-      if (std::uint64_t(end - rec) != (bits + 7) / 8 || h.visible + h.hidden == 0)
+      if (std::uint64_t(end - rec) != h.records_bytes() || h.visible + h.hidden == 0)
         return {Errc::kMalformed, format("point block of method row %u: size does not match its header", rid)};
     }
     total += pts.size();

@@ -32,16 +32,17 @@ struct FileHeader {
 static_assert(sizeof(FileHeader) == kHeaderSize, "FileHeader must be 32 bytes");
 
 // --- point blocks (SPEC.md section 5) -------------------------------------------------------
-// A block: a fixed 4-byte widths word, header varints, then the IL column of the visible
-// records, then the other fields of the visible records, then the hidden records, all one bit
-// string (LSB first). IL column: V values of w_il bits. Visible record rest: line-base_line
-// (w_line) column (w_col) end_line-line (w_dline) end_column (w_ecol) document-base_doc
-// (w_doc). Hidden record: il (w_il) document-base_doc (w_doc). A width of 0 means the field is
-// always 0 (plus its base).
+// A block: a fixed 5-byte prefix (widths word + length codes), the header values in the byte
+// lengths the codes give, then the IL column of the visible records (V little-endian values of
+// ceil(w_il / 8) bytes each: what a lookup searches, so it is byte-aligned), then one bit string
+// (LSB first) of the other fields of the visible records followed by the hidden records.
+// Visible record rest: line-base_line (w_line) column (w_col) end_line-line (w_dline)
+// end_column (w_ecol) document-base_doc (w_doc). Hidden record: il (w_il) document-base_doc
+// (w_doc). A width of 0 means the field is always 0 (plus its base).
 inline constexpr std::size_t kBlockTailPadding = 8;  // zero bytes after the last block
 inline constexpr unsigned kMaxFieldWidth = 31;
-inline constexpr std::uint32_t kHasHiddenBit = 1u << 30;  // in the widths word
-inline constexpr std::size_t kMaxBlockHeaderSize = 4 + 4 * 5;
+inline constexpr std::size_t kBlockPrefixSize = 5;
+inline constexpr std::size_t kMaxBlockHeaderSize = kBlockPrefixSize + 4 * 4;
 
 struct BlockHeader {
   std::uint32_t visible = 0;
@@ -49,84 +50,87 @@ struct BlockHeader {
   std::uint32_t base_line = 0;
   std::uint32_t base_doc = 0;  // 0-based document index
   std::uint8_t w_il = 0, w_line = 0, w_col = 0, w_dline = 0, w_ecol = 0, w_doc = 0;
-  unsigned visible_bits() const { return unsigned(w_il) + w_line + w_col + w_dline + w_ecol + w_doc; }
+  unsigned il_bytes() const { return (unsigned(w_il) + 7) / 8; }  // IL column entry size, 0..4
   unsigned rest_bits() const { return unsigned(w_line) + w_col + w_dline + w_ecol + w_doc; }
   unsigned hidden_bits() const { return unsigned(w_il) + w_doc; }
+  std::uint64_t column_bytes() const { return std::uint64_t(visible) * il_bytes(); }
+  std::uint64_t packed_bits() const { return std::uint64_t(visible) * rest_bits() + std::uint64_t(hidden) * hidden_bits(); }
+  // Bytes after the header: the IL column, then the bit string rounded up to a byte.
+  std::uint64_t records_bytes() const { return column_bytes() + (packed_bits() + 7) / 8; }
 };
 
-// Unsigned LEB128, at most 5 bytes for 32-bit values.
-inline std::size_t put_varint(std::uint8_t* out, std::uint32_t v) {
-  std::size_t n = 0;
-  while (v >= 0x80) {
-    out[n++] = static_cast<std::uint8_t>(v | 0x80);
-    v >>= 7;
-  }
-  out[n++] = static_cast<std::uint8_t>(v);
-  return n;
-}
+// Length code of a header value (SPEC.md 5.1): 0 -> the value is 0 and takes no byte, 1 -> one
+// byte, 2 -> two bytes, 3 -> four bytes (little endian). The writer always picks the shortest.
+inline unsigned length_code(std::uint32_t v) { return v == 0 ? 0u : v < 0x100 ? 1u : v < 0x10000 ? 2u : 3u; }
+inline unsigned code_bytes(unsigned code) { return (1u << code) >> 1; }  // 0, 1, 2, 4
 
-// Bounds-checked LEB128 read from [p, end); false on overrun or > 32 bits. Needs 8 readable
-// bytes at p when p < end (the block tail padding): the varint is decoded from one 8-byte load
-// without a loop, so multi-byte values cost no mispredicted branches.
-inline bool get_varint(const std::uint8_t*& p, const std::uint8_t* end, std::uint32_t& v) {
-  if (p >= end) return false;
+inline std::uint64_t load_le64(const std::uint8_t* p) {
   std::uint64_t x;
   std::memcpy(&x, p, 8);
   if constexpr (std::endian::native == std::endian::big) x = __builtin_bswap64(x);
-  const std::uint64_t stops = ~x & 0x8080808080808080ull;  // bytes without a continuation bit
-  if (stops == 0) return false;
-  const unsigned len = (static_cast<unsigned>(std::countr_zero(stops)) >> 3) + 1;  // 1..8
-  if (len > 5 || len > static_cast<std::size_t>(end - p)) return false;
-  if (len == 5 && (x >> 32 & 0xF0)) return false;  // above 32 bits
-  x &= ~std::uint64_t(0) >> (64 - 8 * len);
-  v = static_cast<std::uint32_t>((x & 0x7F) | (x >> 1 & 0x3F80) | (x >> 2 & 0x1FC000) |
-                                 (x >> 3 & 0xFE00000) | (x >> 4 & 0xF0000000));
-  p += len;
-  return true;
+  return x;
+}
+
+// Size in bytes of the header of `h` as put_block_header writes it.
+inline std::size_t block_header_size(const BlockHeader& h) {
+  return kBlockPrefixSize + code_bytes(length_code(h.visible)) + code_bytes(length_code(h.hidden)) +
+         code_bytes(length_code(h.base_line)) + code_bytes(length_code(h.base_doc));
 }
 
 // Header layout (SPEC.md 5.1): a 4-byte little-endian widths word (w_il bits 0-4, w_col 5-9,
-// w_ecol 10-14, w_line 15-19, w_dline 20-24, w_doc 25-29, bit 30 = hidden records follow,
-// bit 31 = 0), then varint visible, varint hidden (only when bit 30 is set), varint base_line,
-// varint base_doc.
+// w_ecol 10-14, w_line 15-19, w_dline 20-24, w_doc 25-29, bits 30-31 = 0), one byte of length
+// codes (bits 0-1 visible, 2-3 hidden, 4-5 base_line, 6-7 base_doc), then those four values.
 inline std::size_t put_block_header(std::uint8_t* out, const BlockHeader& h) {
   const std::uint32_t widths = std::uint32_t(h.w_il) | std::uint32_t(h.w_col) << 5 |
                                std::uint32_t(h.w_ecol) << 10 | std::uint32_t(h.w_line) << 15 |
-                               std::uint32_t(h.w_dline) << 20 | std::uint32_t(h.w_doc) << 25 |
-                               (h.hidden ? kHasHiddenBit : 0u);
+                               std::uint32_t(h.w_dline) << 20 | std::uint32_t(h.w_doc) << 25;
   for (unsigned i = 0; i < 4; ++i) out[i] = static_cast<std::uint8_t>(widths >> (8 * i));
-  std::size_t n = 4;
-  n += put_varint(out + n, h.visible);
-  if (h.hidden) n += put_varint(out + n, h.hidden);
-  n += put_varint(out + n, h.base_line);
-  n += put_varint(out + n, h.base_doc);
+  const std::uint32_t values[4] = {h.visible, h.hidden, h.base_line, h.base_doc};
+  std::size_t n = kBlockPrefixSize;
+  unsigned codes = 0;
+  for (unsigned f = 0; f < 4; ++f) {
+    const unsigned c = length_code(values[f]);
+    codes |= c << (2 * f);
+    for (unsigned i = 0; i < code_bytes(c); ++i) out[n++] = static_cast<std::uint8_t>(values[f] >> (8 * i));
+  }
+  out[4] = static_cast<std::uint8_t>(codes);
   return n;
 }
 
+// Decodes a block header from [p, end) and advances p past it; false if the header does not
+// fit or bits 30-31 of the widths word are set. Needs 8 readable bytes past `end` (the block
+// tail padding guarantees them): every value is read by one unaligned 8-byte load, no loop.
 inline bool get_block_header(const std::uint8_t*& p, const std::uint8_t* end, BlockHeader& h) {
-  if (end - p < 4) return false;
-  const std::uint32_t widths = std::uint32_t(p[0]) | std::uint32_t(p[1]) << 8 |
-                               std::uint32_t(p[2]) << 16 | std::uint32_t(p[3]) << 24;
-  p += 4;
-  if (widths >> 31) return false;
+  if (end - p < static_cast<std::ptrdiff_t>(kBlockPrefixSize)) return false;
+  const std::uint64_t w0 = load_le64(p);
+  const std::uint32_t widths = static_cast<std::uint32_t>(w0);
+  const unsigned codes = static_cast<unsigned>(w0 >> 32) & 0xFF;
+  if (widths >> 30) return false;
   h.w_il = widths & 31;
   h.w_col = (widths >> 5) & 31;
   h.w_ecol = (widths >> 10) & 31;
   h.w_line = (widths >> 15) & 31;
   h.w_dline = (widths >> 20) & 31;
   h.w_doc = (widths >> 25) & 31;
-  h.hidden = 0;
-  if (!get_varint(p, end, h.visible)) return false;
-  if ((widths & kHasHiddenBit) && (!get_varint(p, end, h.hidden) || h.hidden == 0)) return false;
-  return get_varint(p, end, h.base_line) && get_varint(p, end, h.base_doc);
+  const unsigned n0 = code_bytes(codes & 3), n1 = code_bytes(codes >> 2 & 3),
+                 n2 = code_bytes(codes >> 4 & 3), n3 = code_bytes(codes >> 6);
+  const std::size_t size = kBlockPrefixSize + n0 + n1 + n2 + n3;
+  if (static_cast<std::size_t>(end - p) < size) return false;
+  auto value = [&](std::size_t at, unsigned n) {
+    return static_cast<std::uint32_t>(load_le64(p + at) & ((std::uint64_t(1) << (8 * n)) - 1));
+  };
+  h.visible = value(kBlockPrefixSize, n0);
+  h.hidden = value(kBlockPrefixSize + n0, n1);
+  h.base_line = value(kBlockPrefixSize + n0 + n1, n2);
+  h.base_doc = value(kBlockPrefixSize + n0 + n1 + n2, n3);
+  p += size;
+  return true;
 }
 
 // Reads `width` (<= 31) bits at bit position `bit` of `base`. Needs 8 readable bytes from
 // base + bit/8: guaranteed by the block tail padding.
 inline std::uint32_t get_bits(const std::uint8_t* base, std::uint64_t bit, unsigned width) {
-  std::uint64_t w;
-  std::memcpy(&w, base + (bit >> 3), 8);
-  w >>= (bit & 7);
+  const std::uint64_t w = load_le64(base + (bit >> 3)) >> (bit & 7);
   return static_cast<std::uint32_t>(w & ((std::uint64_t(1) << width) - 1));
 }
 
@@ -135,26 +139,53 @@ struct VisibleRecord {
   std::uint32_t il, line, column, end_line, end_column, document;
 };
 
-// IL offset of visible record `k` of a block whose bit string starts at `rec`.
+// IL offset of visible record `k` of a block whose IL column starts at `rec`.
 inline std::uint32_t get_visible_il(const std::uint8_t* rec, std::uint64_t k, const BlockHeader& h) {
-  return get_bits(rec, k * h.w_il, h.w_il);
+  const unsigned n = h.il_bytes();
+  return static_cast<std::uint32_t>(load_le64(rec + k * n) & ((std::uint64_t(1) << (8 * n)) - 1));
 }
 
-// Decodes visible record `k` of a block whose bit string starts at `rec`.
+// Decodes visible record `k` of a block whose IL column starts at `rec`. The rest of a record
+// is usually at most 57 bits: then one 8-byte load holds all of it.
 inline VisibleRecord get_visible(const std::uint8_t* rec, std::uint64_t k, const BlockHeader& h) {
   VisibleRecord r;
   r.il = get_visible_il(rec, k, h);
-  std::uint64_t bit = std::uint64_t(h.visible) * h.w_il + k * h.rest_bits();
-  r.line = h.base_line + get_bits(rec, bit, h.w_line);
+  const std::uint8_t* const bits = rec + h.column_bytes();
+  const unsigned rest = h.rest_bits();
+  std::uint64_t bit = k * rest;
+  if (rest <= 57) {
+    std::uint64_t x = load_le64(bits + (bit >> 3)) >> (bit & 7);
+    auto take = [&x](unsigned width) {
+      const auto v = static_cast<std::uint32_t>(x & ((std::uint64_t(1) << width) - 1));
+      x >>= width;
+      return v;
+    };
+    r.line = h.base_line + take(h.w_line);
+    r.column = take(h.w_col);
+    r.end_line = r.line + take(h.w_dline);
+    r.end_column = take(h.w_ecol);
+    r.document = h.base_doc + take(h.w_doc);
+    return r;
+  }
+  r.line = h.base_line + get_bits(bits, bit, h.w_line);
   bit += h.w_line;
-  r.column = get_bits(rec, bit, h.w_col);
+  r.column = get_bits(bits, bit, h.w_col);
   bit += h.w_col;
-  r.end_line = r.line + get_bits(rec, bit, h.w_dline);
+  r.end_line = r.line + get_bits(bits, bit, h.w_dline);
   bit += h.w_dline;
-  r.end_column = get_bits(rec, bit, h.w_ecol);
+  r.end_column = get_bits(bits, bit, h.w_ecol);
   bit += h.w_ecol;
-  r.document = h.base_doc + get_bits(rec, bit, h.w_doc);
+  r.document = h.base_doc + get_bits(bits, bit, h.w_doc);
   return r;
+}
+
+// Hidden record `k` (IL offset and 0-based document) of a block whose IL column starts at `rec`.
+inline void get_hidden(const std::uint8_t* rec, std::uint64_t k, const BlockHeader& h, std::uint32_t& il,
+                       std::uint32_t& document) {
+  const std::uint8_t* const bits = rec + h.column_bytes();
+  const std::uint64_t bit = std::uint64_t(h.visible) * h.rest_bits() + k * h.hidden_bits();
+  il = get_bits(bits, bit, h.w_il);
+  document = h.base_doc + get_bits(bits, bit + h.w_il, h.w_doc);
 }
 
 inline unsigned bit_width(std::uint32_t v) { return static_cast<unsigned>(std::bit_width(v)); }

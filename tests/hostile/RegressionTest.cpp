@@ -8,6 +8,8 @@
 #include "GoldenFiles.h"
 #include "Guids.h"
 #include "HostileSupport.h"
+#include "ilmap_format.h"
+#include "ilmap_generated.h"
 
 namespace ilmap::hostile {
 namespace {
@@ -48,6 +50,55 @@ TEST(Regression, LookupNeverAnswersWithAPointAfterTheOffset) {
     }
   }
   std::printf("%zu answers checked\n", answers);
+}
+
+// The same property on a cache made in the current block layout: the cache of corpus cs-frames
+// with the first two IL column entries of its first block of 3+ visible points swapped (it still opens; only
+// verify sees the damage). Every answer from that block must be at or before the queried
+// offset, and some queries must still answer.
+TEST(Regression, UnsortedIlColumnNeverAnswersAfterTheOffset) {
+  const Bytes pdb_bytes = read_file(fs::path(ILMAP_HOSTILE_CORPUS) / "cs-frames" / "Ilmap.Corpus.Frames.pdb");
+  if (pdb_bytes.empty()) GTEST_SKIP() << "corpus/out/cs-frames is missing";
+  auto pdb = PortablePdb::parse(pdb_bytes);
+  ASSERT_TRUE(pdb.ok()) << pdb.error().message;
+  CacheSource cs;
+  cs.pdb = &*pdb;
+  cs.source_name = "Ilmap.Corpus.Frames.pdb";
+  auto built = build_cache(cs, CacheBuildOptions{});
+  ASSERT_TRUE(built.ok()) << built.error().message;
+  Bytes b(built->begin(), built->end());
+  const std::uint8_t* payload = b.data() + disk::kHeaderSize;
+  const fb::Cache* root = fb::GetCache(payload);
+  ASSERT_TRUE(root->method_offsets() && root->point_blocks());
+  const auto* mo = root->method_offsets();
+  const std::size_t blocks_at = static_cast<std::size_t>(root->point_blocks()->data() - b.data());
+  std::uint32_t target = 0, max_il = 0;
+  for (std::uint32_t rid = 1; rid < mo->size() && target == 0; ++rid) {
+    if (mo->Get(rid - 1) == mo->Get(rid)) continue;
+    const std::uint8_t* p = b.data() + blocks_at + mo->Get(rid - 1);
+    disk::BlockHeader h;
+    ASSERT_TRUE(disk::get_block_header(p, b.data() + blocks_at + mo->Get(rid), h));
+    if (h.visible < 3 || h.il_bytes() == 0) continue;
+    target = rid;
+    // Swap the first two entries (il_bytes() bytes each): a query between them counts one
+    // entry and lands on record 0, whose offset is now the larger one.
+    const unsigned s = h.il_bytes();
+    std::uint8_t* col = b.data() + (p - b.data());
+    for (unsigned k = 0; k < s; ++k) std::swap(col[k], col[s + k]);
+    max_il = disk::get_visible_il(col, h.visible - 1, h);
+  }
+  ASSERT_NE(target, 0u) << "the cache has no block with 3 or more visible points";
+  auto cache = Cache::from_bytes(b);
+  ASSERT_TRUE(cache.ok()) << cache.error().message;
+  EXPECT_FALSE(cache->verify().ok());
+  std::size_t answers = 0;
+  for (std::uint32_t il = 0; il <= max_il + 16; ++il) {
+    if (auto r = cache->lookup_row(target, il)) {
+      EXPECT_LE(r->il_offset, il) << "row " << target;
+      ++answers;
+    }
+  }
+  EXPECT_GT(answers, 0u);
 }
 
 // A header that declares an empty (or under 8-byte) payload must be refused before the
