@@ -3,14 +3,18 @@
 # present), generates synthetic PDBs and runs every benchmark of BENCHMARKS.md side by side with
 # its baseline, then prints a summary.
 #
-#   scripts/bench.sh [--quick] [--build DIR] [--repeat N] [--runs N] [--no-oracle] [--jobs N]
+#   scripts/bench.sh [--quick] [--build DIR] [--repeat N] [--runs N] [--proc-runs N] [--warmup-ms MS]
+#                    [--no-oracle] [--jobs N]
 #
-#   --quick      skip the 100 MB and 500 MB synthetic PDBs (the growth table stops at 10 MB)
-#   --build DIR  build directory (default build/bench-release)
-#   --repeat N   timed iterations per median for compile / lookup replays (default 20)
-#   --runs N     process runs for the one-shot CLI timing (default 200)
-#   --no-oracle  do not build or run the C# oracle baselines
-#   --jobs N     parallel build jobs (default 2)
+#   --quick         skip the 100 MB and 500 MB synthetic PDBs (the growth tables stop at 10 MB)
+#   --build DIR     build directory (default build/bench-release)
+#   --repeat N      timed iterations per median for compile / lookup replays (default 20)
+#   --runs N        process runs for the one-shot CLI timing (default 200)
+#   --proc-runs N   process runs per PDB for the whole-process compile timing (default 30; inputs
+#                   over 20 MB: 10, over 200 MB: 3; N also caps those)
+#   --warmup-ms MS  SRM decode-all warm-up before its timed iterations (default 3000, --quick: 1000)
+#   --no-oracle     do not build or run the C# oracle baselines
+#   --jobs N        parallel build jobs (default 2)
 #
 # Everything generated (synthetic PDBs, caches, query files, raw outputs) stays under the build
 # directory; raw outputs are in DIR/results/, the summary is DIR/results/summary.txt.
@@ -23,6 +27,8 @@ SHARED="${ILMAP_SHARED_DIR:-$ROOT/../shared}"
 QUICK=0
 REPEAT=20
 RUNS=200
+PROC_RUNS=30
+WARMUP_MS=""
 USE_ORACLE=1
 JOBS=2
 while [[ $# -gt 0 ]]; do
@@ -31,13 +37,18 @@ while [[ $# -gt 0 ]]; do
     --build) BUILD="$2"; shift ;;
     --repeat) REPEAT="$2"; shift ;;
     --runs) RUNS="$2"; shift ;;
+    --proc-runs) PROC_RUNS="$2"; shift ;;
+    --warmup-ms) WARMUP_MS="$2"; shift ;;
     --no-oracle) USE_ORACLE=0 ;;
     --jobs) JOBS="$2"; shift ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     *) echo "bench.sh: unknown option $1" >&2; exit 1 ;;
   esac
   shift
 done
+if [[ -z $WARMUP_MS ]]; then
+  if [[ $QUICK == 1 ]]; then WARMUP_MS=1000; else WARMUP_MS=3000; fi
+fi
 BUILD="$(mkdir -p "$BUILD" && cd "$BUILD" && pwd)"
 GEN="$BUILD/gen"
 RES="$BUILD/results"
@@ -106,6 +117,8 @@ kv() { tr ' ' '\n' | sed -n "s/^$1=//p" | head -1; }  # kv KEY < "k=v k=v"
 # --- compile throughput vs SRM decode-all -------------------------------------------------------
 say ""
 say "== compile: ilmap decode+build_cache (in memory) vs SRM decode-all, medians of $REPEAT"
+say "   SRM measured at steady state (tiered JIT warmed up: decode-all --warmup-ms $WARMUP_MS, i.e. >= $WARMUP_MS ms and >= 3 untimed decodes first)"
+declare -A IN_ILMAP_NS=() IN_SRM_NS=()
 CORPUS_PDBS=()
 for f in "$SHARED"/corpus-public/symbolic_Sentry.Samples.Maui/*.pdb "$SHARED"/corpus-public/asmresolver_LargeIndicesPdb/*.pdb \
          "$ROOT"/corpus/out/cs-manymethods/*.pdb "$ROOT"/corpus/out/cs-bigmethod/*.pdb; do
@@ -118,11 +131,13 @@ for f in "${COMPILE_SET[@]}"; do
   echo "$line" >> "$RES/compile-median.txt"
   size=$(kv pdb_bytes <<< "$line"); pts=$(kv points <<< "$line")
   cns=$(kv compile_median_ns <<< "$line"); dns=$(kv decode_median_ns <<< "$line")
+  IN_ILMAP_NS[$(basename "$f")]=$cns
   srm="-"; ratio="-"
   if [[ -n "$ORACLE" ]]; then
-    o="$("$ORACLE" decode-all "$f" --repeat "$REPEAT")"
+    o="$("$ORACLE" decode-all "$f" --repeat "$REPEAT" --warmup-ms "$WARMUP_MS")"
     echo "$(basename "$f") $o" >> "$RES/oracle-decode-all.txt"
     srm_ns=$(kv median_ns <<< "$o")
+    IN_SRM_NS[$(basename "$f")]=$srm_ns
     srm=$(awk -v n="$srm_ns" 'BEGIN{printf "%.1f", n/1000}')
     ratio=$(awk -v a="$srm_ns" -v b="$cns" 'BEGIN{printf "%.1fx", a/b}')
   fi
@@ -215,7 +230,8 @@ say "reference: Sentry symbolic-ppdb cache of Sentry.Samples.Maui.pdb (63,752 by
 
 # --- growth -------------------------------------------------------------------------------------
 say ""
-say "== growth: synthetic PDBs (compile = in-memory decode+build_cache median; lookup = 100k-query replay, 90% hits)"
+say "== growth: synthetic PDBs (compile = in-memory decode+build_cache median; lookup = 100k-query replay, 90% hits;"
+say "   srm = decode-all at steady state, --warmup-ms $WARMUP_MS)"
 printf '%-12s %11s %10s %12s %9s %9s %12s %9s %10s %8s\n' pdb pdb_bytes points compile_ms ns/point MB/s cache_bytes lookup_ns srm_ms srm/ilmap | tee -a "$SUMMARY"
 for name in "${GROWTH[@]}"; do
   f="$GEN/$name.pdb"
@@ -233,7 +249,7 @@ for name in "${GROWTH[@]}"; do
   echo "$name $lr" >> "$RES/growth-lookup.txt"
   srm="-"; ratio="-"
   if [[ -n "$ORACLE" ]]; then
-    o="$("$ORACLE" decode-all "$f" --repeat "$r")"
+    o="$("$ORACLE" decode-all "$f" --repeat "$r" --warmup-ms "$WARMUP_MS")"
     echo "$name $o" >> "$RES/growth-oracle.txt"
     srm=$(awk -v n="$(kv median_ns <<< "$o")" 'BEGIN{printf "%.2f", n/1e6}')
     ratio=$(awk -v a="$(kv median_ns <<< "$o")" -v b="$cns" 'BEGIN{printf "%.1fx", a/b}')
@@ -246,6 +262,80 @@ done
 big="${GROWTH[-1]}"
 read -r row il < <(first_hit "$GEN/$big.ilmap" "$GEN/$big.queries")
 say "one-shot CLI on the largest cache ($big.ilmap, $(stat -c %s "$GEN/$big.ilmap") bytes): $(oneshot "$GEN/$big.ilmap" "$row" "$il") ms"
+
+# --- compile, whole process ---------------------------------------------------------------------
+# One process per run, start to exit: ilmap compile (reads the PDB, writes the cache; --force so every
+# run recompiles) vs the SRM program (decode-all --once: .NET runtime start, JIT, read, decode every
+# point; it writes nothing). Runs: PROC_RUNS, 10 over 20 MB, 3 over 200 MB (PROC_RUNS caps them).
+proc_median_ms() {  # proc_median_ms RUNS CSV CMD ARG... -> median wall time in ms (3 untimed warm-up runs)
+  local runs="$1" csv="$2"; shift 2
+  if command -v hyperfine > /dev/null; then
+    local cmd
+    cmd="$(printf '%q ' "$@")"
+    rm -f "$csv"
+    if ! hyperfine -N --warmup 3 --runs "$runs" --export-csv "$csv" "${cmd% }" > /dev/null 2>&1; then
+      log "hyperfine failed: $cmd"; echo "-"; return 0
+    fi
+    # the median is the 5th field from the end (the command, first, may be quoted and hold commas)
+    awk -F, 'NR==2{printf "%.2f", $(NF-4)*1000}' "$csv"
+  else
+    local i t0 t1
+    for ((i = 0; i < 3; i++)); do "$@" > /dev/null || { log "failed: $*"; echo "-"; return 0; }; done
+    for ((i = 0; i < runs; i++)); do
+      t0=$(date +%s%N); "$@" > /dev/null; t1=$(date +%s%N)
+      echo $((t1 - t0))
+    done | median_of | awk '{printf "%.2f", $1/1e6}'
+  fi
+}
+csv_cpu_ms() {  # csv_cpu_ms CSV -> mean user+system CPU ms of the hyperfine run, or "-"
+  if [[ -s $1 ]]; then awk -F, 'NR==2{printf "%.2f", ($(NF-3)+$(NF-2))*1000}' "$1"; else echo "-"; fi
+}
+PROC="$GEN/proc"
+mkdir -p "$PROC"
+PROC_SET=()
+declare -A seen=()
+for f in "${CORPUS_PDBS[@]}" "$GEN/syn-100kpts.pdb" "${GROWTH[@]/#/$GEN/}" "${COMPILE_SET[@]}"; do
+  [[ $f == *.pdb ]] || f="$f.pdb"
+  [[ -n ${seen[$f]:-} ]] && continue
+  seen[$f]=1; PROC_SET+=("$f")
+done
+say ""
+say "== compile, whole process: median ms per process, $(command -v hyperfine > /dev/null && echo "hyperfine -N --warmup 3" || echo "bash loop, 3 warm-up runs"), runs $PROC_RUNS (at most 10 over 20 MB, 3 over 200 MB)"
+say "   ilmap = ilmap compile PDB -o CACHE --force -q (writes the cache); srm = Oracle decode-all PDB --once (decodes, writes nothing)"
+printf '%-32s %11s %10s %10s %10s %7s\n' pdb bytes points ilmap_ms srm_ms ratio | tee -a "$SUMMARY"
+for f in "${PROC_SET[@]}"; do
+  name="$(basename "$f" .pdb)"
+  size=$(stat -c %s "$f")
+  r=$PROC_RUNS
+  if ((size > 200000000 && r > 3)); then r=3; elif ((size > 20000000 && r > 10)); then r=10; fi
+  out="$PROC/$name.ilmap"
+  "$ILMAP" compile "$f" -o "$out" --force -q
+  pts=$("$ILMAP" info "$out" | awk '$1=="sequence_points:"{print $2}')
+  ims=$(proc_median_ms "$r" "$RES/proc-ilmap-$name.csv" "$ILMAP" compile "$f" -o "$out" --force -q)
+  sms="-"; ratio="-"
+  rm -f "$RES/proc-srm-$name.csv"
+  if [[ -n "$ORACLE" ]]; then
+    o="$("$ORACLE" decode-all "$f" --once)"
+    echo "$name $o" >> "$RES/proc-oracle-once.txt"
+    [[ $(kv points <<< "$o") == "$pts" ]] || log "$name: SRM decodes $(kv points <<< "$o") points, ilmap info says $pts"
+    sms=$(proc_median_ms "$r" "$RES/proc-srm-$name.csv" "$ORACLE" decode-all "$f" --once)
+    if [[ $ims != - && $sms != - ]]; then ratio=$(awk -v a="$sms" -v b="$ims" 'BEGIN{printf "%.1fx", a/b}'); fi
+  fi
+  echo "$name bytes=$size points=$pts runs=$r ilmap_ms=$ims srm_ms=$sms" \
+    "ilmap_cpu_ms=$(csv_cpu_ms "$RES/proc-ilmap-$name.csv") srm_cpu_ms=$(csv_cpu_ms "$RES/proc-srm-$name.csv")" \
+    >> "$RES/proc-compile.txt"
+  printf '%-32s %11s %10s %10s %10s %7s\n' "$name" "$size" "$pts" "$ims" "$sms" "$ratio" | tee -a "$SUMMARY"
+done
+if [[ -n "$ORACLE" ]]; then
+  say "in process, for comparison (from the compile section; SRM at steady state):"
+  for name in syn-100kpts syn-1_4mb; do
+    a=${IN_ILMAP_NS[$name.pdb]:-}; b=${IN_SRM_NS[$name.pdb]:-}
+    [[ -n $a && -n $b ]] || continue
+    say "$(printf '  %-14s ilmap %8.3f ms   srm %8.3f ms   srm/ilmap %s' "$name" \
+      "$(awk -v n="$a" 'BEGIN{print n/1e6}')" "$(awk -v n="$b" 'BEGIN{print n/1e6}')" \
+      "$(awk -v a="$b" -v b="$a" 'BEGIN{printf "%.1fx", a/b}')")"
+  done
+fi
 
 say ""
 say "load after: $(uptime | sed 's/.*load average/load average/')"

@@ -61,7 +61,12 @@ static class Program
         "                                             only documents some sequence point refers to)\n" +
         "  lookup INPUT                               stdin: '<token|row> <il>' per line; runtime rule\n" +
         "  info INPUT                                 identity and table row counts (key=value)\n" +
-        "  decode-all INPUT [--repeat N]              SRM full-decode baseline timing\n" +
+        "  decode-all INPUT [--repeat N] [--warmup-ms MS]\n" +
+        "                                             SRM full-decode baseline timing, in process: decode\n" +
+        "                                             for >= MS ms and >= 3 calls (default 3000; 0: no\n" +
+        "                                             warm-up), then time N decodes (default 10)\n" +
+        "  decode-all INPUT --once                    open and decode every point once, no timing\n" +
+        "                                             (the SRM program for whole-process timing)\n" +
         "  lookup-bench INPUT --queries FILE [--repeat N]  SRM per-lookup baseline timing\n" +
         "INPUT: a Portable PDB, or a .dll/.exe (sibling .pdb matched by id, else embedded PDB).\n" +
         "exit codes: 0 ok, 1 usage, 2 bad input";
@@ -118,6 +123,15 @@ static class Program
             if (!int.TryParse(rs, NumberStyles.None, Inv, out repeat) || repeat < 1)
                 throw new UsageException($"--repeat needs a positive integer, got '{rs}'");
         }
+        int warmupMs = 3000;
+        if (opts.TryGetValue("--warmup-ms", out var ws))
+        {
+            if (!int.TryParse(ws, NumberStyles.None, Inv, out warmupMs))
+                throw new UsageException($"--warmup-ms needs a non-negative integer, got '{ws}'");
+        }
+        bool once = opts.ContainsKey("--once");
+        if (once && (opts.ContainsKey("--repeat") || opts.ContainsKey("--warmup-ms")))
+            throw new UsageException("--once takes neither --repeat nor --warmup-ms");
 
         using var opened = Open(input);
         using var stdout = Console.OpenStandardOutput();
@@ -132,7 +146,12 @@ static class Program
                 case "documents": Documents(opened.Reader, opts.ContainsKey("--referenced"), w); break;
                 case "lookup": Lookup(opened.Reader, Console.In, w); break;
                 case "info": Info(opened, w); break;
-                case "decode-all": DecodeAll(opened.CopyPdbBytes(), repeat, w); break;
+                case "decode-all":
+                    if (once)
+                        DecodeAllOnce(opened.Reader, w);
+                    else
+                        DecodeAll(opened.CopyPdbBytes(), repeat, warmupMs, w);
+                    break;
                 case "lookup-bench": LookupBench(opened.Reader, opts["--queries"], repeat, w); break;
             }
         }
@@ -149,12 +168,13 @@ static class Program
         for (int i = 0; i < rest.Length; i++)
         {
             string a = rest[i];
-            if (a == "--referenced" && cmd == "documents")
+            if ((a == "--referenced" && cmd == "documents") || (a == "--once" && cmd == "decode-all"))
             {
                 opts[a] = "";
                 continue;
             }
             bool known = (a == "--repeat" && (cmd == "decode-all" || cmd == "lookup-bench"))
+                      || (a == "--warmup-ms" && cmd == "decode-all")
                       || (a == "--queries" && cmd == "lookup-bench");
             if (!known)
                 throw new UsageException($"unexpected argument '{a}' for '{cmd}'");
@@ -462,7 +482,12 @@ static class Program
     static (long points, ulong checksum) DecodeOnce(byte[] pdb)
     {
         using var provider = MetadataReaderProvider.FromPortablePdbImage(ImmutableCollectionsMarshal.AsImmutableArray(pdb));
-        var r = provider.GetMetadataReader();
+        return DecodePoints(provider.GetMetadataReader());
+    }
+
+    /// <summary>Decodes every point of every method, folding every field into a checksum.</summary>
+    static (long points, ulong checksum) DecodePoints(MetadataReader r)
+    {
         long points = 0;
         ulong sum = 0;
         foreach (var mh in r.MethodDebugInformation)
@@ -484,17 +509,46 @@ static class Program
         return (points, sum);
     }
 
-    static void DecodeAll(byte[] pdb, int repeat, TextWriter w)
+    /// <summary>
+    /// decode-all --once: the reader Open made from the file, every point decoded once, no timing.
+    /// Timed from outside as a whole process (runtime start, JIT, file read, decode).
+    /// </summary>
+    static void DecodeAllOnce(MetadataReader r, TextWriter w)
     {
-        var (points, checksum) = DecodeOnce(pdb); // warm-up, not measured
+        var (points, checksum) = DecodePoints(r);
+        w.Write(string.Create(Inv, $"points={points} checksum=0x{checksum:x16}\n"));
+    }
+
+    /// <summary>
+    /// Steady-state timing. Warm-up (not measured): DecodeOnce until at least warmupMs milliseconds have
+    /// passed and at least 3 calls were made, so that tiered compilation has replaced the tier-0 code of
+    /// the decode path with optimized code; warmupMs == 0: no warm-up at all. Then repeat timed calls.
+    /// </summary>
+    static void DecodeAll(byte[] pdb, int repeat, int warmupMs, TextWriter w)
+    {
+        long points = -1;
+        ulong checksum = 0;
+        if (warmupMs > 0)
+        {
+            long start = Stopwatch.GetTimestamp();
+            long warmupNs = warmupMs * 1_000_000L;
+            for (int calls = 0; calls < 3 || ElapsedNs(start) < warmupNs; calls++)
+            {
+                var (p, c) = DecodeOnce(pdb);
+                if (points >= 0 && (p != points || c != checksum))
+                    throw new InvalidOperationException("decode is not deterministic");
+                (points, checksum) = (p, c);
+            }
+        }
         var times = new List<long>(repeat);
         for (int i = 0; i < repeat; i++)
         {
             long t0 = Stopwatch.GetTimestamp();
             var (p, c) = DecodeOnce(pdb);
             times.Add(ElapsedNs(t0));
-            if (p != points || c != checksum)
+            if (points >= 0 && (p != points || c != checksum))
                 throw new InvalidOperationException("decode is not deterministic");
+            (points, checksum) = (p, c);
         }
         w.Write(string.Create(Inv, $"points={points} checksum=0x{checksum:x16} median_ns={Median(times)}\n"));
     }
