@@ -333,6 +333,8 @@ Status Cache::points(std::uint32_t rid, std::vector<CachePoint>& out) const {
       p.hidden = true;
       ++hi;
     }
+    if (std::uint64_t(p.il_offset) >> h.w_il)
+      return {Errc::kMalformed, format("point block of method row %u: IL offset 0x%x wider than the block's %u-bit IL field", rid, p.il_offset, unsigned(h.w_il))};
     if (have_last && p.il_offset <= last_il)
       return {Errc::kMalformed, format("point block of method row %u: IL offsets not strictly increasing", rid)};
     if (p.document >= ndocs)
