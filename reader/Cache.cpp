@@ -10,8 +10,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <cstring>
 
@@ -134,6 +138,39 @@ Status Cache::Impl::validate() {
   return h.records_bytes() <= std::uint64_t(end - rec);
 }
 
+namespace {
+
+// Number of IL column entries lo .. lo+n-1 (n <= 8, lo + n <= V = last + 1) that are <= il, in
+// a column of w-byte entries starting at rec; on a sorted column they form a prefix. 1- and
+// 2-byte entries (most methods) are compared eight at a time with SSE2: the 16-byte load stays
+// inside the block or its tail padding, and lanes from n on are masked off. Otherwise each entry
+// is probed, clamped to the last one and capped at n (as in the search above).
+inline std::uint32_t count_le(const std::uint8_t* rec, unsigned w, std::uint32_t lo, std::uint32_t n,
+                              std::uint32_t last, std::uint32_t il) noexcept {
+#if defined(__SSE2__)
+  if (w == 1) {
+    const __m128i x = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(rec + lo));
+    const __m128i t = _mm_set1_epi8(static_cast<char>(std::min<std::uint32_t>(il, 0xFF)));
+    const unsigned le = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(x, t), x)));
+    return static_cast<std::uint32_t>(std::countr_one(le & ((1u << n) - 1)));
+  }
+  if (w == 2) {
+    const __m128i bias = _mm_set1_epi16(static_cast<short>(0x8000));
+    const __m128i x = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(rec + 2 * std::size_t(lo))), bias);
+    const __m128i t = _mm_set1_epi16(static_cast<short>(std::min<std::uint32_t>(il, 0xFFFF) ^ 0x8000));
+    const unsigned le = ~static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpgt_epi16(x, t)));
+    return static_cast<std::uint32_t>(std::countr_one(le & ((1u << (2 * n)) - 1))) / 2;
+  }
+#endif
+  const std::uint64_t mask = (std::uint64_t(1) << (8 * w)) - 1;
+  std::uint32_t below = 0;
+  for (std::uint32_t k = 0; k < 8; ++k)
+    below += (d::load_le64(rec + std::size_t(std::min(lo + k, last)) * w) & mask) <= il;
+  return std::min(below, n);
+}
+
+}  // namespace
+
 std::optional<LookupResult> Cache::Impl::lookup_row(std::uint32_t rid, std::uint32_t il) const noexcept {
   const std::uint8_t* rec;
   const std::uint8_t* end;
@@ -155,7 +192,7 @@ std::optional<LookupResult> Cache::Impl::lookup_row(std::uint32_t rid, std::uint
     n -= half;
   }
   // n <= 64: count the entries lo + 8, lo + 16, ... lo + 56 that are <= il (j of them), which
-  // leaves at most 8 candidates from lo + 8j; count those. Two rounds of independent probes.
+  // leaves at most 8 candidates from lo + 8j; count those (count_le). Two rounds of probes.
   // Probes past the column are clamped to its last entry, and each count is capped at the
   // number of probes that lie below lo + n: on a sorted column, entries from lo + n on are
   // > il, and a clamped probe counts only when the whole range is <= il, so the caps give the
@@ -166,9 +203,7 @@ std::optional<LookupResult> Cache::Impl::lookup_row(std::uint32_t rid, std::uint
   j = std::min(j, (n - 1) / 8);
   lo += 8 * j;
   n = std::min<std::uint32_t>(n - 8 * j, 8);
-  std::uint32_t below = 0;
-  for (std::uint32_t k = 0; k < 8; ++k) below += il_at(std::min(lo + k, last)) <= il;
-  lo += std::min(below, n);
+  lo += count_le(rec, w, lo, n, last, il);
   if (lo == 0) return std::nullopt;
   const d::VisibleRecord v = d::get_visible(rec, lo - 1, h);
   // On a sorted column the record found is at or before `il`; on a corrupt one it may not be,

@@ -39,7 +39,7 @@ static_assert(sizeof(FileHeader) == kHeaderSize, "FileHeader must be 32 bytes");
 // Visible record rest: line-base_line (w_line) column (w_col) end_line-line (w_dline)
 // end_column (w_ecol) document-base_doc (w_doc). Hidden record: il (w_il) document-base_doc
 // (w_doc). A width of 0 means the field is always 0 (plus its base).
-inline constexpr std::size_t kBlockTailPadding = 8;  // zero bytes after the last block
+inline constexpr std::size_t kBlockTailPadding = 16;  // zero bytes after the last block
 inline constexpr unsigned kMaxFieldWidth = 31;
 inline constexpr std::size_t kBlockPrefixSize = 5;
 inline constexpr std::size_t kMaxBlockHeaderSize = kBlockPrefixSize + 4 * 4;
