@@ -7,11 +7,13 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <new>
-#include <cstring>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 
 #include "SourceLink.h"
@@ -304,6 +306,38 @@ class BlockEncoder {
   Hidden* nh_ = nullptr;
 };
 
+// A run of consecutive methods [first, last] and their encoded blocks; ends[i] is the end of
+// method first+i's block within `blocks`.
+struct BlockChunk {
+  std::uint32_t first = 1, last = 0;
+  ByteBuffer blocks;
+  std::vector<std::uint32_t> ends;
+  std::uint64_t total = 0, hidden = 0;
+  Status status;
+};
+
+constexpr unsigned kMaxEncodeThreads = 64;
+
+void encode_chunk(const PortablePdb& pdb, BlockChunk& c) {
+  BlockEncoder enc;
+  c.ends.reserve(c.last >= c.first ? c.last - c.first + 1 : 0);
+  for (std::uint32_t rid = c.first; rid <= c.last; ++rid) {
+    enc.reset();
+    if (Status s = pdb.for_each_sequence_point(rid, enc); !s) {
+      c.status = s;
+      return;
+    }
+    c.total += enc.count();
+    c.hidden += enc.hidden();
+    enc.append_to(c.blocks);
+    if (c.blocks.size() > UINT32_MAX) {
+      c.status = {Errc::kTooLarge, "point blocks exceed 4 GiB, the limit of format v1"};
+      return;
+    }
+    c.ends.push_back(static_cast<std::uint32_t>(c.blocks.size()));
+  }
+}
+
 fb::Language language_of(const Guid& g) {
   if (g == Guid{}) return fb::Language::Unknown;
   if (g == guids::kLanguageCSharp) return fb::Language::CSharp;
@@ -405,27 +439,49 @@ Result<std::vector<std::uint8_t>> build_cache(const CacheSource& src, const Cach
     sourcelink = std::move(*m);
   }
 
-  // Point blocks, method by method. The blocks take well under the size of the #Blob heap.
+  // Point blocks, method by method, in chunks of consecutive methods (one chunk, or several
+  // encoded by worker threads when opt.threads > 1 and the PDB is large enough to repay them);
+  // the chunks are concatenated in order, so the bytes do not depend on the thread count.
   const std::uint32_t methods = pdb.method_count();
+  const std::size_t blob_bytes = pdb.metadata().stream_size("#Blob");
+  unsigned workers = 1;
+  if (opt.threads > 1 && methods >= opt.parallel_min_methods && blob_bytes >= opt.parallel_min_blob_bytes)
+    workers = std::min<unsigned>(opt.threads, kMaxEncodeThreads);
+  const std::uint32_t nchunks = workers == 1 ? 1 : std::min<std::uint32_t>(methods, workers * 8);
+  std::vector<BlockChunk> chunks(nchunks);
+  for (std::uint32_t c = 0; c < nchunks; ++c) {
+    chunks[c].first = static_cast<std::uint32_t>(std::uint64_t(methods) * c / nchunks) + 1;
+    chunks[c].last = static_cast<std::uint32_t>(std::uint64_t(methods) * (c + 1) / nchunks);
+  }
+  if (workers == 1) {
+    if (nchunks) chunks[0].blocks.reserve(blob_bytes + 64);
+    for (BlockChunk& c : chunks) encode_chunk(pdb, c);
+  } else {
+    std::atomic<std::uint32_t> next{0};
+    auto work = [&] {
+      for (std::uint32_t c; (c = next.fetch_add(1)) < nchunks;) encode_chunk(pdb, chunks[c]);
+    };
+    std::vector<std::thread> pool;
+    pool.reserve(workers - 1);
+    for (unsigned t = 1; t < workers; ++t) pool.emplace_back(work);
+    work();
+    for (std::thread& t : pool) t.join();
+  }
   std::vector<std::uint32_t> offsets;
   offsets.reserve(std::size_t(methods) + 1);
-  ByteBuffer blocks;
-  blocks.reserve(pdb.metadata().stream_size("#Blob") + 64);
-  BlockEncoder enc;
-  std::uint64_t total = 0, hidden = 0;
   offsets.push_back(0);
-  for (std::uint32_t rid = 1; rid <= methods; ++rid) {
-    enc.reset();
-    if (Status s = pdb.for_each_sequence_point(rid, enc); !s) return s.error();
-    total += enc.count();
-    hidden += enc.hidden();
-    enc.append_to(blocks);
-    if (blocks.size() > UINT32_MAX - f::kBlockTailPadding)
-      return Error{Errc::kTooLarge, "point blocks exceed 4 GiB, the limit of format v1"};
-    offsets.push_back(static_cast<std::uint32_t>(blocks.size()));
+  std::uint64_t total = 0, hidden = 0, blocks_size = 0;
+  for (BlockChunk& c : chunks) {
+    if (!c.status) return c.status.error();
+    for (std::uint32_t end : c.ends) {
+      if (blocks_size + end > UINT32_MAX - f::kBlockTailPadding)
+        return Error{Errc::kTooLarge, "point blocks exceed 4 GiB, the limit of format v1"};
+      offsets.push_back(static_cast<std::uint32_t>(blocks_size + end));
+    }
+    blocks_size += c.blocks.size();
+    total += c.total;
+    hidden += c.hidden;
   }
-  std::memset(blocks.room(f::kBlockTailPadding), 0, f::kBlockTailPadding);
-  blocks.set_size(blocks.size() + f::kBlockTailPadding);
 
   // Documents: hot part (paths, URLs, language) at the root, the rest in Details.
   StringPool strings;
@@ -451,7 +507,7 @@ Result<std::vector<std::uint8_t>> build_cache(const CacheSource& src, const Cach
   auto details = build_details(pdb, *docs, sourcelink ? &*sourcelink : nullptr, opt, holds_sources);
   if (!details) return details.error();
 
-  const std::uint64_t estimate = 4096 + blocks.size() + offsets.size() * 4 +
+  const std::uint64_t estimate = 4096 + blocks_size + f::kBlockTailPadding + offsets.size() * 4 +
                                  strings.bytes().size() + refs.size() * sizeof(fb::DocumentRef) +
                                  details->size();
   if (estimate > f::kMaxPayloadSize)
@@ -511,8 +567,14 @@ Result<std::vector<std::uint8_t>> build_cache(const CacheSource& src, const Cach
   auto documents = fbb.CreateVectorOfStructs(refs);
   auto string_bytes = fbb.CreateVector(strings.bytes());
   auto method_offsets = fbb.CreateVector(offsets);
-  fbb.ForceVectorAlignment(blocks.size(), 1, 8);
-  auto point_blocks = fbb.CreateVector(blocks.data(), blocks.size());
+  fbb.ForceVectorAlignment(static_cast<std::size_t>(blocks_size) + f::kBlockTailPadding, 1, 8);
+  std::uint8_t* blocks_out = nullptr;
+  auto point_blocks = fbb.CreateUninitializedVector(static_cast<std::size_t>(blocks_size) + f::kBlockTailPadding, 1, &blocks_out);
+  for (const BlockChunk& c : chunks) {
+    if (c.blocks.size()) std::memcpy(blocks_out, c.blocks.data(), c.blocks.size());
+    blocks_out += c.blocks.size();
+  }
+  std::memset(blocks_out, 0, f::kBlockTailPadding);
   fbb.ForceVectorAlignment(details->size(), 1, 8);
   auto details_vec = fbb.CreateVector(*details);
 
@@ -546,7 +608,7 @@ Result<std::vector<std::uint8_t>> build_cache(const CacheSource& src, const Cach
   if (stats) {
     stats->points = total;
     stats->hidden = hidden;
-    stats->point_bytes = blocks.size() + offsets.size() * 4;
+    stats->point_bytes = blocks_size + f::kBlockTailPadding + offsets.size() * 4;
     stats->total_bytes = out.size();
   }
   return out;

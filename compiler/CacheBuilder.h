@@ -46,6 +46,12 @@ struct CacheBuildOptions {
   bool embed_sources = false;
   int zstd_level = 19;
   std::size_t max_embedded_source = PortablePdb::kDefaultMaxEmbeddedSource;
+  // Threads that encode the point blocks of this one PDB, used only when the PDB has at least
+  // parallel_min_methods methods and a #Blob heap of at least parallel_min_blob_bytes (starting
+  // a thread costs tens of microseconds). The output does not depend on any of the three.
+  unsigned threads = 1;
+  std::uint32_t parallel_min_methods = 1024;
+  std::size_t parallel_min_blob_bytes = 256 * 1024;
 };
 
 struct CacheStats {

@@ -36,6 +36,7 @@ struct CompileOptions {
   bool force = false;
   bool quiet = false;
   unsigned jobs = 0;
+  unsigned threads_per_input = 1;  // set from --jobs: the threads left over per input
   std::uint64_t max_decompressed = std::uint64_t(512) << 20;  // one embedded PDB or source
 };
 
@@ -134,6 +135,7 @@ void run_job(Job& job, const CompileOptions& o) {
   CacheBuildOptions bo;
   bo.embed_sources = o.embed_sources;
   bo.max_embedded_source = static_cast<std::size_t>(cap);
+  bo.threads = o.threads_per_input;
   CacheStats stats;
   auto bytes = build_cache(src, bo, &stats);
   if (!bytes) {
@@ -200,7 +202,7 @@ Status expand_inputs(const CompileOptions& o, std::vector<Job>& jobs) {
   return {};
 }
 
-int run_compile(const CompileOptions& o) {
+int run_compile(CompileOptions o) {
   if (!o.out.empty() && !o.out_dir.empty())
     return report_error({Errc::kUsage, "-o and --out-dir cannot be used together"});
   if (!o.out.empty() && (o.inputs.size() != 1 || std::filesystem::is_directory(o.inputs[0])))
@@ -214,8 +216,10 @@ int run_compile(const CompileOptions& o) {
   std::vector<Job> jobs;
   if (Status s = expand_inputs(o, jobs); !s) return report_error(s.error());
   if (jobs.empty()) return report_error({Errc::kNotFound, "no .pdb, .dll or .exe inputs found"});
-  unsigned n = o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
-  n = std::min<unsigned>(n, static_cast<unsigned>(jobs.size()));
+  const unsigned threads = o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
+  const unsigned n = std::min<unsigned>(threads, static_cast<unsigned>(jobs.size()));
+  // Fewer inputs than threads: a large input encodes its point blocks with the rest.
+  o.threads_per_input = std::max(1u, threads / n);
   std::atomic<std::size_t> next{0};
   auto worker = [&] {
     for (std::size_t i; (i = next.fetch_add(1)) < jobs.size();) run_job(jobs[i], o);
@@ -262,7 +266,7 @@ void register_compile(CLI::App& app, int& rc) {
                   "any allocation")
       ->transform(CLI::AsSizeValue(false))
       ->check(CLI::Range(std::uint64_t(1), std::uint64_t(UINT32_MAX)));
-  cmd->add_option("-j,--jobs", o->jobs, "Inputs compiled in parallel (default: number of CPUs)")
+  cmd->add_option("-j,--jobs", o->jobs, "Threads (default: number of CPUs): inputs are compiled in parallel, and a large PDB (1024+ methods, 256 KiB+ of blobs) compiled alone or with few others shares the spare threads for its point blocks; the output does not depend on N")
       ->check(CLI::Range(1u, 256u));
   cmd->callback([o, &rc] { rc = run_compile(*o); });
 }
