@@ -3,6 +3,7 @@
 #include "CacheBuilder.h"
 
 #include <flatbuffers/flatbuffers.h>
+#include <sys/mman.h>
 #include <xxhash.h>
 #include <zstd.h>
 
@@ -30,6 +31,23 @@ namespace f = ilmap::disk;
 // fresh mapping for each of them (glibc maps large blocks anew on every malloc).
 constexpr std::size_t kKeepScratch = std::size_t(64) << 20;
 
+// Large buffers are filled once, front to back: transparent huge pages (where the kernel offers
+// them on request, "madvise" mode) turn 512 page faults per 2 MiB into one. Only advice: it
+// changes no result, and kernels without THP ignore it.
+constexpr std::size_t kHugePageAdviceMin = std::size_t(4) << 20;
+void advise_huge_pages(void* p, std::size_t n) {
+#if defined(MADV_HUGEPAGE)
+  if (n < kHugePageAdviceMin) return;
+  constexpr std::uintptr_t kHuge = std::uintptr_t(2) << 20;
+  const std::uintptr_t b = (reinterpret_cast<std::uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
+  const std::uintptr_t e = (reinterpret_cast<std::uintptr_t>(p) + n) & ~(kHuge - 1);
+  if (e > b) (void)::madvise(reinterpret_cast<void*>(b), e - b, MADV_HUGEPAGE);
+#else
+  (void)p;
+  (void)n;
+#endif
+}
+
 struct ScratchBlock {
   std::uint8_t* p = nullptr;
   std::size_t size = 0;
@@ -50,6 +68,7 @@ struct ScratchPool {
     }
     void* p = std::malloc(n ? n : 1);
     if (!p) throw std::bad_alloc();
+    advise_huge_pages(p, n);
     return {static_cast<std::uint8_t*>(p), n};
   }
   void give(ScratchBlock b) {
@@ -594,6 +613,7 @@ Result<std::vector<std::uint8_t>> build_cache(const CacheSource& src, const Cach
     return Error{Errc::kTooLarge, format("%s: the cache payload (%zu bytes) exceeds FlatBuffers' 2 GiB limit", src.source_name.c_str(), payload)};
   std::vector<std::uint8_t> out;
   out.reserve(f::kHeaderSize + payload);
+  advise_huge_pages(out.data(), out.capacity());
   f::FileHeader h{};
   h.magic = f::kMagic;
   std::memcpy(h.identifier, f::kIdentifier, 4);

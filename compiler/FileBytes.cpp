@@ -74,7 +74,10 @@ Result<FileBytes> FileBytes::open(const std::string& path, std::uint64_t max_siz
     ::close(fd);
     return f;
   }
-  void* p = ::mmap(nullptr, f.size_, PROT_READ, MAP_PRIVATE, fd, 0);
+  // Every byte of a PDB is read once, front to back: map all pages up front (one call instead
+  // of a page fault per 16 pages) when the file is large enough for it to matter.
+  const int populate = f.size_ >= (std::size_t(1) << 20) ? MAP_POPULATE : 0;
+  void* p = ::mmap(nullptr, f.size_, PROT_READ, MAP_PRIVATE | populate, fd, 0);
   if (p != MAP_FAILED) {
     f.data_ = static_cast<const std::uint8_t*>(p);
     f.mapped_ = true;
