@@ -51,7 +51,7 @@ struct CacheBuildOptions {
   // a thread costs tens of microseconds). The output does not depend on any of the three.
   unsigned threads = 1;
   std::uint32_t parallel_min_methods = 1024;
-  std::size_t parallel_min_blob_bytes = 256 * 1024;
+  std::size_t parallel_min_blob_bytes = std::size_t(4) << 20;
 };
 
 struct CacheStats {

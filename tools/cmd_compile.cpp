@@ -266,7 +266,7 @@ void register_compile(CLI::App& app, int& rc) {
                   "any allocation")
       ->transform(CLI::AsSizeValue(false))
       ->check(CLI::Range(std::uint64_t(1), std::uint64_t(UINT32_MAX)));
-  cmd->add_option("-j,--jobs", o->jobs, "Threads (default: number of CPUs): inputs are compiled in parallel, and a large PDB (1024+ methods, 256 KiB+ of blobs) compiled alone or with few others shares the spare threads for its point blocks; the output does not depend on N")
+  cmd->add_option("-j,--jobs", o->jobs, "Threads (default: number of CPUs): inputs are compiled in parallel, and a large PDB (1024+ methods, 4 MiB+ of blobs) compiled alone or with few others shares the spare threads for its point blocks; the output does not depend on N")
       ->check(CLI::Range(1u, 256u));
   cmd->callback([o, &rc] { rc = run_compile(*o); });
 }
