@@ -1,4 +1,4 @@
-// AtomicFile.cpp - temp file + fsync + rename(2).
+// AtomicFile.cpp - temp file + (fsync) + rename(2).
 //
 // Fault injection for tests: when the environment variable ILMAP_FAIL_WRITE_AFTER=N is set,
 // writes fail with ENOSPC after N bytes, as a full disk would.
@@ -25,7 +25,7 @@ std::size_t fault_limit() {
 
 }  // namespace
 
-Status write_file_atomically(const std::string& path, std::span<const std::uint8_t> bytes) {
+Status write_file_atomically(const std::string& path, std::span<const std::uint8_t> bytes, bool fsync) {
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
     return {Errc::kIo, format("%s: is a directory", path.c_str())};
@@ -53,7 +53,7 @@ Status write_file_atomically(const std::string& path, std::span<const std::uint8
     }
     done += static_cast<std::size_t>(n);
   }
-  if (err == 0 && ::fsync(fd) != 0) err = errno;
+  if (err == 0 && fsync && ::fsync(fd) != 0) err = errno;
   if (::close(fd) != 0 && err == 0) err = errno;
   if (err == 0 && ::rename(tmp.c_str(), path.c_str()) != 0) err = errno;
   if (err != 0) {

@@ -1,6 +1,7 @@
 // AtomicFile.h - write a whole file atomically: a temporary file in the target's directory,
-// fsync, then rename over the target. On any failure the temporary is removed and an existing
-// target is left untouched.
+// optionally fsync, then rename over the target. On any failure the temporary is removed and an
+// existing target is left untouched. Without fsync, a crash or kill still never exposes a
+// partial file (rename is atomic); fsync adds durability across a power failure.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +12,6 @@
 
 namespace ilmap {
 
-Status write_file_atomically(const std::string& path, std::span<const std::uint8_t> bytes);
+Status write_file_atomically(const std::string& path, std::span<const std::uint8_t> bytes, bool fsync = true);
 
 }  // namespace ilmap

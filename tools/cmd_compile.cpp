@@ -1,5 +1,5 @@
 // cmd_compile.cpp - `ilmap compile INPUT... [-o OUT | --out-dir DIR] [--embed-sources]
-//                   [--jobs N] [--force]`.
+//                   [--jobs N] [--force] [-q] [--fsync] [--max-decompressed SIZE]`.
 //
 // Inputs are .pdb, .dll/.exe and directories (searched recursively). Each input is compiled
 // independently (in parallel with --jobs); a failure is reported and the others go on. Output
@@ -35,6 +35,7 @@ struct CompileOptions {
   bool embed_sources = false;
   bool force = false;
   bool quiet = false;
+  bool fsync = false;
   unsigned jobs = 0;
   unsigned threads_per_input = 1;  // set from --jobs: the threads left over per input
   std::uint64_t max_decompressed = std::uint64_t(512) << 20;  // one embedded PDB or source
@@ -143,7 +144,7 @@ void run_job(Job& job, const CompileOptions& o) {
     job.message = "ilmap: error: " + job.input + ": " + bytes.error().message;
     return;
   }
-  if (Status s = write_file_atomically(job.output, *bytes); !s) {
+  if (Status s = write_file_atomically(job.output, *bytes, o.fsync); !s) {
     job.rc = exit_code_for(s.code());
     job.message = "ilmap: error: " + s.message();
     return;
@@ -260,6 +261,7 @@ void register_compile(CLI::App& app, int& rc) {
   cmd->add_flag("--embed-sources", o->embed_sources, "Store the PDB's embedded sources (zstd) in the cache");
   cmd->add_flag("--force", o->force, "Rebuild even if the cache is up to date");
   cmd->add_flag("-q,--quiet", o->quiet, "Print only errors");
+  cmd->add_flag("--fsync", o->fsync, "Flush each cache to disk before renaming it into place (survives a power failure; slower). Without it writes are still atomic: an error or a kill never leaves a partial file");
   cmd->add_option("--max-decompressed", o->max_decompressed,
                   "Largest embedded PDB or embedded source to inflate (bytes, or with a unit: "
                   "64KiB, 512MiB; default 512MiB). A larger declared size is refused before "
