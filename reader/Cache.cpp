@@ -177,10 +177,9 @@ std::optional<LookupResult> Cache::Impl::lookup_row(std::uint32_t rid, std::uint
   d::BlockHeader h;
   if (!block(rid, rec, end, h) || h.visible == 0) return std::nullopt;
   // Visible records are in increasing IL order: count those with offset <= il. Invariant:
-  // records below lo are <= il, records from lo + n on are > il. The search has a fixed shape
-  // for columns of up to 64 entries (no data-dependent branch to mispredict): three halving
-  // steps, each a no-op once n <= 8, then a count of the 8 entries from lo, of which only the
-  // first n count. Every probe is a record index below V, so it stays inside the block whatever
+  // records below lo are <= il, records from lo + n on are > il. Long columns are first halved
+  // down to 64 entries; from there the search has a fixed shape (no data-dependent branch to
+  // mispredict). Every probe is a record index below V, so it stays inside the block whatever
   // the values are (a corrupt, unsorted column gives some record, or none).
   const unsigned w = h.il_bytes();
   const std::uint64_t mask = (std::uint64_t(1) << (8 * w)) - 1;
