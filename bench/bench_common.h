@@ -50,6 +50,9 @@ struct CompileResult {
   std::uint64_t points = 0;
 };
 
+// Threads for build_cache (ilmap_bench_compile --threads N); 1 = the single-threaded path.
+inline unsigned g_compile_threads = 1;
+
 inline Result<CompileResult> compile_in_memory(const std::vector<std::uint8_t>& pdb_bytes, const std::string& name,
                                                std::vector<std::uint8_t>* out = nullptr) {
   auto pdb = PortablePdb::parse(pdb_bytes);
@@ -63,7 +66,9 @@ inline Result<CompileResult> compile_in_memory(const std::vector<std::uint8_t>& 
   src.pdb_key = ssqp_portable_pdb_key(name, id.guid());
   src.debug_id = portable_debug_id(id.guid(), id.stamp());
   CacheStats stats;
-  auto bytes = build_cache(src, CacheBuildOptions{}, &stats);
+  CacheBuildOptions opt;
+  opt.threads = g_compile_threads;
+  auto bytes = build_cache(src, opt, &stats);
   if (!bytes) return bytes.error();
   CompileResult r{bytes->size(), stats.points};
   if (out) *out = std::move(*bytes);

@@ -7,7 +7,10 @@
 //   ilmap_bench_compile --median [--repeat N] --pdb FILE...   one warm-up, N timed iterations each;
 //     prints "file=F pdb_bytes=B points=P cache_bytes=C compile_median_ns=T decode_median_ns=D"
 //     (the same shape as the oracle's decode-all, for scripts/bench.sh).
+//   --threads N: build_cache encodes with N threads (CacheBuildOptions::threads; used only for
+//     PDBs with 1024+ methods and 4 MiB+ of blobs, like `ilmap compile --jobs N`). Default 1.
 // Without --pdb: the shared corpus's largest PDBs and corpus/out/cs-{manymethods,bigmethod}.
+#include <algorithm>
 #include <benchmark/benchmark.h>
 
 #include <cstring>
@@ -87,6 +90,7 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--pdb") && i + 1 < argc) files.push_back(argv[++i]);
     else if (!std::strcmp(argv[i], "--median")) median_mode = true;
     else if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) g_compile_threads = static_cast<unsigned>(std::max(1, std::atoi(argv[++i])));
     else rest.push_back(argv[i]);
   }
   if (files.empty()) files = default_inputs();

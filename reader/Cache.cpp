@@ -253,8 +253,10 @@ Result<Cache> Cache::open(const std::string& path) {
         ssize_t n = ::read(fd, dst + got, size - got);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) {
+          const int e = n < 0 ? errno : 0;
           ::close(fd);
-          return Error{Errc::kIo, format("%s: read failed", path.c_str())};
+          return Error{Errc::kIo, n < 0 ? format("%s: read failed at byte %zu: %s", path.c_str(), got, std::strerror(e))
+                                        : format("%s: the file shrank to %zu bytes while being read", path.c_str(), got)};
         }
         got += static_cast<std::size_t>(n);
       }

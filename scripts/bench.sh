@@ -234,8 +234,8 @@ say "reference: Sentry symbolic-ppdb cache of Sentry.Samples.Maui.pdb (63,752 by
 # --- growth -------------------------------------------------------------------------------------
 say ""
 say "== growth: synthetic PDBs (compile = in-memory decode+build_cache median; lookup = 100k-query replay, 90% hits;"
-say "   srm = decode-all at steady state, --warmup-ms $WARMUP_MS)"
-printf '%-12s %11s %10s %12s %9s %9s %12s %9s %10s %8s\n' pdb pdb_bytes points compile_ms ns/point MB/s cache_bytes lookup_ns srm_ms srm/ilmap | tee -a "$SUMMARY"
+say "   srm = decode-all at steady state, --warmup-ms $WARMUP_MS; 2t = build_cache with 2 threads, used from 4 MiB of blobs)"
+printf '%-12s %11s %10s %12s %9s %9s %12s %9s %10s %8s %9s %8s\n' pdb pdb_bytes points compile_ms ns/point MB/s cache_bytes lookup_ns srm_ms srm/ilmap 2t_ms srm/2t | tee -a "$SUMMARY"
 for name in "${GROWTH[@]}"; do
   f="$GEN/$name.pdb"
   size=$(stat -c %s "$f")
@@ -244,23 +244,27 @@ for name in "${GROWTH[@]}"; do
   line="$("$BCOMPILE" --median --repeat "$r" --pdb "$f")"
   echo "$line" >> "$RES/growth-compile.txt"
   pts=$(kv points <<< "$line"); cns=$(kv compile_median_ns <<< "$line")
+  line2="$("$BCOMPILE" --median --repeat "$r" --threads 2 --pdb "$f")"
+  echo "threads=2 $line2" >> "$RES/growth-compile.txt"
+  cns2=$(kv compile_median_ns <<< "$line2")
   cache="$GEN/$name.ilmap"
   "$ILMAP" compile "$f" -o "$cache" --force > /dev/null
   q="$GEN/$name.queries"
   "$GENQ" "$cache" --count 100000 --seed 1 -o "$q" > /dev/null
   lr="$("$BLOOKUP" --cache "$cache" --queries "$q" --replay --repeat "$REPEAT")"
   echo "$name $lr" >> "$RES/growth-lookup.txt"
-  srm="-"; ratio="-"
+  srm="-"; ratio="-"; ratio2="-"
   if [[ -n "$ORACLE" ]]; then
     o="$("$ORACLE" decode-all "$f" --repeat "$r" --warmup-ms "$WARMUP_MS")"
     echo "$name $o" >> "$RES/growth-oracle.txt"
     srm=$(awk -v n="$(kv median_ns <<< "$o")" 'BEGIN{printf "%.2f", n/1e6}')
     ratio=$(awk -v a="$(kv median_ns <<< "$o")" -v b="$cns" 'BEGIN{printf "%.1fx", a/b}')
+    ratio2=$(awk -v a="$(kv median_ns <<< "$o")" -v b="$cns2" 'BEGIN{printf "%.1fx", a/b}')
   fi
-  printf '%-12s %11s %10s %12.3f %9.1f %9.1f %12s %9s %10s %8s\n' "$name" "$size" "$pts" \
+  printf '%-12s %11s %10s %12.3f %9.1f %9.1f %12s %9s %10s %8s %9.3f %8s\n' "$name" "$size" "$pts" \
     "$(awk -v n="$cns" 'BEGIN{print n/1e6}')" "$(awk -v n="$cns" -v p="$pts" 'BEGIN{print n/p}')" \
     "$(awk -v s="$size" -v n="$cns" 'BEGIN{print s/1048576/(n/1e9)}')" "$(stat -c %s "$cache")" \
-    "$(kv ns_per_query <<< "$lr")" "$srm" "$ratio" | tee -a "$SUMMARY"
+    "$(kv ns_per_query <<< "$lr")" "$srm" "$ratio" "$(awk -v n="$cns2" 'BEGIN{print n/1e6}')" "$ratio2" | tee -a "$SUMMARY"
 done
 big="${GROWTH[-1]}"
 read -r row il < <(first_hit "$GEN/$big.ilmap" "$GEN/$big.queries")
