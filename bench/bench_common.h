@@ -71,7 +71,7 @@ inline Result<CompileResult> compile_in_memory(const std::vector<std::uint8_t>& 
   auto bytes = build_cache(src, opt, &stats);
   if (!bytes) return bytes.error();
   CompileResult r{bytes->size(), stats.points};
-  if (out) *out = std::move(*bytes);
+  if (out) *out = bytes->to_vector();
   return r;
 }
 

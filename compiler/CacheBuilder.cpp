@@ -443,8 +443,7 @@ std::string compiler_version() {
   return format("ilmap %s/format %u.%u", ILMAP_VERSION_STRING, f::kVersionMajor, f::kVersionMinor);
 }
 
-Result<std::vector<std::uint8_t>> build_cache(const CacheSource& src, const CacheBuildOptions& opt,
-                                              CacheStats* stats) {
+Result<CacheBytes> build_cache(const CacheSource& src, const CacheBuildOptions& opt, CacheStats* stats) {
   const PortablePdb& pdb = *src.pdb;
   auto docs = pdb.documents();
   if (!docs) return docs.error();
@@ -611,9 +610,6 @@ Result<std::vector<std::uint8_t>> build_cache(const CacheSource& src, const Cach
   const std::size_t payload = fbb.GetSize();
   if (payload > f::kMaxPayloadSize)
     return Error{Errc::kTooLarge, format("%s: the cache payload (%zu bytes) exceeds FlatBuffers' 2 GiB limit", src.source_name.c_str(), payload)};
-  std::vector<std::uint8_t> out;
-  out.reserve(f::kHeaderSize + payload);
-  advise_huge_pages(out.data(), out.capacity());
   f::FileHeader h{};
   h.magic = f::kMagic;
   std::memcpy(h.identifier, f::kIdentifier, 4);
@@ -622,9 +618,13 @@ Result<std::vector<std::uint8_t>> build_cache(const CacheSource& src, const Cach
   h.header_size = f::kHeaderSize;
   h.payload_size = payload;
   h.payload_xxh3 = XXH3_64bits(fbb.GetBufferPointer(), payload);
-  const auto* hb = reinterpret_cast<const std::uint8_t*>(&h);
-  out.insert(out.end(), hb, hb + sizeof h);  // no zero-fill before the copy
-  out.insert(out.end(), fbb.GetBufferPointer(), fbb.GetBufferPointer() + payload);
+  // The builder writes back to front: the header goes right before the payload, in the same
+  // buffer, and that buffer becomes the result (no copy of the payload).
+  fbb.PushBytes(reinterpret_cast<const std::uint8_t*>(&h), sizeof h);
+  const std::size_t file_size = fbb.GetSize();
+  std::size_t reserved = 0, offset = 0;
+  std::uint8_t* block = fbb.ReleaseRaw(reserved, offset);
+  CacheBytes out(block, block + offset, file_size);
   if (stats) {
     stats->points = total;
     stats->hidden = hidden;

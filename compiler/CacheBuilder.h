@@ -3,8 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <optional>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "Guids.h"
@@ -61,10 +65,47 @@ struct CacheStats {
   std::uint64_t total_bytes = 0;
 };
 
+// The bytes of a cache file (header + payload), in memory build_cache allocated: the buffer the
+// FlatBuffer was built in, so no copy is made of it. Move-only.
+class CacheBytes {
+ public:
+  CacheBytes() = default;
+  CacheBytes(std::uint8_t* block, const std::uint8_t* data, std::size_t size) : block_(block), data_(data), size_(size) {}
+  CacheBytes(CacheBytes&& o) noexcept
+      : block_(std::exchange(o.block_, nullptr)), data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)) {}
+  CacheBytes& operator=(CacheBytes&& o) noexcept {
+    if (this != &o) {
+      std::free(block_);
+      block_ = std::exchange(o.block_, nullptr);
+      data_ = std::exchange(o.data_, nullptr);
+      size_ = std::exchange(o.size_, 0);
+    }
+    return *this;
+  }
+  CacheBytes(const CacheBytes&) = delete;
+  CacheBytes& operator=(const CacheBytes&) = delete;
+  ~CacheBytes() { std::free(block_); }
+
+  const std::uint8_t* data() const { return data_; }
+  std::size_t size() const { return size_; }
+  const std::uint8_t* begin() const { return data_; }
+  const std::uint8_t* end() const { return data_ + size_; }
+  std::span<const std::uint8_t> span() const { return {data_, size_}; }
+  operator std::span<const std::uint8_t>() const { return span(); }
+  std::vector<std::uint8_t> to_vector() const { return {begin(), end()}; }
+  friend bool operator==(const CacheBytes& a, const CacheBytes& b) {
+    return a.size_ == b.size_ && (a.size_ == 0 || std::memcmp(a.data_, b.data_, a.size_) == 0);
+  }
+
+ private:
+  std::uint8_t* block_ = nullptr;  // malloc'd; data_ points into it
+  const std::uint8_t* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
 // The version string recorded in caches ("ilmap <major>.<minor>.<patch>/format <v>").
 std::string compiler_version();
 
-Result<std::vector<std::uint8_t>> build_cache(const CacheSource& src, const CacheBuildOptions& opt,
-                                              CacheStats* stats = nullptr);
+Result<CacheBytes> build_cache(const CacheSource& src, const CacheBuildOptions& opt, CacheStats* stats = nullptr);
 
 }  // namespace ilmap

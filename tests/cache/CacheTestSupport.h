@@ -105,7 +105,7 @@ inline Result<Compiled> compile_in_memory(const std::string& path) {
   src.source_name = std::filesystem::path(path).filename().string();
   auto bytes = build_cache(src, CacheBuildOptions{});
   if (!bytes) return bytes.error();
-  c.bytes = std::move(*bytes);
+  c.bytes = bytes->to_vector();
   return c;
 }
 

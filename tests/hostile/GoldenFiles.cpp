@@ -107,7 +107,7 @@ Bytes cache_bytes() {
   cs.source_name = "mini.pdb";
   auto c = build_cache(cs, CacheBuildOptions{});
   if (!c) throw std::runtime_error("golden: mini cache does not build: " + c.error().message);
-  return std::move(*c);
+  return c->to_vector();
 }
 
 }  // namespace

@@ -123,7 +123,7 @@ TEST(Sweep, CacheCompiledFromPdb) {
   cs.source_name = "Ilmap.Corpus.Shapes.pdb";
   auto cache = build_cache(cs, CacheBuildOptions{});
   ASSERT_TRUE(cache.ok()) << cache.error().message;
-  const SweepStats st = sweep(Kind::kCache, *cache, "cs-sourcelink.ilmap");
+  const SweepStats st = sweep(Kind::kCache, cache->to_vector(), "cs-sourcelink.ilmap");
   // Every flip inside the payload must be caught by verify (checksum): only the truncation to
   // the full size, and flips in header fields verify does not cover, may pass.
   EXPECT_LE(st.succeeded, 64u) << "verify() accepted too many corrupted caches";
