@@ -6,22 +6,12 @@
 #include <vector>
 
 #include "ilmap/cache.h"
+#include "splitmix.h"
 
 namespace ilmap::bench {
 
 struct Query {
   std::uint32_t row, il;
-};
-
-struct Splitmix {
-  std::uint64_t s;
-  std::uint64_t next() {
-    std::uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  std::uint32_t below(std::uint32_t n) { return n ? static_cast<std::uint32_t>((next() >> 32) * n >> 32) : 0; }
 };
 
 // Per-method facts used to draw queries.

@@ -28,20 +28,11 @@
 #include <unordered_map>
 #include <vector>
 
+#include "splitmix.h"
+
 namespace {
 
-struct Rng {  // splitmix64: deterministic for a seed, fast
-  std::uint64_t s;
-  std::uint64_t next() {
-    std::uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  std::uint32_t below(std::uint32_t n) { return static_cast<std::uint32_t>((next() >> 32) * n >> 32); }
-  double unit() { return double(next() >> 11) * (1.0 / 9007199254740992.0); }
-  bool chance(double p) { return unit() < p; }
-};
+using Rng = ilmap::bench::Splitmix;
 
 using Bytes = std::vector<std::uint8_t>;
 

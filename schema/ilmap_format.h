@@ -40,7 +40,6 @@ static_assert(sizeof(FileHeader) == kHeaderSize, "FileHeader must be 32 bytes");
 // end_column (w_ecol) document-base_doc (w_doc). Hidden record: il (w_il) document-base_doc
 // (w_doc). A width of 0 means the field is always 0 (plus its base).
 inline constexpr std::size_t kBlockTailPadding = 16;  // zero bytes after the last block
-inline constexpr unsigned kMaxFieldWidth = 31;
 inline constexpr std::size_t kBlockPrefixSize = 5;
 inline constexpr std::size_t kMaxBlockHeaderSize = kBlockPrefixSize + 4 * 4;
 
@@ -69,12 +68,6 @@ inline std::uint64_t load_le64(const std::uint8_t* p) {
   std::memcpy(&x, p, 8);
   if constexpr (std::endian::native == std::endian::big) x = __builtin_bswap64(x);
   return x;
-}
-
-// Size in bytes of the header of `h` as put_block_header writes it.
-inline std::size_t block_header_size(const BlockHeader& h) {
-  return kBlockPrefixSize + code_bytes(length_code(h.visible)) + code_bytes(length_code(h.hidden)) +
-         code_bytes(length_code(h.base_line)) + code_bytes(length_code(h.base_doc));
 }
 
 // Header layout (SPEC.md 5.1): a 4-byte little-endian widths word (w_il bits 0-4, w_col 5-9,
