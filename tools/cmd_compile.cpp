@@ -37,7 +37,6 @@ struct CompileOptions {
   bool quiet = false;
   bool fsync = false;
   unsigned jobs = 0;
-  unsigned threads_per_input = 1;  // set from --jobs: the threads left over per input
   std::uint64_t max_decompressed = std::uint64_t(512) << 20;  // one embedded PDB or source
 };
 
@@ -118,7 +117,8 @@ bool up_to_date(const std::string& output, const CacheSource& src, bool embed_so
   return true;
 }
 
-void run_job(Job& job, const CompileOptions& o) {
+// `threads`: the threads this input may use to encode its point blocks.
+void run_job(Job& job, const CompileOptions& o, unsigned threads) {
   DebugInputOptions io;
   const std::uint64_t cap = o.max_decompressed;
   io.pe.max_embedded_pdb = static_cast<std::uint32_t>(std::min<std::uint64_t>(cap, UINT32_MAX));
@@ -136,7 +136,7 @@ void run_job(Job& job, const CompileOptions& o) {
   CacheBuildOptions bo;
   bo.embed_sources = o.embed_sources;
   bo.max_embedded_source = static_cast<std::size_t>(cap);
-  bo.threads = o.threads_per_input;
+  bo.threads = threads;
   CacheStats stats;
   auto bytes = build_cache(src, bo, &stats);
   if (!bytes) {
@@ -203,7 +203,7 @@ Status expand_inputs(const CompileOptions& o, std::vector<Job>& jobs) {
   return {};
 }
 
-int run_compile(CompileOptions o) {
+int run_compile(const CompileOptions& o) {
   if (!o.out.empty() && !o.out_dir.empty())
     return report_error({Errc::kUsage, "-o and --out-dir cannot be used together"});
   if (!o.out.empty() && (o.inputs.size() != 1 || std::filesystem::is_directory(o.inputs[0])))
@@ -220,10 +220,10 @@ int run_compile(CompileOptions o) {
   const unsigned threads = o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
   const unsigned n = std::min<unsigned>(threads, static_cast<unsigned>(jobs.size()));
   // Fewer inputs than threads: a large input encodes its point blocks with the rest.
-  o.threads_per_input = std::max(1u, threads / n);
+  const unsigned per_input = std::max(1u, threads / n);
   std::atomic<std::size_t> next{0};
   auto worker = [&] {
-    for (std::size_t i; (i = next.fetch_add(1)) < jobs.size();) run_job(jobs[i], o);
+    for (std::size_t i; (i = next.fetch_add(1)) < jobs.size();) run_job(jobs[i], o, per_input);
   };
   std::vector<std::thread> pool;
   for (unsigned i = 1; i < n; ++i) pool.emplace_back(worker);
