@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "CacheTestSupport.h"
+#include "TestCases.h"
 #include "ilmap/cache.h"
 #include "ilmap/ilmap.h"
 
@@ -22,10 +23,11 @@ Language expected_language(const Guid& g) {
   return Language::kOther;
 }
 
-class ExhaustiveLookup : public ::testing::TestWithParam<TestInput> {};
+class ExhaustiveLookup : public ::testing::TestWithParam<Case> {};
 
 TEST_P(ExhaustiveLookup, MatchesNaiveWalk) {
-  const TestInput& t = GetParam();
+  const TestInput& t = GetParam().input;
+  SCOPED_TRACE("input: " + t.path);
   if (t.path.empty() || !std::filesystem::exists(t.path)) GTEST_SKIP() << "input absent: " << t.path;
   auto compiled = compile_in_memory(t.path);
   ASSERT_TRUE(compiled) << compiled.error().message;
@@ -131,8 +133,7 @@ TEST_P(ExhaustiveLookup, MatchesNaiveWalk) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Inputs, ExhaustiveLookup, ::testing::ValuesIn(all_inputs()),
-                         [](const ::testing::TestParamInfo<TestInput>& i) { return i.param.name; });
+INSTANTIATE_TEST_SUITE_P(Inputs, ExhaustiveLookup, ::testing::ValuesIn(cases()), case_name);
 
 }  // namespace
 }  // namespace ilmap::test

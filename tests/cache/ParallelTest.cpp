@@ -4,14 +4,16 @@
 #include <gtest/gtest.h>
 
 #include "CacheTestSupport.h"
+#include "TestCases.h"
 
 namespace ilmap::test {
 namespace {
 
-class ParallelEncode : public ::testing::TestWithParam<TestInput> {};
+class ParallelEncode : public ::testing::TestWithParam<Case> {};
 
 TEST_P(ParallelEncode, SameBytesAsOneThread) {
-  const TestInput& t = GetParam();
+  const TestInput& t = GetParam().input;
+  SCOPED_TRACE("input: " + t.path);
   if (t.path.empty()) GTEST_SKIP() << "no inputs";
   auto in = open_debug_input(t.path);
   ASSERT_TRUE(in.ok()) << in.error().message;
@@ -37,8 +39,7 @@ TEST_P(ParallelEncode, SameBytesAsOneThread) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Inputs, ParallelEncode, ::testing::ValuesIn(all_inputs()),
-                         [](const auto& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(Inputs, ParallelEncode, ::testing::ValuesIn(cases()), case_name);
 
 }  // namespace
 }  // namespace ilmap::test

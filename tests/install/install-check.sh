@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# install-check.sh CMAKE BUILD_DIR CC PKG_CONFIG VERSION CACHE_TESTS_DIR CORPUS_DIR
+# Installs BUILD_DIR into a temporary prefix (cmake --install --prefix), checks the layout
+# (bin/ilmap, include/ilmap/*.h, lib/libilmap.so.1 with its SONAME and only the C API exported,
+# lib/libilmap.a, lib/pkgconfig/ilmap.pc naming that prefix), then builds c_api_test.c against the
+# installed library via pkg-config - shared, and static with `pkg-config --static` - and runs both
+# through c_api_test.sh with the installed ilmap: a real lookup on a cache of a corpus PDB.
+# Exit 0 pass, 1 fail, 77 skip (no pkg-config, or corpus files absent).
+set -euo pipefail
+export LC_ALL=C
+cmake=$1 build=$2 cc=$3 pkg_config=$4 version=$5 tests=$6 corpus=$7
+[[ -n $pkg_config && -x $pkg_config ]] || { echo "SKIP: pkg-config not found"; exit 77; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/ilmap-install.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+prefix=$work/prefix
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$cmake" --install "$build" --prefix "$prefix" >"$work/install.log" 2>&1 ||
+  { cat "$work/install.log"; fail "cmake --install $build --prefix TMP"; }
+
+# Layout. The library folder is wherever ilmap.pc landed (lib, or lib/<multiarch> for /usr).
+[[ -x $prefix/bin/ilmap ]] || fail "bin/ilmap not installed"
+for h in ilmap.h cache.h status.h; do
+  [[ -f $prefix/include/ilmap/$h ]] || fail "include/ilmap/$h not installed"
+done
+pc=$(find "$prefix" -name ilmap.pc -path '*/pkgconfig/*')
+[[ -n $pc ]] || fail "no pkgconfig/ilmap.pc installed"
+libdir=$(dirname "$(dirname "$pc")")
+[[ -f $libdir/libilmap.a ]] || fail "static library libilmap.a not installed beside the .pc file"
+[[ -L $libdir/libilmap.so ]] || fail "libilmap.so (the link-time name) is not a symbolic link"
+soname=$(readelf -d "$libdir/libilmap.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+[[ $soname == libilmap.so.1 ]] || fail "SONAME is '$soname', want libilmap.so.1"
+[[ -f $libdir/$soname ]] || fail "$soname not installed"
+[[ "$("$prefix/bin/ilmap" --version)" == "ilmap $version" ]] || fail "installed ilmap --version is not 'ilmap $version'"
+
+# The shared library exports exactly the functions declared in ilmap.h.
+declared=$(grep -o '\bilmap_[a-z_]*(' "$prefix/include/ilmap/ilmap.h" | tr -d '(' | sort -u)
+exported=$(nm -D --defined-only "$libdir/libilmap.so" | awk '$2 ~ /^[TWiV]$/ { sub(/@.*/, "", $3); print $3 }' | sort -u)
+[[ $declared == "$exported" ]] ||
+  fail "libilmap.so exports"$'\n'"$exported"$'\n'"but ilmap.h declares"$'\n'"$declared"
+nm -D --defined-only "$libdir/libilmap.so" | awk '$2 ~ /^[BDR]$/ { print; bad = 1 } END { exit bad }' ||
+  fail "libilmap.so exports data symbols"
+
+# pkg-config sees the installed module with this prefix.
+export PKG_CONFIG_PATH=$libdir/pkgconfig PKG_CONFIG_LIBDIR=$libdir/pkgconfig
+[[ "$("$pkg_config" --modversion ilmap)" == "$version" ]] || fail "pkg-config --modversion ilmap is not $version"
+[[ "$("$pkg_config" --variable=prefix ilmap)" == "$prefix" ]] || fail "ilmap.pc prefix is not the install prefix"
+read -ra cflags <<<"$("$pkg_config" --cflags ilmap)"
+read -ra libs <<<"$("$pkg_config" --libs ilmap)"
+read -ra static_libs <<<"$("$pkg_config" --static --libs ilmap)"
+
+# Shared: the program needs libilmap.so.1 and finds the installed one.
+"$cc" -std=c11 -Wall -Wextra -Werror "$tests/c_api_test.c" "${cflags[@]}" "${libs[@]}" -o "$work/c_api_shared"
+readelf -d "$work/c_api_shared" | grep -q 'NEEDED.*\[libilmap\.so\.1\]' || fail "the program does not link libilmap.so.1"
+export LD_LIBRARY_PATH=$libdir
+ldd "$work/c_api_shared" | grep -q "libilmap\.so\.1 => $libdir/libilmap\.so\.1" || fail "libilmap.so.1 is not loaded from the prefix"
+
+# Static: libilmap.a and the libraries of `pkg-config --static` (without -lilmap, which would
+# pick the shared library).
+static_deps=()
+for a in "${static_libs[@]}"; do [[ $a == -lilmap ]] || static_deps+=("$a"); done
+"$cc" -std=c11 -Wall -Wextra -Werror "$tests/c_api_test.c" "${cflags[@]}" "$libdir/libilmap.a" "${static_deps[@]}" \
+  -o "$work/c_api_static"
+if readelf -d "$work/c_api_static" | grep -q 'NEEDED.*libilmap'; then fail "the static program needs libilmap.so"; fi
+
+# A real lookup through each, on a cache the installed ilmap compiles.
+"$tests/c_api_test.sh" "$prefix/bin/ilmap" "$work/c_api_shared" "$corpus"
+"$tests/c_api_test.sh" "$prefix/bin/ilmap" "$work/c_api_static" "$corpus"
+echo "ok: installed into a temporary prefix; C API via pkg-config (shared and static)"
