@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
-# install-check.sh CMAKE BUILD_DIR CC PKG_CONFIG VERSION CACHE_TESTS_DIR CORPUS_DIR
+# install-check.sh CMAKE BUILD_DIR CC PKG_CONFIG VERSION CACHE_TESTS_DIR CORPUS_DIR [SANITIZE]
 # Installs BUILD_DIR into a temporary prefix (cmake --install --prefix), checks the layout
 # (bin/ilmap, include/ilmap/*.h, lib/libilmap.so.1 with its SONAME and only the C API exported,
 # lib/libilmap.a, lib/pkgconfig/ilmap.pc naming that prefix), then builds c_api_test.c against the
 # installed library via pkg-config - shared, and static with `pkg-config --static` - and runs both
 # through c_api_test.sh with the installed ilmap: a real lookup on a cache of a corpus PDB.
+# SANITIZE=1 (a build with ILMAP_SANITIZE): the libraries hold ASan/UBSan code, so the programs
+# are built with the same -fsanitize flags (the sanitizer runtime must come first).
 # Exit 0 pass, 1 fail, 77 skip (no pkg-config, or corpus files absent).
 set -euo pipefail
 export LC_ALL=C
-cmake=$1 build=$2 cc=$3 pkg_config=$4 version=$5 tests=$6 corpus=$7
+cmake=$1 build=$2 cc=$3 pkg_config=$4 version=$5 tests=$6 corpus=$7 sanitize=${8:-0}
+cc_flags=(-std=c11 -Wall -Wextra -Werror)
+if [[ $sanitize == 1 ]]; then cc_flags+=(-fsanitize=address,undefined); fi
 [[ -n $pkg_config && -x $pkg_config ]] || { echo "SKIP: pkg-config not found"; exit 77; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/ilmap-install.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -50,7 +54,7 @@ read -ra libs <<<"$("$pkg_config" --libs ilmap)"
 read -ra static_libs <<<"$("$pkg_config" --static --libs ilmap)"
 
 # Shared: the program needs libilmap.so.1 and finds the installed one.
-"$cc" -std=c11 -Wall -Wextra -Werror "$tests/c_api_test.c" "${cflags[@]}" "${libs[@]}" -o "$work/c_api_shared"
+"$cc" "${cc_flags[@]}" "$tests/c_api_test.c" "${cflags[@]}" "${libs[@]}" -o "$work/c_api_shared"
 readelf -d "$work/c_api_shared" | grep -q 'NEEDED.*\[libilmap\.so\.1\]' || fail "the program does not link libilmap.so.1"
 export LD_LIBRARY_PATH=$libdir
 ldd "$work/c_api_shared" | grep -q "libilmap\.so\.1 => $libdir/libilmap\.so\.1" || fail "libilmap.so.1 is not loaded from the prefix"
@@ -59,7 +63,7 @@ ldd "$work/c_api_shared" | grep -q "libilmap\.so\.1 => $libdir/libilmap\.so\.1" 
 # pick the shared library).
 static_deps=()
 for a in "${static_libs[@]}"; do [[ $a == -lilmap ]] || static_deps+=("$a"); done
-"$cc" -std=c11 -Wall -Wextra -Werror "$tests/c_api_test.c" "${cflags[@]}" "$libdir/libilmap.a" "${static_deps[@]}" \
+"$cc" "${cc_flags[@]}" "$tests/c_api_test.c" "${cflags[@]}" "$libdir/libilmap.a" "${static_deps[@]}" \
   -o "$work/c_api_static"
 if readelf -d "$work/c_api_static" | grep -q 'NEEDED.*libilmap'; then fail "the static program needs libilmap.so"; fi
 
