@@ -40,6 +40,8 @@ const char* language_label(Language l) noexcept {
   return "unknown";
 }
 
+namespace {
+
 // What identifies the file a Cache was opened from, to notice it being replaced or rewritten.
 struct FileStamp {
   dev_t dev = 0;
@@ -54,6 +56,8 @@ struct FileStamp {
     return {st.st_dev, st.st_ino, st.st_size, st.st_mtim, st.st_ctim};
   }
 };
+
+}  // namespace
 
 struct Cache::Impl {
   // Storage: either a mapping or an owned, 8-byte aligned copy.
