@@ -238,8 +238,9 @@ int run_batch(const LookupOptions& o, Cache first, std::optional<Stamp> stamp) {
   }
   if (!out.flush()) return 2;
   if (unanswered)
-    return report_error({Errc::kIo, format("%s: cache file changed while in use: %llu queries answered with an error",
-                                           o.cache.c_str(), static_cast<unsigned long long>(unanswered))});
+    return report_error({Errc::kIo, format("%s: cache file changed while in use: %llu quer%s answered with an error",
+                                           o.cache.c_str(), static_cast<unsigned long long>(unanswered),
+                                           unanswered == 1 ? "y" : "ies")});
   if (malformed) {
     std::fprintf(stderr, "ilmap: error: %llu malformed query line%s (answered with error lines)\n",
                  static_cast<unsigned long long>(malformed), malformed == 1 ? "" : "s");
