@@ -1,10 +1,18 @@
 // FileBytes.h - read-only access to an input file's bytes (mmap, or read() as a fallback).
+//
+// Inputs are Portable PDBs, PEs, Windows (MSF) PDBs (to name them in errors) and ilmap caches:
+// the first bytes are read with pread and checked before the file is mapped, so a huge file of
+// anything else is refused at the cost of one small read (never mapped nor pre-faulted). A
+// FIFO or device is refused without blocking. The mapping is registered with the SIGBUS guard
+// (ilmap/mapping_guard.h): if the file shrinks while it is read, the reads past its new end
+// see zeros and changed() turns true; callers check it after decoding (check()).
 #pragma once
 
 #include <cstdint>
 #include <span>
 #include <string>
 
+#include "ilmap/mapping_guard.h"
 #include "ilmap/status.h"
 
 namespace ilmap {
@@ -18,11 +26,24 @@ class FileBytes {
   FileBytes& operator=(const FileBytes&) = delete;
   ~FileBytes();
 
-  // Opens `path`; a directory, a missing file or a file over `max_size` bytes is an error.
+  // Opens `path`; a directory, a FIFO or other non-regular file, a missing file, a file over
+  // `max_size` bytes, or one whose first bytes are not BSJB, MZ, the ilmap cache header or
+  // the MSF signature (kBadMagic, "not a Portable PDB (BSJB), a PE (MZ) or an ilmap cache")
+  // is an error.
   static Result<FileBytes> open(const std::string& path, std::uint64_t max_size = kDefaultMaxSize);
 
   std::span<const std::uint8_t> bytes() const { return {data_, size_}; }
   const std::string& path() const { return path_; }
+  // True once the SIGBUS guard replaced a page of the mapping (the file shrank while mapped):
+  // what was decoded from it since may be wrong.
+  bool changed() const noexcept { return guard_.changed(); }
+  // kIo "PATH: input file changed while being read" when changed(), else ok.
+  Status check() const;
+
+  // Test hook: when the environment variable ILMAP_TEST_SHRINK_INPUT names the path being
+  // opened, the file is truncated to 4096 bytes right after it is mapped (a deterministic
+  // "input shrank while being read" for tests/cli).
+  static constexpr const char* kShrinkHookEnv = "ILMAP_TEST_SHRINK_INPUT";
 
   static constexpr std::uint64_t kDefaultMaxSize = std::uint64_t(4) << 30;
 
@@ -31,6 +52,7 @@ class FileBytes {
   const std::uint8_t* data_ = nullptr;
   std::size_t size_ = 0;
   bool mapped_ = false;
+  GuardedRange guard_;
   std::string path_;
 };
 

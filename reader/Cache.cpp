@@ -26,6 +26,9 @@ namespace ilmap {
 
 namespace d = ilmap::disk;
 
+// The runtime's IL offsets are signed 32-bit; from here on (-1 = OFFSET_UNKNOWN) there is no answer.
+constexpr std::uint32_t kNoIlOffsetFrom = 0x80000000u;
+
 const char* language_label(Language l) noexcept {
   switch (l) {
     case Language::kCSharp: return "C#";
@@ -37,10 +40,32 @@ const char* language_label(Language l) noexcept {
   return "unknown";
 }
 
+namespace {
+
+// What identifies the file a Cache was opened from, to notice it being replaced or rewritten.
+struct FileStamp {
+  dev_t dev = 0;
+  ino_t inode = 0;
+  off_t size = 0;
+  struct timespec mtime {}, ctime {};
+  bool operator==(const FileStamp& o) const noexcept {
+    return dev == o.dev && inode == o.inode && size == o.size && mtime.tv_sec == o.mtime.tv_sec &&
+           mtime.tv_nsec == o.mtime.tv_nsec && ctime.tv_sec == o.ctime.tv_sec && ctime.tv_nsec == o.ctime.tv_nsec;
+  }
+  static FileStamp of(const struct stat& st) noexcept {
+    return {st.st_dev, st.st_ino, st.st_size, st.st_mtim, st.st_ctim};
+  }
+};
+
+}  // namespace
+
 struct Cache::Impl {
   // Storage: either a mapping or an owned, 8-byte aligned copy.
   void* map = nullptr;
   std::size_t map_size = 0;
+  GuardedRange guard;  // the mapping's registration with the SIGBUS guard
+  std::string path;    // as given to open (empty for from_bytes)
+  FileStamp stamp;     // of the file opened
   std::vector<std::uint64_t> owned;
   const std::uint8_t* data = nullptr;
   std::size_t size = 0;
@@ -64,19 +89,26 @@ struct Cache::Impl {
   }
 
   ~Impl() {
+    guard.reset();  // unregister before the range can be reused by another mapping
     if (map) ::munmap(map, map_size);
   }
 
+  Status changed_error() const {
+    return {Errc::kIo, (path.empty() ? std::string("cache") : path) +
+                           ": cache file changed while in use (truncated or rewritten in place)"};
+  }
+
+  static Status check_header(const d::FileHeader& header, std::uint64_t size);
   Status validate();
   bool block(std::uint32_t rid, const std::uint8_t*& rec, const std::uint8_t*& end,
              d::BlockHeader& h) const noexcept;
   std::optional<LookupResult> lookup_row(std::uint32_t rid, std::uint32_t il) const noexcept;
 };
 
-Status Cache::Impl::validate() {
-  if (size < d::kHeaderSize)
-    return {Errc::kTruncated, format("cache header: file has %zu bytes, the header needs %u", size, d::kHeaderSize)};
-  std::memcpy(&header, data, sizeof header);
+// The checks of the 32-byte header against the file size: made on the bytes read with pread
+// before a file is mapped (a multi-GB file that is no cache is never mapped), and again by
+// validate() on the bytes the Cache holds.
+Status Cache::Impl::check_header(const d::FileHeader& header, std::uint64_t size) {
   if (header.magic == d::kMagicSwapped)
     return {Errc::kBadMagic, "cache header at offset 0x0: written with the other byte order"};
   if (header.magic != d::kMagic || std::memcmp(header.identifier, d::kIdentifier, 4) != 0)
@@ -86,12 +118,20 @@ Status Cache::Impl::validate() {
   if (header.header_size != d::kHeaderSize)
     return {Errc::kMalformed, format("cache header at offset 0xc: header size %u, expected %u", header.header_size, d::kHeaderSize)};
   if (header.payload_size != size - d::kHeaderSize)
-    return {Errc::kTruncated, format("cache header at offset 0x10: payload size %llu but the file holds %zu bytes after the header", static_cast<unsigned long long>(header.payload_size), size - d::kHeaderSize)};
+    return {Errc::kTruncated, format("cache header at offset 0x10: payload size %llu but the file holds %llu bytes after the header", static_cast<unsigned long long>(header.payload_size), static_cast<unsigned long long>(size - d::kHeaderSize))};
   if (header.payload_size > d::kMaxPayloadSize)
     return {Errc::kTooLarge, "cache payload exceeds the 2 GiB FlatBuffers limit"};
   // The FlatBuffers root offset and file identifier take the first 8 payload bytes.
   if (header.payload_size < 8)
     return {Errc::kTruncated, format("cache payload at offset 0x20: %llu bytes, too short for a FlatBuffers root and identifier", static_cast<unsigned long long>(header.payload_size))};
+  return {};
+}
+
+Status Cache::Impl::validate() {
+  if (size < d::kHeaderSize)
+    return {Errc::kTruncated, format("cache header: file has %zu bytes, the header needs %u", size, d::kHeaderSize)};
+  std::memcpy(&header, data, sizeof header);
+  if (Status s = check_header(header, size); !s) return s;
   const std::uint8_t* payload = data + d::kHeaderSize;
   flatbuffers::Verifier::Options vo;
   vo.max_depth = 16;
@@ -229,43 +269,86 @@ Cache::Cache(Cache&&) noexcept = default;
 Cache& Cache::operator=(Cache&&) noexcept = default;
 Cache::~Cache() = default;
 
-Result<Cache> Cache::open(const std::string& path) {
-  auto impl = std::make_unique<Impl>();
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Error{Errc::kIo, format("%s: cannot open: %s", path.c_str(), std::strerror(errno))};
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return Error{Errc::kIo, format("%s: not a regular file", path.c_str())};
+namespace {
+
+// Reads exactly `n` bytes at `offset`; false with errno set (0 at an early end of file).
+bool read_at(int fd, std::uint8_t* dst, std::size_t n, std::uint64_t offset, std::size_t& got) {
+  got = 0;
+  while (got < n) {
+    const ssize_t r = ::pread(fd, dst + got, n - got, static_cast<off_t>(offset + got));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) {
+      if (r == 0) errno = 0;
+      return false;
+    }
+    got += static_cast<std::size_t>(r);
   }
-  const std::size_t size = static_cast<std::size_t>(st.st_size);
-  if (size > 0) {
-    void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  return true;
+}
+
+struct Fd {
+  int fd = -1;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+}  // namespace
+
+Result<Cache> Cache::open(const std::string& path, const CacheOpenOptions& options) {
+  auto impl = std::make_unique<Impl>();
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below anyway.
+  Fd file{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)};
+  if (file.fd < 0) return Error{Errc::kIo, format("%s: cannot open: %s", path.c_str(), std::strerror(errno))};
+  struct stat st {};
+  if (::fstat(file.fd, &st) != 0)
+    return Error{Errc::kIo, format("%s: cannot stat: %s", path.c_str(), std::strerror(errno))};
+  if (S_ISDIR(st.st_mode)) return Error{Errc::kIo, format("%s: is a directory, expected a cache file", path.c_str())};
+  if (!S_ISREG(st.st_mode)) return Error{Errc::kIo, format("%s: not a regular file", path.c_str())};
+  const int fl = ::fcntl(file.fd, F_GETFL);
+  if (fl >= 0) (void)::fcntl(file.fd, F_SETFL, fl & ~O_NONBLOCK);
+  impl->path = path;
+  impl->stamp = FileStamp::of(st);
+  const std::uint64_t size = static_cast<std::uint64_t>(st.st_size);
+  // Check the header before mapping or reading the rest: a large file that is not a cache
+  // costs one small read.
+  if (size < d::kHeaderSize)
+    return Error{Errc::kTruncated, format("%s: cache header: file has %llu bytes, the header needs %u", path.c_str(), static_cast<unsigned long long>(size), d::kHeaderSize)};
+  {
+    d::FileHeader head{};
+    std::size_t got = 0;
+    if (!read_at(file.fd, reinterpret_cast<std::uint8_t*>(&head), sizeof head, 0, got))
+      return Error{Errc::kIo, errno ? format("%s: read failed: %s", path.c_str(), std::strerror(errno))
+                                    : format("%s: the file shrank to %zu bytes while being read", path.c_str(), got)};
+    if (Status s = Impl::check_header(head, size); !s) return Error{s.code(), path + ": " + s.message()};
+  }
+  const auto n = static_cast<std::size_t>(size);
+  if (!options.read_into_memory) {
+    void* p = ::mmap(nullptr, n, PROT_READ, MAP_PRIVATE, file.fd, 0);
     if (p != MAP_FAILED) {
-      impl->map = p;
-      impl->map_size = size;
-      impl->data = static_cast<const std::uint8_t*>(p);
-    } else {
-      impl->owned.resize((size + 7) / 8);
-      auto* dst = reinterpret_cast<std::uint8_t*>(impl->owned.data());
-      std::size_t got = 0;
-      while (got < size) {
-        ssize_t n = ::read(fd, dst + got, size - got);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-          const int e = n < 0 ? errno : 0;
-          ::close(fd);
-          return Error{Errc::kIo, n < 0 ? format("%s: read failed at byte %zu: %s", path.c_str(), got, std::strerror(e))
-                                        : format("%s: the file shrank to %zu bytes while being read", path.c_str(), got)};
-        }
-        got += static_cast<std::size_t>(n);
+      GuardedRange guard(p, n);
+      if (guard.valid() || !mapping_guard_installed()) {
+        impl->map = p;
+        impl->map_size = n;
+        impl->guard = std::move(guard);
+        impl->data = static_cast<const std::uint8_t*>(p);
+      } else {
+        ::munmap(p, n);  // the guard's registry is full: read the file instead
       }
-      impl->data = dst;
     }
   }
-  ::close(fd);
-  impl->size = size;
+  if (!impl->data) {
+    impl->owned.resize((n + 7) / 8);
+    auto* dst = reinterpret_cast<std::uint8_t*>(impl->owned.data());
+    std::size_t got = 0;
+    if (!read_at(file.fd, dst, n, 0, got))
+      return Error{Errc::kIo, errno ? format("%s: read failed at byte %zu: %s", path.c_str(), got, std::strerror(errno))
+                                    : format("%s: the file shrank to %zu bytes while being read", path.c_str(), got)};
+    impl->data = dst;
+  }
+  impl->size = n;
   if (Status s = impl->validate(); !s) return Error{s.code(), path + ": " + s.message()};
+  if (impl->guard.changed()) return impl->changed_error().error();
   return Cache(std::move(impl));
 }
 
@@ -280,12 +363,22 @@ Result<Cache> Cache::from_bytes(std::span<const std::uint8_t> bytes) {
 }
 
 std::optional<LookupResult> Cache::lookup(std::uint32_t token, std::uint32_t il_offset) const noexcept {
-  if ((token >> 24) != 0x06) return std::nullopt;
+  if ((token >> 24) != 0x06 || il_offset >= kNoIlOffsetFrom) return std::nullopt;
   return impl_->lookup_row(token & 0xFFFFFF, il_offset);
 }
 
 std::optional<LookupResult> Cache::lookup_row(std::uint32_t rid, std::uint32_t il_offset) const noexcept {
+  if (il_offset >= kNoIlOffsetFrom) return std::nullopt;
   return impl_->lookup_row(rid, il_offset);
+}
+
+bool Cache::changed() const noexcept { return impl_->guard.changed(); }
+
+bool Cache::file_changed() const noexcept {
+  if (impl_->path.empty()) return false;
+  struct stat st {};
+  if (::stat(impl_->path.c_str(), &st) != 0) return false;
+  return !(FileStamp::of(st) == impl_->stamp);
 }
 
 std::uint32_t Cache::method_count() const noexcept { return impl_->offsets_count - 1; }
@@ -315,6 +408,7 @@ Result<const void*> Cache::details() const {
   const fb::Details* d = flatbuffers::GetRoot<fb::Details>(v->data());
   if (d->documents() && d->documents()->size() != impl_->docs_count)
     return Error{Errc::kMalformed, "cache: the details section describes a different number of documents"};
+  if (changed()) return impl_->changed_error().error();
   return static_cast<const void*>(d);
 }
 std::uint64_t Cache::point_count() const noexcept { return impl_->root->point_count(); }
@@ -330,6 +424,12 @@ std::uint64_t Cache::point_section_bytes() const noexcept {
 }
 
 Status Cache::points(std::uint32_t rid, std::vector<CachePoint>& out) const {
+  Status s = points_unchecked(rid, out);
+  if (changed()) return impl_->changed_error();
+  return s;
+}
+
+Status Cache::points_unchecked(std::uint32_t rid, std::vector<CachePoint>& out) const {
   if (rid == 0 || rid >= impl_->offsets_count)
     return {Errc::kNotFound, format("method row %u out of range (cache has %u)", rid, method_count())};
   std::uint32_t b, e;
@@ -385,6 +485,12 @@ Status Cache::points(std::uint32_t rid, std::vector<CachePoint>& out) const {
 }
 
 Status Cache::verify() const {
+  Status s = verify_unchecked();
+  if (changed()) return impl_->changed_error();
+  return s;
+}
+
+Status Cache::verify_unchecked() const {
   const Impl& m = *impl_;
   const std::uint64_t sum = XXH3_64bits(m.data + d::kHeaderSize, static_cast<std::size_t>(m.header.payload_size));
   if (sum != m.header.payload_xxh3)

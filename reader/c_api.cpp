@@ -56,12 +56,22 @@ int fill(const std::optional<ilmap::LookupResult>& r, ilmap_location* out) {
 extern "C" {
 
 ilmap_cache* ilmap_open(const char* path, int* err, char* msg, size_t msg_size) {
+  return ilmap_open_ex(path, ILMAP_OPEN_MAP, err, msg, msg_size);
+}
+
+ilmap_cache* ilmap_open_ex(const char* path, unsigned flags, int* err, char* msg, size_t msg_size) {
   if (!path) {
     set_error({ilmap::Errc::kUsage, "path is NULL"}, err, msg, msg_size);
     return nullptr;
   }
+  if (flags & ~static_cast<unsigned>(ILMAP_OPEN_READ)) {
+    set_error({ilmap::Errc::kUsage, "unknown open flags"}, err, msg, msg_size);
+    return nullptr;
+  }
   try {
-    return wrap(ilmap::Cache::open(path), err, msg, msg_size);
+    ilmap::CacheOpenOptions options;
+    options.read_into_memory = (flags & ILMAP_OPEN_READ) != 0;
+    return wrap(ilmap::Cache::open(path, options), err, msg, msg_size);
   } catch (...) {  // allocation failure: never let an exception cross the C boundary
     set_error({ilmap::Errc::kIo, "out of memory"}, err, msg, msg_size);
     return nullptr;
@@ -102,6 +112,10 @@ int ilmap_verify(const ilmap_cache* cache, char* msg, size_t msg_size) {
     return ILMAP_E_IO;
   }
 }
+
+int ilmap_install_mapping_guard(void) { return ilmap::install_mapping_guard() ? 1 : 0; }
+int ilmap_changed(const ilmap_cache* cache) { return cache && cache->cache.changed() ? 1 : 0; }
+int ilmap_file_changed(const ilmap_cache* cache) { return cache && cache->cache.file_changed() ? 1 : 0; }
 
 uint32_t ilmap_method_count(const ilmap_cache* cache) { return cache ? cache->cache.method_count() : 0; }
 uint64_t ilmap_point_count(const ilmap_cache* cache) { return cache ? cache->cache.point_count() : 0; }

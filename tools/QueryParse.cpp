@@ -34,6 +34,11 @@ Result<std::uint32_t> parse_method(std::string_view s) {
   const bool hex = s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
   if (!parse_u64(s, v))
     return Error{Errc::kUsage, format("METHOD '%s' is not a token (0x06RRRRRR) or a decimal row number", printable(s).c_str())};
+  if (hex && v < 0x01000000) {
+    // The row alone (Sentry's function_id), as a decimal row number would be.
+    if (v == 0) return Error{Errc::kUsage, format("METHOD '%s' has row 0", printable(s).c_str())};
+    return static_cast<std::uint32_t>(v);
+  }
   if (hex) {
     if (v > 0xFFFFFFFF || (v >> 24) != 0x06)
       return Error{Errc::kUsage, format("METHOD '%s' is not a MethodDef token: its table byte must be 0x06", printable(s).c_str())};
@@ -46,9 +51,10 @@ Result<std::uint32_t> parse_method(std::string_view s) {
 }
 
 Result<std::uint32_t> parse_il_offset(std::string_view s) {
+  if (s == "-1") return 0xFFFFFFFFu;  // OFFSET_UNKNOWN of the runtime (signed 32-bit offsets)
   std::uint64_t v = 0;
   if (!parse_u64(s, v) || v > 0xFFFFFFFF)
-    return Error{Errc::kUsage, format("IL_OFFSET '%s' is not a number in 0..0xffffffff (decimal or 0x hex)", printable(s).c_str())};
+    return Error{Errc::kUsage, format("IL_OFFSET '%s' is not -1 or a number in 0..0xffffffff (decimal or 0x hex)", printable(s).c_str())};
   return static_cast<std::uint32_t>(v);
 }
 

@@ -1,18 +1,33 @@
-// cmd_lookup.cpp - `ilmap lookup CACHE METHOD IL_OFFSET [--json]` and
-//                  `ilmap lookup CACHE --batch [--json]`.
+// cmd_lookup.cpp - `ilmap lookup CACHE METHOD IL_OFFSET [--json] [--verify]` and
+//                  `ilmap lookup CACHE [--batch] [--json] [--verify]` (queries from stdin).
 //
-// Text answers are "path:line:column" or "??:0:0" (llvm-symbolizer's habit). A single lookup
-// with no answer exits 3. In batch mode every stdin line gets exactly one answer line, flushed
-// at once; a malformed line gets an error line ("error: ..." or {"error":...}) and the run goes
-// on (exit 0 unless reading stdin fails).
+// Text answers are "path:line:column" or "??:0:0" (llvm-symbolizer's habit), the path escaped
+// (TextEscape.h) so that one answer is always one line. A single lookup with no answer exits
+// 3. In batch mode every stdin line gets exactly one answer line, flushed before each read of
+// stdin that may wait; a malformed line gets an error line ("error: ..." or {"error":...}),
+// the run goes on, and the exit code is 1. Lines are capped at 64 KiB (LineReader.h).
+//
+// The cache is opened without checking its checksum (open is O(1)); --verify checks it first.
+// A cache changed under a running lookup (issue 9 item 6): the SIGBUS guard turns a read past
+// a truncated file's end into zeros and Cache::changed(); a batch also stats the file when new
+// input arrived (and every few ms) and opens it again when it was replaced or rewritten. An
+// answer read from a changed mapping is never printed: the query gets an error line when the
+// file cannot be opened again, and the run then exits 2.
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <chrono>
 #include <cstring>
-#include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "Commands.h"
+#include "LineReader.h"
 #include "QueryParse.h"
+#include "TextEscape.h"
 #include "ilmap/cache.h"
+#include "ilmap/mapping_guard.h"
 
 namespace ilmap::cli {
 namespace {
@@ -23,11 +38,14 @@ struct LookupOptions {
   std::string il_offset;
   bool batch = false;
   bool json = false;
+  bool verify = false;
 };
 
 std::string answer_text(const std::optional<LookupResult>& r) {
   if (!r) return "??:0:0";
-  return std::string(r->file) + ':' + std::to_string(r->line) + ':' + std::to_string(r->column);
+  std::string out;
+  append_escaped(out, r->file);
+  return out + ':' + std::to_string(r->line) + ':' + std::to_string(r->column);
 }
 
 std::string answer_json(std::uint32_t rid, std::uint32_t il, const std::optional<LookupResult>& r) {
@@ -55,42 +73,12 @@ std::string error_line(const std::string& msg, bool json) {
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-int run_batch(const Cache& cache, bool json) {
-  std::ios::sync_with_stdio(false);
-  std::string line;
-  std::string out;
-  while (std::getline(std::cin, line)) {
-    auto q = parse_query_line(line);
-    if (!q) {
-      out = error_line(q.error().message, json);
-    } else {
-      auto r = cache.lookup_row(q->rid, q->il_offset);
-      out = json ? answer_json(q->rid, q->il_offset, r) : answer_text(r);
-    }
-    out.push_back('\n');
-    std::fwrite(out.data(), 1, out.size(), stdout);
-    // Flush whenever no further query is already buffered: an interactive driver gets every
-    // answer at once, while a piped batch is not slowed by one write per line.
-    if (std::cin.rdbuf()->in_avail() <= 0) std::fflush(stdout);
-  }
-  if (std::cin.bad()) return report_error({Errc::kIo, "reading queries from stdin failed"});
-  return 0;
+Error changed_error(const std::string& path) {
+  return {Errc::kIo, path + ": cache file changed while in use (truncated or rewritten in place)"};
 }
 
-int run_lookup(const LookupOptions& o) {
-  if (o.batch && (!o.method.empty() || !o.il_offset.empty()))
-    return report_error({Errc::kUsage, "--batch reads queries from stdin: do not give METHOD and IL_OFFSET"});
-  if (!o.batch && (o.method.empty() || o.il_offset.empty()))
-    return report_error({Errc::kUsage, "lookup needs METHOD and IL_OFFSET (or --batch)"});
-  std::uint32_t rid = 0, il = 0;
-  if (!o.batch) {
-    auto m = parse_method(o.method);
-    if (!m) return report_error(m.error());
-    auto off = parse_il_offset(o.il_offset);
-    if (!off) return report_error(off.error());
-    rid = *m;
-    il = *off;
-  }
+// Opens the cache; with --verify also checks its checksum and every block.
+Result<Cache> open_cache(const LookupOptions& o) {
   auto cache = Cache::open(o.cache);
   if (!cache) {
     Error e = cache.error();
@@ -104,12 +92,188 @@ int run_lookup(const LookupOptions& o) {
           e.message += " (it is a PDB or PE: compile it first with 'ilmap compile " + o.cache + "')";
       }
     }
-    return report_error(e);
+    return e;
   }
-  if (o.batch) return run_batch(*cache, o.json);
+  if (o.verify) {
+    if (Status s = cache->verify(); !s) return Error{s.code(), o.cache + ": " + s.message()};
+  }
+  return cache;
+}
+
+// Identity of the file at a path, to notice it being replaced or rewritten (stat before open,
+// so a change between the two is seen at the next check).
+struct Stamp {
+  dev_t dev = 0;
+  ino_t ino = 0;
+  off_t size = 0;
+  timespec mtime{}, ctime{};
+  bool operator==(const Stamp& o) const {
+    return dev == o.dev && ino == o.ino && size == o.size && mtime.tv_sec == o.mtime.tv_sec &&
+           mtime.tv_nsec == o.mtime.tv_nsec && ctime.tv_sec == o.ctime.tv_sec && ctime.tv_nsec == o.ctime.tv_nsec;
+  }
+};
+
+std::optional<Stamp> stamp_of(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  return Stamp{st.st_dev, st.st_ino, st.st_size, st.st_mtim, st.st_ctim};
+}
+
+// The cache a batch answers from, opened again when the file changes. The old Cache stays in
+// use until a new one opened (and passed --verify); when the file changed and cannot be
+// opened, there is no cache and `unavailable` says why.
+class LiveCache {
+ public:
+  LiveCache(const LookupOptions& o, Cache first, std::optional<Stamp> stamp)
+      : o_(o), cache_(std::move(first)), stamp_(stamp) {}
+
+  // Opens the file again if its stamp differs from the one last opened (or `force`).
+  void refresh(bool force) {
+    const std::optional<Stamp> now = stamp_of(o_.cache);
+    if (!now) {
+      // Gone (deleted or renamed away): a mapping of a file that was not rewritten stays valid.
+      if (!force) return;
+    } else if (!force && stamp_ && *now == *stamp_) {
+      return;
+    }
+    stamp_ = now;
+    auto r = open_cache(o_);
+    if (r) {
+      cache_.emplace(std::move(*r));
+      unavailable_.clear();
+    } else {
+      cache_.reset();
+      unavailable_ = r.error().message;
+    }
+  }
+
+  const Cache* get() const { return cache_ ? &*cache_ : nullptr; }
+  const std::string& unavailable() const { return unavailable_; }
+
+ private:
+  const LookupOptions& o_;
+  std::optional<Cache> cache_;
+  std::optional<Stamp> stamp_;
+  std::string unavailable_;
+};
+
+class Output {
+ public:
+  // False (and a message printed) once a write to stdout failed.
+  bool write(const std::string& s) {
+    if (failed_) return false;
+    if (std::fwrite(s.data(), 1, s.size(), stdout) != s.size()) return fail();
+    return true;
+  }
+  bool flush() {
+    if (failed_) return false;
+    if (std::fflush(stdout) != 0) return fail();
+    return true;
+  }
+  bool failed() const { return failed_; }
+
+ private:
+  bool fail() {
+    failed_ = true;
+    const int e = errno;
+    report_error({Errc::kIo, format("writing answers to stdout failed: %s", std::strerror(e ? e : EIO))});
+    return false;
+  }
+  bool failed_ = false;
+};
+
+int run_batch(const LookupOptions& o, Cache first, std::optional<Stamp> stamp) {
+  LiveCache live(o, std::move(first), stamp);
+  Output out;
+  LineReader reader(0, [&out] { out.flush(); });
+  std::uint64_t malformed = 0, unanswered = 0, since_check = 0;
+  auto last_check = std::chrono::steady_clock::now();
+  std::string text;
+  for (;;) {
+    const LineReader::Next next = reader.next();
+    if (next == LineReader::Next::kEnd || next == LineReader::Next::kError || out.failed()) {
+      if (next == LineReader::Next::kError)
+        return report_error({Errc::kIo, format("reading queries from stdin failed: %s", std::strerror(reader.error()))});
+      break;
+    }
+    // Notice a replaced or rewritten cache: when new input arrived (a driver waiting for this
+    // answer may just have changed the file), and otherwise every 2 ms at most.
+    bool check = reader.take_refilled();
+    if (!check && ++since_check % 256 == 0) {
+      const auto now = std::chrono::steady_clock::now();
+      check = now - last_check >= std::chrono::milliseconds(2);
+    }
+    if (check) {
+      live.refresh(false);
+      last_check = std::chrono::steady_clock::now();
+    }
+    if (next == LineReader::Next::kTooLong) {
+      ++malformed;
+      text = error_line(format("query line longer than %zu bytes", LineReader::kMaxLine), o.json);
+    } else if (auto q = parse_query_line(reader.line()); !q) {
+      ++malformed;
+      text = error_line(q.error().message, o.json);
+    } else {
+      std::optional<LookupResult> r;
+      bool answered = false;
+      for (int attempt = 0; attempt < 2 && live.get(); ++attempt) {
+        r = live.get()->lookup_row(q->rid, q->il_offset);
+        if (!live.get()->changed()) {
+          answered = true;
+          break;
+        }
+        live.refresh(true);  // the mapping changed under the lookup: open the file again
+      }
+      if (answered) {
+        text = o.json ? answer_json(q->rid, q->il_offset, r) : answer_text(r);
+      } else {
+        ++unanswered;
+        text = error_line(changed_error(o.cache).message +
+                              (live.unavailable().empty() ? "" : "; cannot open it again: " + live.unavailable()),
+                          o.json);
+      }
+    }
+    text.push_back('\n');
+    if (!out.write(text)) return 2;
+  }
+  if (!out.flush()) return 2;
+  if (unanswered)
+    return report_error({Errc::kIo, format("%s: cache file changed while in use: %llu quer%s answered with an error",
+                                           o.cache.c_str(), static_cast<unsigned long long>(unanswered),
+                                           unanswered == 1 ? "y" : "ies")});
+  if (malformed) {
+    std::fprintf(stderr, "ilmap: error: %llu malformed query line%s (answered with error lines)\n",
+                 static_cast<unsigned long long>(malformed), malformed == 1 ? "" : "s");
+    return 1;
+  }
+  return 0;
+}
+
+int run_lookup(const LookupOptions& o) {
+  const bool batch = o.batch || (o.method.empty() && o.il_offset.empty());
+  if (o.batch && (!o.method.empty() || !o.il_offset.empty()))
+    return report_error({Errc::kUsage, "--batch reads queries from stdin: do not give METHOD and IL_OFFSET"});
+  if (!batch && (o.method.empty() || o.il_offset.empty()))
+    return report_error({Errc::kUsage, "lookup needs METHOD and IL_OFFSET (or neither, to read queries from stdin)"});
+  std::uint32_t rid = 0, il = 0;
+  if (!batch) {
+    auto m = parse_method(o.method);
+    if (!m) return report_error(m.error());
+    auto off = parse_il_offset(o.il_offset);
+    if (!off) return report_error(off.error());
+    rid = *m;
+    il = *off;
+  }
+  (void)install_mapping_guard();
+  const std::optional<Stamp> stamp = stamp_of(o.cache);
+  auto cache = open_cache(o);
+  if (!cache) return report_error(cache.error());
+  if (batch) return run_batch(o, std::move(*cache), stamp);
   auto r = cache->lookup_row(rid, il);
+  if (cache->changed()) return report_error(changed_error(o.cache));
   const std::string out = (o.json ? answer_json(rid, il, r) : answer_text(r)) + "\n";
-  std::fwrite(out.data(), 1, out.size(), stdout);
+  Output w;
+  if (!w.write(out) || !w.flush()) return 2;
   return r ? 0 : 3;
 }
 
@@ -120,17 +284,26 @@ void register_lookup(CLI::App& app, int& rc) {
   CLI::App* cmd = app.add_subcommand(
       "lookup",
       "Resolve (METHOD, IL_OFFSET) to file:line:column through a cache.\n"
-      "METHOD is a MethodDef token (0x06000002) or a decimal row number; IL_OFFSET is decimal\n"
-      "or 0x hex. Prints path:line:column, or ??:0:0 (exit 3) when there is no answer.\n"
-      "With --batch, reads 'METHOD IL_OFFSET' lines from stdin and answers each on its own\n"
-      "line, flushed immediately.");
+      "METHOD is a MethodDef token (0x06000002), a hex row below 0x01000000 (0xa, Sentry's\n"
+      "function_id) or a decimal row number; IL_OFFSET is decimal or 0x hex, or -1 (the\n"
+      "runtime's 'unknown'). Offsets are signed 32-bit as in the runtime: -1 and offsets from\n"
+      "0x80000000 on give no answer. Prints path:line:column (control characters in the path\n"
+      "escaped), or ??:0:0 (exit 3) when there is no answer.\n"
+      "Without METHOD and IL_OFFSET (or with --batch), reads 'METHOD IL_OFFSET' lines from stdin\n"
+      "and answers each on its own line, flushed before waiting for more input; a malformed or\n"
+      "over-long (> 64 KiB) line gets an 'error: ...' line and the run goes on, then exits 1.\n"
+      "A batch notices a cache replaced or rewritten meanwhile and opens it again; queries it\n"
+      "cannot answer because the file changed get error lines, and the run exits 2.\n"
+      "The cache's checksum is not checked (opening is O(1)); --verify checks it and every\n"
+      "block first (exit 2 on failure), as 'ilmap verify' does.");
   cmd->add_option("CACHE", o->cache, "An ilmap cache")->required();
   cmd->add_option("METHOD", o->method, "Method token or row number");
   cmd->add_option("IL_OFFSET", o->il_offset, "IL offset");
-  cmd->add_flag("--batch", o->batch, "Read queries from stdin, one per line");
+  cmd->add_flag("--batch", o->batch, "Read queries from stdin, one per line (the default without METHOD)");
   cmd->add_flag("--json", o->json,
                 "JSON answers: {\"method\",\"il_offset\",\"file\",\"language\",\"line\",\"column\","
                 "\"end_line\",\"end_column\",\"url\"}; \"file\" is null when there is no answer");
+  cmd->add_flag("--verify", o->verify, "Verify the cache (checksum and every block) before answering");
   cmd->callback([o, &rc] { rc = run_lookup(*o); });
 }
 

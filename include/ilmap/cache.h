@@ -3,8 +3,16 @@
 //
 // Open is O(1) in the number of sequence points: header checks, FlatBuffers verification and
 // a few structural checks. Lookups never throw and never read out of bounds, even on a corrupt
-// cache that passed open (they then return no answer). `verify()` checks the payload checksum
-// and every block. Views returned (paths, URLs) borrow from the Cache and live as long as it.
+// cache that passed open (they then return no answer). Open does not check the payload
+// checksum (that would read the whole file); `verify()` checks it and every block. Views
+// returned (paths, URLs) borrow from the Cache and live as long as it.
+//
+// A mapped file that another program truncates or rewrites in place changes under the Cache.
+// With the process-wide guard installed (ilmap/mapping_guard.h), a read past the new end sees
+// zeros instead of killing the process with SIGBUS, and `changed()` turns true: check it after
+// a lookup and do not trust that answer. `file_changed()` notices a replaced or rewritten file
+// (compare dev, inode, size, times) so a long-running reader can open it again. Hosts that
+// want neither can open with CacheOpenOptions::read_into_memory.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ilmap/mapping_guard.h"
 #include "ilmap/status.h"
 
 namespace ilmap {
@@ -44,10 +53,18 @@ struct CacheHeaderInfo {
   std::uint64_t payload_xxh3 = 0;
 };
 
+struct CacheOpenOptions {
+  // Read the file into private memory instead of mapping it: nothing another program does to
+  // the file afterwards can reach the Cache (costs reading the whole file at open).
+  bool read_into_memory = false;
+};
+
 class Cache {
  public:
-  // Maps `path` read-only (falls back to reading it) and validates it.
-  static Result<Cache> open(const std::string& path);
+  // Maps `path` read-only (falls back to reading it) and validates it. Anything but a regular
+  // file (a FIFO, a device, a directory) is refused without reading it; the 32-byte header is
+  // read and checked before anything is mapped.
+  static Result<Cache> open(const std::string& path, const CacheOpenOptions& options = {});
   // Copies `bytes` into an aligned buffer owned by the Cache and validates it.
   static Result<Cache> from_bytes(std::span<const std::uint8_t> bytes);
 
@@ -58,7 +75,9 @@ class Cache {
   ~Cache();
 
   // The normative lookup rule (SPEC.md section 6). `token` must be a MethodDef token
-  // (0x06RRRRRR); anything else gives no answer.
+  // (0x06RRRRRR); anything else gives no answer. IL offsets are signed 32-bit in the runtime
+  // (StackFrame.GetILOffset() returns -1, OFFSET_UNKNOWN, when it has none): an offset of
+  // 0x80000000 or more (-1 included) gives no answer.
   std::optional<LookupResult> lookup(std::uint32_t token, std::uint32_t il_offset) const noexcept;
   // Same, by MethodDebugInformation row number (1-based).
   std::optional<LookupResult> lookup_row(std::uint32_t rid, std::uint32_t il_offset) const noexcept;
@@ -73,8 +92,18 @@ class Cache {
 
   // Points of method row `rid` in PDB order (hidden ones included), appended to `out`.
   Status points(std::uint32_t rid, std::vector<CachePoint>& out) const;
-  // Checksum of the payload and a full structural check of every section.
+  // Checksum of the payload and a full structural check of every section. `points`, `verify`
+  // and `details` fail with Errc::kIo ("changed while in use") when changed() is true after
+  // their reads.
   Status verify() const;
+
+  // True once the mapping guard replaced a page of this cache's mapping (the file shrank
+  // while mapped): answers since then may be wrong. Always false for a Cache read into memory.
+  bool changed() const noexcept;
+  // True when `path` (as given to open) now names a different file or the file's size or
+  // modification/change time differ from those at open. False for from_bytes and when stat
+  // fails (a deleted file leaves the open Cache intact).
+  bool file_changed() const noexcept;
 
   CacheHeaderInfo header() const noexcept;
   std::span<const std::uint8_t> bytes() const noexcept;
@@ -89,6 +118,8 @@ class Cache {
  private:
   struct Impl;
   explicit Cache(std::unique_ptr<Impl> impl);
+  Status points_unchecked(std::uint32_t rid, std::vector<CachePoint>& out) const;
+  Status verify_unchecked() const;
   std::unique_ptr<Impl> impl_;
 };
 

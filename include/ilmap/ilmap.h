@@ -46,6 +46,28 @@ typedef struct ilmap_location {
  * msg is not NULL, copies a NUL-terminated message (truncated to msg_size). */
 ilmap_cache* ilmap_open(const char* path, int* err, char* msg, size_t msg_size);
 
+/* Flags of ilmap_open_ex. */
+enum ilmap_open_flags {
+  ILMAP_OPEN_MAP = 0,  /* map the file read-only (what ilmap_open does) */
+  ILMAP_OPEN_READ = 1  /* read it into private memory: nothing done to the file later can reach the cache */
+};
+
+/* ilmap_open with flags (a combination of ilmap_open_flags). Unknown flags: ILMAP_E_USAGE. */
+ilmap_cache* ilmap_open_ex(const char* path, unsigned flags, int* err, char* msg, size_t msg_size);
+
+/* Installs the process-wide SIGBUS guard of ilmap/mapping_guard.h (idempotent): a read from a
+ * mapped cache that another program truncated in place then sees zeros instead of killing the
+ * process, and ilmap_changed() turns 1. Returns 1 on success, 0 if sigaction failed. */
+int ilmap_install_mapping_guard(void);
+
+/* 1 once the guard replaced a page of this cache's mapping (the file shrank while in use):
+ * lookups since then may be wrong. */
+int ilmap_changed(const ilmap_cache* cache);
+
+/* 1 when the path the cache was opened from now names another file or one whose size or
+ * times differ (the cache was replaced or rewritten: open it again). */
+int ilmap_file_changed(const ilmap_cache* cache);
+
 /* Opens a cache from memory (the bytes are copied). */
 ilmap_cache* ilmap_open_bytes(const void* data, size_t size, int* err, char* msg, size_t msg_size);
 
@@ -53,7 +75,8 @@ void ilmap_close(ilmap_cache* cache);
 
 /* Resolves a MethodDef token (0x06RRRRRR) and IL offset. Returns 1 and fills *out when there is
  * an answer, 0 when there is none (unknown method, offset before the first visible point,
- * a token of another table, NULL arguments). */
+ * an offset >= 0x80000000 such as the runtime's -1 = OFFSET_UNKNOWN, a token of another table,
+ * NULL arguments). */
 int ilmap_lookup(const ilmap_cache* cache, uint32_t token, uint32_t il_offset, ilmap_location* out);
 
 /* Same, by method row number (1-based). */

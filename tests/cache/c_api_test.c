@@ -1,6 +1,7 @@
 /* c_api_test.c - the C API (include/ilmap/ilmap.h) used from C11, as another language's tool
  * would: open a cache, resolve one frame whose answer is known, a miss, a token of another
- * table, NULL handles, verify, and the error path of opening a file that is not a cache.
+ * table, offsets >= 2^31, NULL handles, ilmap_open_ex and the guard, verify, and the error
+ * path of opening a file that is not a cache.
  *
  * usage: c_api_test CACHE NOT_A_CACHE TOKEN IL_OFFSET FILE LINE COLUMN
  * (c_api_test.sh compiles CACHE and takes the expected values from corpus/runtime-frames.tsv).
@@ -86,6 +87,23 @@ int main(int argc, char** argv) {
   CHECK(ilmap_point_count(NULL) == 0, "point count of NULL");
   CHECK(ilmap_verify(NULL, NULL, 0) == ILMAP_E_USAGE, "verify of NULL");
   ilmap_close(NULL);
+
+  /* IL offsets from 2^31 on (the runtime's -1 = OFFSET_UNKNOWN) give no answer. */
+  CHECK(ilmap_lookup(cache, token, 0xFFFFFFFFu, &miss) == 0, "offset -1 answered");
+  CHECK(ilmap_lookup(cache, token, 0x80000000u, &miss) == 0, "offset 2^31 answered");
+
+  /* The guard, and a cache read into memory answers the same; unknown flags are refused. */
+  CHECK(ilmap_install_mapping_guard() == 1, "guard not installed");
+  CHECK(ilmap_changed(cache) == 0 && ilmap_file_changed(cache) == 0, "unchanged cache reported changed");
+  ilmap_cache* mem = ilmap_open_ex(cache_path, ILMAP_OPEN_READ, &err, msg, sizeof msg);
+  CHECK(mem != NULL, "ilmap_open_ex(ILMAP_OPEN_READ): %s", msg);
+  ilmap_location in_mem;
+  CHECK(mem && ilmap_lookup(mem, token, il, &in_mem) == 1 && in_mem.line == loc.line &&
+            in_mem.file_len == loc.file_len && memcmp(in_mem.file, loc.file, loc.file_len) == 0,
+        "read-into-memory answer differs");
+  ilmap_close(mem);
+  err = -1;
+  CHECK(ilmap_open_ex(cache_path, 0x100u, &err, NULL, 0) == NULL && err == ILMAP_E_USAGE, "unknown flags: error %d", err);
 
   /* verify. */
   msg[0] = 'x';

@@ -1,5 +1,5 @@
 # lookup --batch: one answer line per stdin line, malformed lines get "error: ..." and the run
-# goes on; exit 0.
+# goes on; exit 1 when any line was malformed (issue 9 item 24), 0 when none was.
 . "$(dirname "$0")/../common.sh"
 frames_cache f.ilmap
 printf '%s\n' '0x0600000a 7' '10 0x7' 'hello' '0x0600000a' '' '0x0200000a 1' '10 -1' \
