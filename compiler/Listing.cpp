@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include "TextEscape.h"
+
 namespace ilmap {
 namespace {
 void put_uint(std::string& out, std::uint32_t v) {
@@ -24,7 +26,7 @@ void append_listing_line(std::string& out, std::uint32_t token, std::uint32_t il
   out.push_back(' ');
   put_uint(out, il_offset);
   out.push_back(' ');
-  out.append(path);
+  append_escaped(out, path);  // a newline in a path must not forge a line (SPEC "Text output")
   out.push_back(' ');
   put_uint(out, start_line);
   out.push_back(':');

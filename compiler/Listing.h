@@ -15,7 +15,8 @@
 
 namespace ilmap {
 
-// Appends one listing line (with '\n').
+// Appends one listing line (with '\n'). The path is escaped with escape_text (TextEscape.h):
+// ordinary paths, backslashes included, are copied unchanged.
 void append_listing_line(std::string& out, std::uint32_t token, std::uint32_t il_offset,
                          std::uint32_t start_line, std::uint32_t start_column,
                          std::uint32_t end_line, std::uint32_t end_column, bool hidden,
