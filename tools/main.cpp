@@ -76,8 +76,12 @@ int run(int argc, char** argv) {
     const std::string name = argv[1];
     if (name == "help") {  // `ilmap help [CMD]`
       if (argc == 2) return std::fputs(app.help().c_str(), stdout), 0;
+      if (argc > 3) {
+        std::fprintf(stderr, "ilmap: error: help takes at most one COMMAND\n");
+        return 1;
+      }
       CLI::App* sub = find_command(app, argv[2]);
-      if (!sub || argc > 3) return unknown_command(app, argv[2]);
+      if (!sub) return unknown_command(app, argv[2]);
       std::fputs(sub->help("ilmap").c_str(), stdout);
       return 0;
     }

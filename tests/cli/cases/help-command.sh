@@ -4,6 +4,7 @@
 ilmap help | grep -m1 '^Usage: ilmap'; echo "help: exit ${PIPESTATUS[0]}"
 ilmap help dump | grep -m1 '^Usage: ilmap dump'; echo "help dump: exit ${PIPESTATUS[0]}"
 ilmap help nope; echo "help nope: exit $?"
+ilmap help dump info; echo "help dump info: exit $?"
 ilmap comple x.pdb; echo "comple: exit $?"
 ilmap lokup c 1 2; echo "lokup: exit $?"
 ilmap zzzzzzzz; echo "zzzzzzzz: exit $?"
