@@ -147,6 +147,9 @@ int dump_cache(const DumpOptions& o) {
   bool ok = true;
   std::vector<CachePoint> pts;
   std::string buf;
+  std::vector<std::string> escaped;  // each path escaped once for the text listing
+  if (!o.json)
+    for (std::uint32_t i = 0; i < cache->document_count(); ++i) escaped.push_back(escape_text(cache->document_path(i)));
   for (std::uint32_t rid = 1; rid <= cache->method_count(); ++rid) {
     pts.clear();
     if (Status s = cache->points(rid, pts); !s) {
@@ -155,13 +158,14 @@ int dump_cache(const DumpOptions& o) {
       continue;
     }
     for (const CachePoint& p : pts) {
-      const std::string_view path = cache->document_path(p.document);
       if (o.json) {
         append_point_json(buf, 0x06000000u | rid, p.il_offset, p.start_line, p.start_column,
-                          p.end_line, p.end_column, p.hidden, path);
+                          p.end_line, p.end_column, p.hidden, cache->document_path(p.document));
       } else {
-        append_listing_line(buf, 0x06000000u | rid, p.il_offset, p.start_line, p.start_column,
-                            p.end_line, p.end_column, p.hidden, path);
+        // document_path() answers "" for an index beyond the table; so does this.
+        const std::string_view path = p.document < escaped.size() ? std::string_view(escaped[p.document]) : std::string_view();
+        append_listing_line_escaped(buf, 0x06000000u | rid, p.il_offset, p.start_line, p.start_column,
+                                    p.end_line, p.end_column, p.hidden, path);
       }
     }
     if (buf.size() > (1u << 16)) {
