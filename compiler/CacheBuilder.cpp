@@ -17,6 +17,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "EmbeddedSources.h"
 #include "SourceLink.h"
 #include "ilmap_format.h"
 #include "ilmap_generated.h"
@@ -377,7 +378,8 @@ fb::Guid to_fb(const Guid& g) { return fb::Guid(flatbuffers::span<const std::uin
 // The nested Details buffer: cold per-document data, SourceLink entries, embedded sources.
 Result<std::vector<std::uint8_t>> build_details(const PortablePdb& pdb, const std::vector<Document>& docs,
                                                 const SourceLinkMap* sourcelink,
-                                                const CacheBuildOptions& opt, bool& holds_sources) {
+                                                const CacheBuildOptions& opt, bool& holds_sources,
+                                                CacheStats* stats) {
   flatbuffers::FlatBufferBuilder fbb(1024 + docs.size() * 64);
   std::vector<flatbuffers::Offset<fb::DocumentDetails>> dd;
   dd.reserve(docs.size());
@@ -398,16 +400,33 @@ Result<std::vector<std::uint8_t>> build_details(const PortablePdb& pdb, const st
   flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::EmbeddedSource>>> es_vec;
   holds_sources = false;
   if (opt.embed_sources) {
+    // Each distinct blob is inflated and compressed once; documents sharing it share the
+    // compressed bytes too (one FlatBuffers vector referenced by several tables).
+    EmbeddedSourceReader reader(pdb, opt.max_embedded_source,
+                                opt.max_embedded_total ? opt.max_embedded_total : opt.max_embedded_source);
+    std::unordered_map<std::uint32_t, flatbuffers::Offset<flatbuffers::Vector<std::uint8_t>>> stored;
     std::vector<flatbuffers::Offset<fb::EmbeddedSource>> v;
     for (std::uint32_t rid = 1; rid <= pdb.document_count(); ++rid) {
-      auto text = pdb.embedded_source(rid, opt.max_embedded_source);
-      if (!text) return text.error();
-      if (!*text) continue;
-      const std::vector<std::uint8_t>& raw = **text;
-      std::vector<std::uint8_t> z(ZSTD_compressBound(raw.size()));
-      const std::size_t zn = ZSTD_compress(z.data(), z.size(), raw.data(), raw.size(), opt.zstd_level);
-      if (ZSTD_isError(zn)) return Error{Errc::kIo, format("zstd compression failed: %s", ZSTD_getErrorName(zn))};
-      v.push_back(fb::CreateEmbeddedSource(fbb, rid - 1, raw.size(), fbb.CreateVector(z.data(), zn)));
+      auto src = reader.read(rid);
+      if (!src) return src.error();
+      if (!*src) continue;
+      const EmbeddedSource& es = **src;
+      auto& data = stored[es.blob_offset];
+      if (!es.shared) {
+        // Left uninitialised (not a zero-filled vector): only the pages zstd writes become
+        // resident, so the peak is the source plus its compressed form, not twice the source.
+        const std::size_t bound = ZSTD_compressBound(es.bytes.size());
+        std::unique_ptr<std::uint8_t[]> z(new (std::nothrow) std::uint8_t[bound]);
+        if (!z) return Error{Errc::kTooLarge, format("out of memory compressing the embedded source of Document row %u", rid)};
+        const std::size_t zn = ZSTD_compress(z.get(), bound, es.bytes.data(), es.bytes.size(), opt.zstd_level);
+        if (ZSTD_isError(zn)) return Error{Errc::kIo, format("zstd compression failed: %s", ZSTD_getErrorName(zn))};
+        data = fbb.CreateVector(z.get(), zn);
+      }
+      v.push_back(fb::CreateEmbeddedSource(fbb, rid - 1, es.size, data));
+    }
+    if (stats) {
+      stats->embedded_source_inflations = reader.inflations();
+      stats->embedded_source_bytes = reader.inflated_bytes();
     }
     if (!v.empty()) {
       es_vec = fbb.CreateVector(v);
@@ -522,7 +541,7 @@ Result<CacheBytes> build_cache(const CacheSource& src, const CacheBuildOptions& 
     refs.emplace_back(po, pl, url.first, url.second, language_of(d.language));
   }
   bool holds_sources = false;
-  auto details = build_details(pdb, *docs, sourcelink ? &*sourcelink : nullptr, opt, holds_sources);
+  auto details = build_details(pdb, *docs, sourcelink ? &*sourcelink : nullptr, opt, holds_sources, stats);
   if (!details) return details.error();
 
   const std::uint64_t estimate = 4096 + blocks_size + f::kBlockTailPadding + offsets.size() * 4 +

@@ -49,7 +49,10 @@ struct CacheSource {
 struct CacheBuildOptions {
   bool embed_sources = false;
   int zstd_level = 19;
+  // Cap on one embedded source, and on the sum of the distinct embedded sources of the PDB
+  // (0: the same value as max_embedded_source). Documents sharing one blob count it once.
   std::size_t max_embedded_source = PortablePdb::kDefaultMaxEmbeddedSource;
+  std::size_t max_embedded_total = 0;
   // Threads that encode the point blocks of this one PDB, used only when the PDB has at least
   // parallel_min_methods methods and a #Blob heap of at least parallel_min_blob_bytes (starting
   // a thread costs tens of microseconds). The output does not depend on any of the three.
@@ -63,6 +66,8 @@ struct CacheStats {
   std::uint64_t hidden = 0;
   std::uint64_t point_bytes = 0;  // method directory + point blocks
   std::uint64_t total_bytes = 0;
+  std::uint64_t embedded_source_inflations = 0;  // distinct embedded source blobs decoded
+  std::uint64_t embedded_source_bytes = 0;       // their decompressed total
 };
 
 // The bytes of a cache file (header + payload), in memory build_cache allocated: the buffer the

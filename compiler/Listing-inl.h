@@ -29,10 +29,15 @@ bool write_points(const PortablePdb& pdb, Append&& append, Sink&& sink, OnError&
 template <class Sink, class OnError>
 bool write_listing(const PortablePdb& pdb, const std::vector<std::string>& doc_names, Sink&& sink,
                    OnError&& on_error) {
+  // Each name is escaped once here, not once per point.
+  std::vector<std::string> escaped;
+  escaped.reserve(doc_names.size());
+  for (const std::string& n : doc_names) escaped.push_back(escape_text(n));
   return write_points(
       pdb,
-      [&doc_names](std::string& buf, std::uint32_t token, const SequencePoint& p) {
-        append_listing_line(buf, token, p, doc_names[p.document - 1]);
+      [&escaped](std::string& buf, std::uint32_t token, const SequencePoint& p) {
+        append_listing_line_escaped(buf, token, p.il_offset, p.start_line, p.start_column, p.end_line,
+                                    p.end_column, p.hidden(), escaped[p.document - 1]);
       },
       sink, on_error);
 }

@@ -12,14 +12,22 @@
 
 #include "PortablePdb.h"
 #include "SequencePoints.h"
+#include "TextEscape.h"
 
 namespace ilmap {
 
-// Appends one listing line (with '\n').
+// Appends one listing line (with '\n'). The path is escaped with escape_text (TextEscape.h):
+// ordinary paths, backslashes included, are copied unchanged.
 void append_listing_line(std::string& out, std::uint32_t token, std::uint32_t il_offset,
                          std::uint32_t start_line, std::uint32_t start_column,
                          std::uint32_t end_line, std::uint32_t end_column, bool hidden,
                          std::string_view path);
+// The same with `escaped_path` already passed through escape_text (no per-line scan: callers
+// that print many points escape each document's path once).
+void append_listing_line_escaped(std::string& out, std::uint32_t token, std::uint32_t il_offset,
+                                 std::uint32_t start_line, std::uint32_t start_column,
+                                 std::uint32_t end_line, std::uint32_t end_column, bool hidden,
+                                 std::string_view escaped_path);
 inline void append_listing_line(std::string& out, std::uint32_t token, const SequencePoint& p,
                                 std::string_view path) {
   append_listing_line(out, token, p.il_offset, p.start_line, p.start_column, p.end_line,

@@ -126,7 +126,11 @@ Status PeFile::parse_debug_directory() {
     pe::DebugDirectoryEntry e{};
     (void)c.read(e);  // the size is a multiple of 28
     debug_.push_back(e);
-    if (Status s = parse_debug_entry(i, e, at); !s) return s;
+    if (Status s = parse_debug_entry(i, e, at); !s) {
+      // `ilmap info` still describes a PE whose embedded PDB entry it cannot use.
+      if (e.type != pe::kDebugEmbeddedPortablePdb || options_.embedded_pdb_errors_fatal) return s;
+      if (info_.embedded_pdb_error.empty()) info_.embedded_pdb_error = s.message();
+    }
   }
   return {};
 }

@@ -124,6 +124,8 @@ struct PeInfo {
   std::vector<CodeViewEntry> codeview;
   bool reproducible = false;
   std::optional<EmbeddedPdbEntry> embedded_pdb;
+  // Why the embedded PDB entry was skipped (PeOptions::embedded_pdb_errors_fatal false only).
+  std::string embedded_pdb_error;
   std::vector<PdbChecksum> checksums;
   std::vector<ChecksumVerdict> checksum_each;  // one per checksum once verified
   ChecksumVerdict checksum_verdict = ChecksumVerdict::kAbsent;
@@ -137,6 +139,9 @@ struct PeInfo {
 struct PeOptions {
   // Absolute cap on an embedded PDB's declared uncompressed size (bytes).
   std::uint32_t max_embedded_pdb = 512u << 20;
+  // False: an unusable EmbeddedPortablePdb entry (over the cap, impossible size, bad version or
+  // magic) does not fail the parse; it is left out and PeInfo::embedded_pdb_error says why.
+  bool embedded_pdb_errors_fatal = true;
 };
 
 class PeFile {

@@ -23,4 +23,10 @@ inline std::string hex_of(const flatbuffers::Vector<std::uint8_t>* v) {
   return v ? hex_lower(std::span<const std::uint8_t>(v->data(), v->size())) : std::string();
 }
 
+// A document language as lookup names it: "C#", "VB", "F#", "unknown" (nil GUID) or "other".
+inline const char* language_text(const Guid& g) {
+  if (const char* n = language_name(g)) return n;
+  return g == Guid{} ? "unknown" : "other";
+}
+
 }  // namespace ilmap::cli

@@ -2,8 +2,13 @@
 // stream sizes and content counts of a .pdb or a .dll/.exe (and its matched PDB).
 //
 // The facts are gathered once into an ordered JSON object; text output prints it as aligned
-// `key: value` lines (arrays flattened as `name[i].field`). Keys shared with the SRM oracle's
-// `info` (tests/oracle/README.md) use the same names and value formats so tests can compare them.
+// `key: value` lines (arrays flattened as `name[i].field`; values from the file escaped with
+// escape_text; null printed as `none`). Keys shared with the SRM oracle's `info`
+// (tests/oracle/README.md) use the same names and value formats so tests can compare them.
+//
+// A PE whose PDB cannot be read (missing, mismatched, over --max-decompressed, corrupt) still
+// gets its PE identity printed, with `pdb_error` saying why the PDB part is missing; the error
+// also goes to stderr and sets the exit code (2 bad input, 3 not found or mismatched).
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -12,6 +17,7 @@
 #include "DebugInput.h"
 #include "Identity.h"
 #include "MetadataSchema.h"
+#include "PeFile.h"
 
 namespace ilmap::cli {
 namespace {
@@ -21,6 +27,7 @@ using Json = nlohmann::ordered_json;
 struct InfoOptions {
   std::string input;
   bool json = false;
+  std::uint64_t max_decompressed = kDefaultMaxDecompressed;
 };
 
 std::string hex32(std::uint32_t v) { return format("0x%08x", v); }
@@ -62,7 +69,7 @@ void add_pe(const DebugInput& in, Json& j) {
     cvs.push_back(std::move(e));
   }
   j["codeview"] = std::move(cvs);
-  j["embedded_pdb"] = pe.embedded_pdb.has_value();
+  j["embedded_pdb"] = pe.embedded_pdb.has_value() || !pe.embedded_pdb_error.empty();
   if (pe.embedded_pdb) {
     j["embedded_pdb_compressed_size"] = pe.embedded_pdb->compressed_size;
     j["embedded_pdb_size"] = pe.embedded_pdb->uncompressed_size;
@@ -117,7 +124,7 @@ Status add_pdb(const DebugInput& in, Json& j) {
       ++embedded;
     }
   }
-  j["sourcelink"] = source_link;
+  j["sourcelink"] = source_link < 0 ? Json(nullptr) : Json(source_link);  // text: none
   j["embedded_sources"] = embedded;
   j["documents"] = pdb.document_count();
 
@@ -135,7 +142,8 @@ Status add_pdb(const DebugInput& in, Json& j) {
 }
 
 std::string scalar_text(const Json& v) {
-  if (v.is_string()) return v.get<std::string>();
+  if (v.is_string()) return escape_text(v.get<std::string>());
+  if (v.is_null()) return "none";
   return v.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
@@ -170,18 +178,39 @@ void print_info(const nlohmann::ordered_json& j, bool json) {
 
 namespace {
 
+// The PE part alone, for a PE whose PDB could not be opened (`why`): the PE is parsed again
+// with its embedded PDB entry made non-fatal (nothing is inflated). False when the PE itself
+// does not parse.
+bool add_pe_only(const std::string& path, std::span<const std::uint8_t> bytes, const PeOptions& options,
+                 const Error& why, Json& j) {
+  PeOptions po = options;
+  po.embedded_pdb_errors_fatal = false;
+  auto pe = PeFile::parse(bytes, po);
+  if (!pe) return false;
+  DebugInput d;
+  d.path = path;
+  d.source = PdbSource::kNone;
+  d.pe = pe->info();
+  add_pe(d, j);
+  j["pdb_error"] = why.message;
+  return true;
+}
+
 int run_info(const InfoOptions& o) {
-  {
-    auto head = FileBytes::open(o.input);
-    if (!head) return report_error(head.error());
-    if (sniff_input(head->bytes()) == InputKind::kCache) {
-      return info_cache(o.input, o.json);
-    }
-  }
+  auto head = FileBytes::open(o.input);
+  if (!head) return report_error(head.error());
+  const InputKind kind = sniff_input(head->bytes());
+  if (kind == InputKind::kCache) return info_cache(o.input, o.json);
   DebugInputOptions options;
   options.allow_missing_pdb = true;
+  options.pe.max_embedded_pdb = static_cast<std::uint32_t>(std::min<std::uint64_t>(o.max_decompressed, UINT32_MAX));
   auto in = open_debug_input(o.input, options);
-  if (!in) return report_error(in.error());
+  if (!in) {
+    Json j;
+    j["input"] = o.input;
+    if (kind == InputKind::kPe && add_pe_only(o.input, head->bytes(), options.pe, in.error(), j)) print_info(j, o.json);
+    return report_error(in.error());
+  }
   const DebugInput& d = **in;
   Json j;
   j["input"] = d.path;
@@ -191,6 +220,8 @@ int run_info(const InfoOptions& o) {
     if (Status s = add_pdb(d, j); !s)
       return report_error(Error{s.code(), d.pdb_path.empty() ? d.path + ": embedded PDB: " + s.message()
                                                               : d.pdb_path + ": " + s.message()});
+  } else {
+    j["pdb_error"] = d.pdb_status.message();
   }
   print_info(j, o.json);
   if (!d.pdb) return report_error(d.pdb_status.error());
@@ -204,9 +235,11 @@ void register_info(CLI::App& app, int& rc) {
   CLI::App* cmd = app.add_subcommand(
       "info", "Print the identity (PDB id, CodeView, MVID, symbol-store keys, checksums), table "
               "row counts, stream sizes and content counts of a PDB or PE; for a cache, its identity, "
-              "section sizes and bytes per sequence point");
+              "section sizes and bytes per sequence point. When a PE's PDB cannot be read, the PE "
+              "part is printed with pdb_error and the exit code is that of the error (2 or 3).");
   cmd->add_option("INPUT", o->input, "A .pdb, a .dll/.exe, or an ilmap cache")->required();
   cmd->add_flag("--json", o->json, "Print one JSON object instead of aligned key: value lines");
+  add_max_decompressed(cmd, o->max_decompressed);
   cmd->callback([o, &rc] {
     std::fflush(stdout);
     rc = run_info(*o);

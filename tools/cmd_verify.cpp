@@ -1,22 +1,47 @@
 // cmd_verify.cpp - `ilmap verify CACHE...`: payload checksum and full structural check.
+#include <cstring>
+
 #include "Commands.h"
 #include "ilmap/cache.h"
 
 namespace ilmap::cli {
 namespace {
 
+// "1 method", "2 methods".
+std::string count(unsigned long long n, const char* noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
+// A PDB or PE given where a cache is expected: say what to do (as lookup does).
+void add_compile_hint(const std::string& path, Error& e) {
+  if (e.code != Errc::kBadMagic) return;
+  std::uint8_t head[4] = {};
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return;
+  const std::size_t n = std::fread(head, 1, sizeof head, f);
+  std::fclose(f);
+  if ((n == 4 && std::memcmp(head, "BSJB", 4) == 0) || (n >= 2 && head[0] == 'M' && head[1] == 'Z'))
+    e.message += " (it is a PDB or PE: compile it first with 'ilmap compile " + path + "')";
+}
+
 int run_verify(const std::vector<std::string>& caches) {
   int rc = 0;
   for (const std::string& path : caches) {
     auto cache = Cache::open(path);
-    Status s = cache ? cache->verify() : Status(cache.error());
-    if (!s) {
-      std::fprintf(stderr, "ilmap: error: %s%s\n", cache ? (path + ": ").c_str() : "", s.message().c_str());
-      rc = std::max(rc, exit_code_for(s.code()));
+    if (!cache) {
+      Error e = cache.error();
+      add_compile_hint(path, e);
+      rc = std::max(rc, report_error(e));
       continue;
     }
-    std::printf("%s: ok (%u methods, %llu points, %u documents)\n", path.c_str(), cache->method_count(),
-                static_cast<unsigned long long>(cache->point_count()), cache->document_count());
+    if (Status s = cache->verify(); !s) {
+      rc = std::max(rc, report_error(Error{s.code(), path + ": " + s.message()}));
+      continue;
+    }
+    const std::string line = escape_text(path) + ": ok (" + count(cache->method_count(), "method") + ", " +
+                             count(cache->point_count(), "point") + ", " +
+                             count(cache->document_count(), "document") + ")\n";
+    std::fwrite(line.data(), 1, line.size(), stdout);
   }
   return rc;
 }

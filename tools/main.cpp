@@ -1,17 +1,66 @@
 // main.cpp - the ilmap command-line program.
 //
-// Exit codes: 0 ok, 1 usage, 2 bad or corrupt input (or I/O failure), 3 not found or
-// mismatched identity.
+// Exit codes: 0 ok, 1 usage, 2 bad or corrupt input (or I/O failure, writing stdout included),
+// 3 not found or mismatched identity.
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "Commands.h"
+#include "HelpFormatter.h"
 
-int main(int argc, char** argv) {
+namespace {
+
+// Levenshtein distance (insert, delete, substitute: 1 each).
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+CLI::App* find_command(CLI::App& app, std::string_view name) {
+  for (CLI::App* sub : app.get_subcommands({}))
+    if (sub->get_name() == name) return sub;
+  return nullptr;
+}
+
+// "unknown command 'X'", with the nearest command when it is at most 2 edits away (a typo).
+int unknown_command(CLI::App& app, const std::string& name) {
+  std::string best;
+  std::size_t best_d = 3;
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    const std::size_t d = edit_distance(name, sub->get_name());
+    if (d < best_d) best_d = d, best = sub->get_name();
+  }
+  const std::string hint = best.empty() ? "" : "did you mean '" + best + "'? ";
+  std::fprintf(stderr,
+               "ilmap: error: unknown command '%s' (%scommands: compile, lookup, dump, info, "
+               "verify; see ilmap help)\n",
+               name.c_str(), hint.c_str());
+  return 1;
+}
+
+int run(int argc, char** argv) {
   CLI::App app{
       "ilmap - compile .NET Portable PDBs into a memory-mappable lookup cache and resolve\n"
       "(method token, IL offset) to file:line:column.\n\n"
-      "Exit codes: 0 ok, 1 usage error, 2 bad or corrupt input, 3 not found or mismatched.",
+      "Exit codes: 0 ok, 1 usage error, 2 bad or corrupt input or I/O failure, 3 not found or "
+      "mismatched.\n`ilmap help CMD` (or `ilmap CMD --help`) describes one command.",
       "ilmap"};
+  app.formatter(std::make_shared<ilmap::cli::HelpFormatter>());
   app.require_subcommand(1);
   app.set_version_flag("--version", "ilmap " ILMAP_VERSION_STRING);
   int rc = 0;
@@ -20,14 +69,24 @@ int main(int argc, char** argv) {
   ilmap::cli::register_dump(app, rc);
   ilmap::cli::register_info(app, rc);
   ilmap::cli::register_verify(app, rc);
-  // Name an unknown command instead of CLI11's generic "A subcommand is required".
+  for (CLI::App* sub : app.get_subcommands({}))
+    if (CLI::Option* o = sub->get_option_no_throw("--max-decompressed")) ilmap::cli::show_as_size(o);
+
   if (argc > 1 && argv[1][0] != '-') {
-    bool known = false;
-    for (const CLI::App* sub : app.get_subcommands({})) known = known || sub->get_name() == argv[1];
-    if (!known) {
-      std::fprintf(stderr, "ilmap: error: unknown command '%s' (commands: compile, lookup, dump, info, verify; see ilmap --help)\n", argv[1]);
-      return 1;
+    const std::string name = argv[1];
+    if (name == "help") {  // `ilmap help [CMD]`
+      if (argc == 2) return std::fputs(app.help().c_str(), stdout), 0;
+      if (argc > 3) {
+        std::fprintf(stderr, "ilmap: error: help takes at most one COMMAND\n");
+        return 1;
+      }
+      CLI::App* sub = find_command(app, argv[2]);
+      if (!sub) return unknown_command(app, argv[2]);
+      std::fputs(sub->help("ilmap").c_str(), stdout);
+      return 0;
     }
+    // Name an unknown command instead of CLI11's generic "A subcommand is required".
+    if (!find_command(app, name)) return unknown_command(app, name);
   }
   try {
     app.parse(argc, argv);
@@ -38,9 +97,28 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    const bool named = argc > 1 && find_command(app, argv[1]);
+    std::fprintf(stderr, "ilmap: error: %s\nRun 'ilmap %s--help' for more information.\n", e.what(),
+                 named ? (std::string(argv[1]) + " ").c_str() : "");
     return 1;
   }
-  std::fflush(stdout);
   return rc;
 }
+
+// Output that did not reach stdout (a full disk, a closed pipe's EIO) is a failure: exit 2.
+int finish_stdout(int rc) {
+  const int earlier = errno;  // an fwrite that failed before (then fflush may have nothing left)
+  errno = 0;
+  bool ok = std::fflush(stdout) == 0;
+  int err = ok ? earlier : errno;
+  ok = ok && !std::ferror(stdout);
+  if (std::fclose(stdout) != 0 && ok) ok = false, err = errno;
+  if (ok) return rc;
+  std::fprintf(stderr, "ilmap: error: writing to standard output failed: %s\n",
+               err ? std::strerror(err) : "I/O error");
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) { return finish_stdout(run(argc, argv)); }

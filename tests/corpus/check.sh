@@ -48,7 +48,9 @@ case "$mode" in
     "$oracle" listing "$pdb" >"$work/oracle-listing" || fail "Oracle listing $pdb exited $?"
     "$ilmap" dump "$pdb" >"$work/ilmap-listing" || fail "ilmap dump $pdb exited $?"
     diff_or_fail "$work/oracle-listing" "$work/ilmap-listing" "listing of $pdb vs oracle"
-    "$oracle" documents "$pdb" >"$work/oracle-docs" || fail "Oracle documents $pdb exited $?"
+    # The oracle prints the language GUID; ilmap's text prints the label (C#, VB, F#, unknown, other).
+    "$oracle" documents "$pdb" >"$work/oracle-guids" || fail "Oracle documents $pdb exited $?"
+    awk -F'\t' -v OFS='\t' '{ $3 = $3 == "3f5162f8-07c6-11d3-9053-00c04fa302a1" ? "C#" : $3 == "3a12d0b8-c26c-11d0-b442-00a0244a1dd2" ? "VB" : $3 == "ab4f38c9-b6e6-43ba-be3b-58080b2ccce3" ? "F#" : $3 == "00000000-0000-0000-0000-000000000000" ? "unknown" : "other"; print }' "$work/oracle-guids" >"$work/oracle-docs"
     "$ilmap" dump --documents "$pdb" >"$work/ilmap-docs" || fail "ilmap dump --documents $pdb exited $?"
     diff_or_fail "$work/oracle-docs" "$work/ilmap-docs" "documents of $pdb vs oracle"
     echo "ok: $(wc -l <"$work/ilmap-listing") points, $(wc -l <"$work/ilmap-docs") documents"

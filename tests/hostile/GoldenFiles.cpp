@@ -98,6 +98,50 @@ Bytes mpdb(std::uint32_t declared, const Bytes& deflated) {
   return d;
 }
 
+// The EmbeddedSource CDI kind 0e8a571b-6926-466e-b4ad-8ab04611f5fe in #GUID (on-disk) order.
+constexpr std::uint8_t kEmbeddedSourceKind[16] = {0x1b, 0x57, 0x8a, 0x0e, 0x26, 0x69, 0x6e, 0x46,
+                                                  0xb4, 0xad, 0x8a, 0xb0, 0x46, 0x11, 0xf5, 0xfe};
+
+}  // namespace
+
+Bytes embedded_sources_pdb(unsigned documents, unsigned distinct, std::size_t source_size) {
+  MiniPdb m;
+  m.guids.b.insert(m.guids.b.end(), std::begin(kEmbeddedSourceKind), std::end(kEmbeddedSourceKind));
+  std::vector<std::uint32_t> blobs;
+  for (unsigned k = 0; k < distinct; ++k) {
+    std::string text = "// source " + std::to_string(k) + "\n";
+    while (text.size() < source_size) text += "class C { }  // generated line\n";
+    text.resize(source_size);
+    Bytes blob;
+    test::put_u32(blob, static_cast<std::uint32_t>(source_size));  // format > 0: deflated, this size
+    const Bytes z = deflate({reinterpret_cast<const std::uint8_t*>(text.data()), text.size()});
+    blob.insert(blob.end(), z.begin(), z.end());
+    blobs.push_back(m.blobs.add(blob));
+  }
+  for (unsigned d = 0; d < documents; ++d)
+    m.add_document(m.add_name('/', {"", "src", "f" + std::to_string(d) + ".cs"}));
+  m.add_method(1, m.blobs.add(good_sp()));
+  // CustomDebugInformation (0x37), sorted by Parent: Parent (HasCustomDebugInformation, tag 22 =
+  // Document), Kind (#GUID index 1), Value (#Blob): document d uses blob d % distinct.
+  Bytes cdi;
+  for (unsigned d = 0; d < documents; ++d) {
+    test::put_u16(cdi, static_cast<std::uint16_t>(((d + 1) << 5) | 22));
+    test::put_u16(cdi, 1);
+    test::put_u16(cdi, static_cast<std::uint16_t>(blobs[d % distinct]));
+  }
+  auto img = m.image();
+  test::TableStream ts;
+  ts.rows = {{0x30, m.documents}, {0x31, m.methods}, {0x37, documents}};
+  ts.sorted = std::uint64_t(1) << 0x37;
+  ts.data = m.document_rows;
+  ts.data.insert(ts.data.end(), m.method_rows.begin(), m.method_rows.end());
+  ts.data.insert(ts.data.end(), cdi.begin(), cdi.end());
+  img.stream("#~").data = ts.build();
+  return img.build();
+}
+
+namespace {
+
 Bytes cache_bytes() {
   const Bytes pdb = pdb_bytes(mini(good_sp()));
   auto parsed = PortablePdb::parse(pdb);
@@ -188,6 +232,23 @@ std::vector<GoldenFile> golden_files() {
       pe_with_embedded(mpdb(0x7FFFFFF0u, deflated)));
   add("pe-mpdb-impossible-ratio.dll", "dump", 2, "cannot inflate to more than 1032:1",
       pe_with_embedded(mpdb(64u << 20, deflated)));
+
+  {  // A document name with a newline, ESC, NUL and an invalid UTF-8 byte: text output escapes
+     // them (dump listing and --documents), JSON carries them (issue 9 item 10).
+    MiniPdb m;
+    m.add_document(m.add_name('/', {"", std::string("new\nline", 8), std::string("\x1b[31mred\0nul\xff.cs", 16)}));
+    m.add_method(1, m.blobs.add(good_sp()));
+    add("control-chars-name.pdb", "dump", 0, "", pdb_bytes(m));
+  }
+  // 40 documents whose EmbeddedSource CDIs all point at one blob inflating to 64 KiB: inflated
+  // once, so a 100 KiB budget is enough; 3 documents with 3 distinct 64 KiB blobs exceed it.
+  // (EmbeddedSourceBudgetTest.cpp does the same with 100 documents and 1 MiB.)
+  add("embedded-source-shared.pdb", "dump --documents --max-decompressed 100KiB", 0, "",
+      embedded_sources_pdb(40, 1, 64u << 10));
+  add("embedded-source-over-budget.pdb", "dump --documents --max-decompressed 100KiB", 2,
+      "over the total limit of 102400", embedded_sources_pdb(3, 3, 64u << 10));
+  add("pe-mpdb-over-cap-info.dll", "info --max-decompressed 100", 2, "over the limit of 0x64",
+      pe_with_embedded(mpdb(static_cast<std::uint32_t>(good_pdb.size()), deflated)));
 
   const Bytes cache = cache_bytes();
   add("good.ilmap", "verify", 0, "", cache);

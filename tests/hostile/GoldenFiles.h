@@ -13,12 +13,17 @@ namespace ilmap::hostile {
 
 struct GoldenFile {
   std::string name;      // file name under golden/
-  std::string command;   // ilmap subcommand: dump, info or verify
+  std::string command;   // ilmap subcommand (dump, info or verify) and options, space-separated
   int exit_code;
   std::string fragment;  // must appear in stderr
   std::vector<std::uint8_t> bytes;
 };
 
 std::vector<GoldenFile> golden_files();
+
+// A Portable PDB with `documents` documents whose EmbeddedSource CDIs use `distinct` blobs in
+// turn (document d: blob d % distinct), each deflating to `source_size` bytes of text.
+std::vector<std::uint8_t> embedded_sources_pdb(unsigned documents, unsigned distinct,
+                                               std::size_t source_size);
 
 }  // namespace ilmap::hostile

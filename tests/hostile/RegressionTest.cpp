@@ -147,6 +147,8 @@ TEST(Golden, CommittedFilesMatchGenerator) {
 // In-process outcome of each golden input matches its expected exit code's class.
 TEST(Golden, InProcessOutcomes) {
   for (const GoldenFile& g : golden_files()) {
+    // Outcomes that depend on command-line options (caps) are checked by golden-cli.sh only.
+    if (g.command.find(' ') != std::string::npos) continue;
     const auto kind = sniff_input(g.bytes);
     bool ok = false;
     if (kind == InputKind::kPortablePdb) ok = exercise_pdb_bytes(g.bytes, g.name);

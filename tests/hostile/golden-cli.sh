@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs `ilmap <command>` on every golden file listed in golden/expected.tsv and checks the exit
+# Runs `ilmap <command> [options]` on every golden file listed in golden/expected.tsv and checks the exit
 # code and that stderr contains the message fragment (exactly one "ilmap: error:" line for
 # failures). Usage: golden-cli.sh ILMAP GOLDEN_DIR
 set -uo pipefail
@@ -10,7 +10,8 @@ n=0
 while IFS=$'\t' read -r file cmd want frag; do
   [[ -z "$file" || "$file" == \#* ]] && continue
   n=$((n + 1))
-  err=$("$ilmap" "$cmd" "$dir/$file" 2>&1 >/dev/null)
+  read -r -a args <<<"$cmd"  # the command and its options
+  err=$("$ilmap" "${args[@]}" "$dir/$file" 2>&1 >/dev/null)
   rc=$?
   if [[ $rc -ne $want ]]; then
     echo "FAIL $file: ilmap $cmd exit $rc, want $want; stderr: $err"

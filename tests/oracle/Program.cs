@@ -444,7 +444,7 @@ static class Program
             else if (kind == EmbeddedSourceKind && cdi.Parent.Kind == HandleKind.Document)
                 embedded++;
         }
-        KV("sourcelink", sourceLink);
+        KV("sourcelink", sourceLink < 0 ? "none" : sourceLink.ToString(Inv));
         KV("embedded_sources", embedded);
 
         if (o.PE is { } pe)

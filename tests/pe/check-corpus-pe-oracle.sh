@@ -3,7 +3,8 @@
 # For every DLL row of CORPUS_DIR/manifest.tsv (columns: case dll pdb kind language, paths
 # relative to CORPUS_DIR), compare ilmap with the SRM oracle (tests/oracle):
 #   - `ilmap dump DLL` vs `ORACLE listing DLL`, byte for byte;
-#   - `ilmap dump --documents DLL` vs `ORACLE documents DLL`, byte for byte;
+#   - `ilmap dump --documents DLL` vs `ORACLE documents DLL`, byte for byte once the oracle's
+#     language GUID is turned into ilmap's label (C#, VB, F#, unknown, other);
 #   - every key=value of `ORACLE info DLL` (pdb id, entry point, row counts, sourcelink,
 #     embedded sources, codeview guid/age/path, mvid, methoddef rows, pdb source) vs the same key
 #     of `ilmap info DLL`.
@@ -29,6 +30,11 @@ fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/pe-oracle.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
+# Column 3 of `ORACLE documents` (the language GUID) as ilmap's text prints it.
+language_labels() {
+    awk -F'\t' -v OFS='\t' '{ $3 = $3 == "3f5162f8-07c6-11d3-9053-00c04fa302a1" ? "C#" : $3 == "3a12d0b8-c26c-11d0-b442-00a0244a1dd2" ? "VB" : $3 == "ab4f38c9-b6e6-43ba-be3b-58080b2ccce3" ? "F#" : $3 == "00000000-0000-0000-0000-000000000000" ? "unknown" : "other"; print }'
+}
+
 pass=0
 fail=0
 declare -A col
@@ -51,6 +57,8 @@ while IFS=$'\t' read -r -a f; do
             problems+=("oracle $ocmd failed: $(head -n1 "$tmp/err")")
         elif ! "$ilmap" dump $iopt "$dll" >"$tmp/act" 2>"$tmp/err"; then
             problems+=("ilmap dump $iopt failed: $(head -n1 "$tmp/err")")
+        elif [ "$ocmd" = documents ] && ! { language_labels <"$tmp/exp" >"$tmp/exp.labels" && mv "$tmp/exp.labels" "$tmp/exp"; }; then
+            problems+=("could not turn the oracle's language GUIDs into labels")
         elif ! cmp -s "$tmp/exp" "$tmp/act"; then
             problems+=("dump $iopt differs from oracle $ocmd (< oracle, > ilmap):")
             problems+=("$(diff "$tmp/exp" "$tmp/act" | head -n 6)")

@@ -77,5 +77,14 @@ TEST(Listing, AlreadySortedInputIsUnchanged) {
   EXPECT_EQ(v, before);
 }
 
+// A path from the file holding a newline, ESC, NUL and an invalid UTF-8 byte stays on one line
+// (issue 9 item 10); an ordinary Windows path is unchanged (checked above).
+TEST(Listing, ControlCharactersInPathsAreEscaped) {
+  std::string out;
+  append_listing_line(out, 0x06000001, pt(0, 1, 1, 1, 2),
+                      std::string_view("a\nb\x1b[31m\0c\xff\\d.cs", 16));
+  EXPECT_EQ(out, "0x06000001 0 a\\nb\\x1b[31m\\x00c\\xff\\d.cs 1:1-1:2\n");
+}
+
 }  // namespace
 }  // namespace ilmap

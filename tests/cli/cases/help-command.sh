@@ -1,0 +1,18 @@
+# `ilmap help [CMD]` prints help; a mistyped command gets a suggestion; parser errors carry the
+# "ilmap: error:" prefix; --help shows size options as SIZE and wraps at 100 columns.
+. "$(dirname "$0")/../common.sh"
+ilmap help | grep -m1 '^Usage: ilmap'; echo "help: exit ${PIPESTATUS[0]}"
+ilmap help dump | grep -m1 '^Usage: ilmap dump'; echo "help dump: exit ${PIPESTATUS[0]}"
+ilmap help nope; echo "help nope: exit $?"
+ilmap help dump info; echo "help dump info: exit $?"
+ilmap comple x.pdb; echo "comple: exit $?"
+ilmap lokup c 1 2; echo "lokup: exit $?"
+ilmap zzzzzzzz; echo "zzzzzzzz: exit $?"
+ilmap lookup; echo "lookup: exit $?"
+ilmap dump; echo "dump: exit $?"
+for sub in compile dump info; do
+  ilmap $sub --help | grep -o -- '--max-decompressed [A-Z]*'
+done
+for sub in "" compile lookup dump info verify; do
+  echo "longest --help line of '$sub': $(ilmap $sub --help | awk '{ if (length($0) > m) m = length($0) } END { print (m <= 100 ? "<= 100" : m) }')"
+done
