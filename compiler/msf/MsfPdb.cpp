@@ -58,6 +58,18 @@ class MsfPdbBuilder {
     }
     if (Status s = load_rid_map(); !s) return s;
     const auto& mods = pdb_.dbi_.modules();
+    // Each module has its own stream: modules sharing one would make the work grow with
+    // modules x stream size for a few bytes of input.
+    std::unordered_map<std::uint16_t, std::size_t> stream_owner;
+    for (std::size_t i = 0; i < mods.size(); ++i) {
+      if (mods[i].symbol_stream == kNoStream16) continue;
+      auto [it, fresh] = stream_owner.try_emplace(mods[i].symbol_stream, i);
+      if (!fresh)
+        return Status(Errc::kMalformed,
+                      format("DBI stream %s: module %zu (%s) names symbol stream %u, already module "
+                             "%zu's", msf.where(kStreamDbi, mods[i].record_offset).c_str(), i,
+                             mods[i].name.c_str(), mods[i].symbol_stream, it->second));
+    }
     for (std::size_t i = 0; i < mods.size(); ++i) {
       auto m = parse_module_stream(msf, mods[i], i);
       if (!m) return m.error();
@@ -123,31 +135,50 @@ class MsfPdbBuilder {
     return it->second;
   }
 
-  Status read_source_file_info(MsfDocument& d) const {
-    auto it = named_.find("/src/files/" + ascii_lower(d.name));
-    if (it == named_.end()) return {};
-    auto s = pdb_.msf_.read_stream(it->second);
+  // The document facts of a /src/files/<name> stream, read once per stream (names that differ
+  // in case share one).
+  struct SourceFileInfo {
+    Guid language{}, vendor{}, document_type{}, algorithm{};
+    std::vector<std::uint8_t> checksum;
+  };
+  Result<const SourceFileInfo*> source_file_info(const std::string& name) {
+    auto it = named_.find("/src/files/" + ascii_lower(name));
+    if (it == named_.end()) return static_cast<const SourceFileInfo*>(nullptr);
+    const std::uint32_t stream = it->second;
+    if (auto c = file_infos_.find(stream); c != file_infos_.end()) return &c->second;
+    auto s = pdb_.msf_.read_stream(stream);
     if (!s)
-      return Status(Errc::kMalformed, format("named stream \"/src/files/%s\": %s", d.name.c_str(),
-                                             s.error().message.c_str()));
+      return Error{Errc::kMalformed, format("named stream \"/src/files/%s\": %s", name.c_str(),
+                                            s.error().message.c_str())};
     ByteCursor c(*s);
     SourceFileInfoHeader h;
-    if (!c.read(h) || h.checksum_size < 0 ||
-        static_cast<std::uint32_t>(h.checksum_size) > c.remaining())
-      return Status(Errc::kMalformed,
-                    format("named stream \"/src/files/%s\" %s: document info of %zu bytes is "
-                           "truncated or its checksum size is out of range", d.name.c_str(),
-                           pdb_.msf_.where(it->second, 0).c_str(), s->size()));
-    std::memcpy(d.language.data(), h.language, 16);
-    std::memcpy(d.vendor.data(), h.vendor, 16);
-    std::memcpy(d.document_type.data(), h.document_type, 16);
-    Guid alg;
-    std::memcpy(alg.data(), h.checksum_algorithm, 16);
-    if (alg != Guid{}) d.hash_algorithm = alg;
-    // The managed writer keeps the checksum here and leaves the DEBUG_S_FILECHKSMS entry empty.
     std::span<const std::uint8_t> sum;
-    (void)c.bytes(static_cast<std::uint32_t>(h.checksum_size), sum);
-    if (d.hash.empty()) d.hash.assign(sum.begin(), sum.end());
+    if (!c.read(h) || h.checksum_size < 0 ||
+        !c.bytes(static_cast<std::uint32_t>(h.checksum_size), sum))
+      return Error{Errc::kMalformed,
+                   format("named stream \"/src/files/%s\" %s: document info of %zu bytes is "
+                          "truncated or its checksum size is out of range", name.c_str(),
+                          pdb_.msf_.where(stream, 0).c_str(), s->size())};
+    SourceFileInfo info;
+    std::memcpy(info.language.data(), h.language, 16);
+    std::memcpy(info.vendor.data(), h.vendor, 16);
+    std::memcpy(info.document_type.data(), h.document_type, 16);
+    std::memcpy(info.algorithm.data(), h.checksum_algorithm, 16);
+    info.checksum.assign(sum.begin(), sum.end());
+    return &file_infos_.emplace(stream, std::move(info)).first->second;
+  }
+
+  Status read_source_file_info(MsfDocument& d) {
+    auto info = source_file_info(d.name);
+    if (!info) return info.error();
+    if (!*info) return {};
+    const SourceFileInfo& i = **info;
+    d.language = i.language;
+    d.vendor = i.vendor;
+    d.document_type = i.document_type;
+    if (i.algorithm != Guid{}) d.hash_algorithm = i.algorithm;
+    // The managed writer keeps the checksum here and leaves the DEBUG_S_FILECHKSMS entry empty.
+    if (d.hash.empty()) d.hash = i.checksum;
     return {};
   }
 
@@ -251,6 +282,7 @@ class MsfPdbBuilder {
   std::vector<std::uint32_t> rid_map_;
   bool has_rid_map_ = false;
   std::unordered_map<std::string, std::uint32_t> doc_ids_;
+  std::unordered_map<std::uint32_t, SourceFileInfo> file_infos_;  // by stream
 };
 
 Result<MsfPdb> MsfPdb::parse(std::span<const std::uint8_t> bytes) {

@@ -260,6 +260,25 @@ TEST(Hostile, DocumentNameOutsideNames) {
   expect_error(f.file, Errc::kMalformed, "name offset 0x1000 is outside /names");
 }
 
+TEST(Hostile, ModulesShareAStream) {
+  Pdb p = simple();
+  p.modules.push_back(p.modules[0]);
+  Layout l;
+  Bytes b = write_pdb(p, &l);
+  // Record 1 follows record 0 (64 fixed bytes + "C\0C.obj\0"): its stream field at +34.
+  b[l.stream_offset(3, 64 + 72 + 34)] = static_cast<std::uint8_t>(kFirstModuleStream);
+  expect_error(b, Errc::kMalformed, "module 1 (C) names symbol stream 6, already module 0's");
+}
+
+TEST(Hostile, SourceFileInfoChecksumOutOfRange) {
+  Pdb p = simple();
+  const std::uint8_t zero[16] = {};
+  Bytes info = source_file_info(zero, zero, Bytes(4, 1));
+  patch_u32(info, 64, 1000);  // checksum_size
+  p.named = {{"/src/files/a.cs", info}};
+  expect_error(write_pdb(p), Errc::kMalformed, "checksum size is out of range");
+}
+
 TEST(Hostile, TokenPastRidMap) {
   Pdb p = simple();
   p.rid_map = {0};

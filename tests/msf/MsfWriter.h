@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "msf/MsfFormat.h"
@@ -143,7 +144,22 @@ struct Pdb {
   std::vector<std::uint32_t> rid_map;  // non-empty: a token rid map stream
   std::uint32_t block_size = 512;
   std::uint32_t extra_nil_streams = 0;  // appended after everything (large directories)
+  // More named streams ("/src/files/...", "srcsrv", "sourcelink"), after the module streams.
+  std::vector<std::pair<std::string, Bytes>> named;
 };
+
+// A /src/files/<name> stream: language, vendor, document type, checksum algorithm, sizes, checksum.
+inline Bytes source_file_info(const std::uint8_t (&language)[16], const std::uint8_t (&algorithm)[16],
+                              const Bytes& checksum) {
+  SourceFileInfoHeader h{};
+  std::memcpy(h.language, language, 16);
+  std::memcpy(h.checksum_algorithm, algorithm, 16);
+  h.checksum_size = static_cast<std::int32_t>(checksum.size());
+  Bytes b;
+  put(b, h);
+  b.insert(b.end(), checksum.begin(), checksum.end());
+  return b;
+}
 
 // The stream numbers write_pdb uses.
 inline constexpr std::uint32_t kNamesStream = 5;
@@ -220,7 +236,7 @@ inline Bytes module_stream(const Module& m, const std::vector<std::uint32_t>& na
 }
 
 // Streams: 0 old directory (nil), 1 PDB info, 2 TPI (empty), 3 DBI, 4 IPI (empty), 5 /names,
-// 6.. one per module, then the rid map, the /src/files/ streams (none), extra nil streams.
+// 6.. one per module, then the rid map, Pdb::named's streams, extra nil streams.
 inline Bytes write_pdb(const Pdb& pdb, Layout* layout = nullptr) {
   std::vector<MsfStream> st(6);
   st[0].nil = true;
@@ -277,22 +293,40 @@ inline Bytes write_pdb(const Pdb& pdb, Layout* layout = nullptr) {
   dbi.insert(dbi.end(), dbg.begin(), dbg.end());
   st[3].bytes = dbi;
 
-  // PDB info stream with the named-stream map {"/names": 5}.
+  // PDB info stream with the named-stream map: "/names" -> 5, then Pdb::named.
+  std::vector<std::pair<std::string, std::uint32_t>> map{{"/names", kNamesStream}};
+  for (const auto& [name, bytes] : pdb.named) {
+    map.emplace_back(name, static_cast<std::uint32_t>(st.size()));
+    st.push_back({bytes, false});
+  }
   Bytes info;
   PdbStreamHeader ih{kPdbVersionVc70, 0x12345678, pdb.info_age, {}};
   std::memcpy(ih.guid, pdb.guid, 16);
   put(info, ih);
   Bytes map_strings;
-  put_str(map_strings, "/names");
+  std::vector<std::uint32_t> keys;
+  for (const auto& e : map) {
+    keys.push_back(static_cast<std::uint32_t>(map_strings.size()));
+    put_str(map_strings, e.first);
+  }
   put_u32(info, static_cast<std::uint32_t>(map_strings.size()));
   info.insert(info.end(), map_strings.begin(), map_strings.end());
-  put_u32(info, 1);  // size
-  put_u32(info, 2);  // capacity
-  put_u32(info, 1);  // present: 1 word
-  put_u32(info, 1);  //   bucket 0
+  const auto n = static_cast<std::uint32_t>(map.size());
+  put_u32(info, n);      // size
+  put_u32(info, 2 * n);  // capacity
+  const std::uint32_t words = (2 * n + 31) / 32;
+  put_u32(info, words);  // present: buckets 0 .. n-1
+  for (std::uint32_t w = 0; w < words; ++w) {
+    std::uint32_t bits = 0;
+    for (std::uint32_t i = 0; i < 32; ++i)
+      if (w * 32 + i < n) bits |= 1u << i;
+    put_u32(info, bits);
+  }
   put_u32(info, 0);  // deleted: 0 words
-  put_u32(info, 0);  // key: "/names"
-  put_u32(info, kNamesStream);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    put_u32(info, keys[i]);
+    put_u32(info, map[i].second);
+  }
   put_u32(info, 0);  // niMac
   put_u32(info, 20140508);  // feature code VC140
   st[1].bytes = info;

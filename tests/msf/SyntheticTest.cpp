@@ -205,3 +205,37 @@ TEST(Synthetic, ModulesShareDocumentsAndTokens) {
   ASSERT_EQ(pdb->methods().size(), 1u);
   EXPECT_EQ(msf_listing(*pdb), "0x06000001 0 shared.cs 5:0-5:0\n0x06000001 0 shared.cs 6:0-6:0\n");
 }
+
+// Language, algorithm and checksum from /src/files/<name> (looked up ignoring case, as Cci does);
+// srcsrv and sourcelink handed out raw.
+TEST(Synthetic, NamedStreams) {
+  Pdb p;
+  Module m;
+  m.files = {"C:\\Src\\A.cs"};
+  m.procs = {{0x06000001, 0, 10}};
+  Lines l{0, 1, false, 10, {}};
+  l.blocks.push_back({0, {{0, 1, 1}}});
+  m.lines = {l};
+  p.modules.push_back(m);
+  static constexpr Guid kCs = guids::kLanguageCSharp, kSha256 = guids::kHashSha256;
+  std::uint8_t lang[16], alg[16];
+  std::copy(kCs.begin(), kCs.end(), lang);
+  std::copy(kSha256.begin(), kSha256.end(), alg);
+  const Bytes sum(32, 0x5A);
+  p.named = {{"/src/files/c:\\src\\a.cs", source_file_info(lang, alg, sum)},
+             {"srcsrv", Bytes{'S', 'R', 'C', 'S', 'R', 'V'}},
+             {"sourcelink", Bytes{'{', '}'}}};
+  auto pdb = parse(write_pdb(p));
+  ASSERT_TRUE(pdb.ok()) << pdb.error().message;
+  ASSERT_EQ(pdb->documents().size(), 1u);
+  const MsfDocument& d = pdb->documents()[0];
+  EXPECT_EQ(d.language, guids::kLanguageCSharp);
+  EXPECT_EQ(d.hash_algorithm, guids::kHashSha256);
+  EXPECT_EQ(d.hash, sum);
+  EXPECT_EQ(d.checksum_kind, kChecksumNone);
+  ASSERT_TRUE(pdb->source_server().has_value());
+  EXPECT_EQ(*pdb->source_server(), (Bytes{'S', 'R', 'C', 'S', 'R', 'V'}));
+  ASSERT_TRUE(pdb->source_link().has_value());
+  EXPECT_EQ(*pdb->source_link(), (Bytes{'{', '}'}));
+  EXPECT_EQ(pdb->info().named_streams().size(), 4u);
+}
