@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "Identity.h"
 #include "PeFile.h"
 #include "msf/MsfPdb.h"
 
@@ -119,5 +120,37 @@ TEST(Corpus, DocumentFacts) {
       EXPECT_EQ("hash=" + hex, hash);
     }
     EXPECT_EQ(docs, pdb->documents().size());
+  }
+}
+
+// The symbol-store key and debug id, from the reference's "# debug_entry type=2 ...
+// codeview_guid=G age=A" header line, written independently of Identity.cpp: the GUID without
+// dashes, then the age in hex.
+TEST(Corpus, SymbolStoreKeys) {
+  const auto dirs = win_folders();
+  if (dirs.empty()) GTEST_SKIP() << "no win_* folders";
+  for (const fs::path& dir : dirs) {
+    SCOPED_TRACE(dir.filename().string());
+    const fs::path pdb_path = first_with_extension(dir, ".pdb");
+    const auto bytes = read_bytes(pdb_path);
+    auto pdb = msf::MsfPdb::parse(bytes);
+    ASSERT_TRUE(pdb.ok()) << pdb.error().message;
+    std::ifstream in(dir / "expected-sequence-points.txt");
+    std::string line, guid, age;
+    while (std::getline(in, line)) {
+      const auto g = line.find("codeview_guid="), a = line.find(" age=");
+      if (line.rfind("# debug_entry type=2", 0) != 0 || g == std::string::npos || a == std::string::npos) continue;
+      guid = line.substr(g + 14, 36);
+      age = line.substr(a + 5, line.find(' ', a + 5) - (a + 5));
+    }
+    ASSERT_EQ(guid.size(), 36u);
+    std::string n = guid;
+    n.erase(std::remove(n.begin(), n.end(), '-'), n.end());
+    std::string file = pdb_path.filename().string();
+    std::transform(file.begin(), file.end(), file.begin(), [](unsigned char c) { return std::tolower(c); });
+    const std::string age_hex = format("%x", static_cast<unsigned>(std::stoul(age)));
+    EXPECT_EQ(ssqp_windows_pdb_key(pdb_path.string(), pdb->guid(), pdb->age()),
+              file + "/" + n + age_hex + "/" + file);
+    EXPECT_EQ(windows_debug_id(pdb->guid(), pdb->age()), guid + "-" + age_hex);
   }
 }

@@ -2,6 +2,7 @@
 // MsfPdb.h produces, checked on the decoded points and on the canonical listing.
 #include <gtest/gtest.h>
 
+#include "Identity.h"
 #include "MsfWriter.h"
 #include "msf/MsfPdb.h"
 
@@ -78,6 +79,9 @@ TEST(Synthetic, IdentityAndContainer) {
   EXPECT_EQ(pdb->age(), 7u);  // the DBI's age is the one a PE must carry
   EXPECT_EQ(pdb->info().age(), 5u);
   EXPECT_EQ(guid_to_text(pdb->guid()), "04030201-0605-0807-090a-0b0c0d0e0f10");
+  // Age 26 so that the key shows hex, not decimal.
+  EXPECT_EQ(ssqp_windows_pdb_key("C:\\Out\\Lib.PDB", pdb->guid(), 26),
+            "lib.pdb/0403020106050807090a0b0c0d0e0f101a/lib.pdb");
   EXPECT_EQ(pdb->msf().block_size(), 512u);
   EXPECT_EQ(pdb->msf().stream_count(), 7u);
   EXPECT_FALSE(pdb->msf().has_stream(0));  // nil
