@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <unordered_map>
+#include <utility>
 
 #include "ByteCursor.h"
 #include "Listing.h"
@@ -47,14 +48,16 @@ class MsfPdbBuilder {
       if (!t) return t.error();
       names_ = std::move(*t);
     }
-    for (const char* which : {"srcsrv", "sourcelink"}) {
-      auto it = named_.find(which);
+    const std::pair<const char*, std::optional<std::vector<std::uint8_t>>*> raw[] = {
+        {"srcsrv", &pdb_.srcsrv_}, {"sourcelink", &pdb_.sourcelink_}};
+    for (const auto& [name, out] : raw) {
+      auto it = named_.find(name);
       if (it == named_.end()) continue;
       auto s = msf.read_stream(it->second);
       if (!s)
-        return Status(Errc::kMalformed, format("named stream \"%s\": %s", which,
+        return Status(Errc::kMalformed, format("named stream \"%s\": %s", name,
                                                s.error().message.c_str()));
-      (which[1] == 'r' ? pdb_.srcsrv_ : pdb_.sourcelink_) = std::move(*s);
+      *out = std::move(*s);
     }
     if (Status s = load_rid_map(); !s) return s;
     const auto& mods = pdb_.dbi_.modules();
@@ -80,6 +83,13 @@ class MsfPdbBuilder {
   }
 
  private:
+  // "module 2 (C) symbol stream 8 offset 0x40 (file offset 0x1040)".
+  std::string at(std::uint32_t module, std::size_t pos) const {
+    const DbiModule& m = pdb_.dbi_.modules()[module];
+    return format("module %u (%s) symbol %s", module, m.name.c_str(),
+                  pdb_.msf_.where(m.symbol_stream, pos).c_str());
+  }
+
   Status load_rid_map() {
     const std::uint16_t sn = pdb_.dbi_.token_rid_map_stream();
     if (sn == 0 || sn == kNoStream16) return {};
@@ -98,21 +108,20 @@ class MsfPdbBuilder {
     const std::uint32_t rid = token & 0xFFFFFFu;
     if (rid >= rid_map_.size())
       return Status(Errc::kMalformed,
-                    format("module %u S_MANPROC at module stream offset 0x%zx: token 0x%08x is "
-                           "past the %zu-entry token rid map", module, p.record_offset, token,
-                           rid_map_.size()));
+                    format("%s: S_MANPROC token 0x%08x is past the %zu-entry token rid map",
+                           at(module, p.record_offset).c_str(), token, rid_map_.size()));
     token = 0x06000000u | rid_map_[rid];
     return {};
   }
 
   // Document number (1-based) for a module's file id, creating the document on first use.
   Result<std::uint32_t> document(const ModuleLines& m, std::uint32_t file_id, std::uint32_t module,
-                                 std::size_t at) {
+                                 std::size_t pos) {
     const FileChecksum* f = m.checksum(file_id);
     if (!f)
       return Error{Errc::kMalformed,
-                   format("module %u DEBUG_S_LINES at module stream offset 0x%zx: file id 0x%x is "
-                          "not an entry of the module's DEBUG_S_FILECHKSMS", module, at, file_id)};
+                   format("%s: DEBUG_S_LINES file id 0x%x is not an entry of the module's "
+                          "DEBUG_S_FILECHKSMS", at(module, pos).c_str(), file_id)};
     if (!names_)
       return Error{Errc::kMalformed, format("module %u DEBUG_S_FILECHKSMS entry 0x%x: the PDB has "
                                             "no /names stream for its name", module, file_id)};
@@ -240,8 +249,8 @@ class MsfPdbBuilder {
           const std::uint64_t il = std::uint64_t(base) + r.offset;
           if (il > 0xFFFFFFFFu)
             return Status(Errc::kMalformed,
-                          format("module %u DEBUG_S_LINES at module stream offset 0x%zx: IL offset "
-                                 "0x%llx overflows", module, s.stream_offset,
+                          format("%s: DEBUG_S_LINES IL offset 0x%llx overflows",
+                                 at(module, s.stream_offset).c_str(),
                                  static_cast<unsigned long long>(il)));
           SequencePoint p;
           p.il_offset = static_cast<std::uint32_t>(il);
