@@ -16,13 +16,6 @@ namespace ilmap::msf {
 
 namespace {
 
-std::string ascii_lower(std::string_view s) {
-  std::string out(s);
-  for (char& ch : out)
-    if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
-  return out;
-}
-
 Guid hash_algorithm_for(std::uint8_t kind) {
   static constexpr Guid kMd5 = guid_from_text("406ea660-64cf-4c82-b6f0-42d48172a799");
   switch (kind) {

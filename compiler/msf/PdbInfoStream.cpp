@@ -10,18 +10,12 @@
 #include "MsfFormat.h"
 
 namespace ilmap::msf {
-namespace {
-
-bool ascii_iequal(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; };
-    if (lower(a[i]) != lower(b[i])) return false;
-  }
-  return true;
+std::string ascii_lower(std::string_view s) {
+  std::string out(s);
+  for (char& ch : out)
+    if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
+  return out;
 }
-
-}  // namespace
 
 Result<PdbInfoStream> PdbInfoStream::parse(const MsfFile& msf) {
   auto bytes = msf.read_stream(kStreamPdbInfo);
@@ -103,8 +97,9 @@ Result<PdbInfoStream> PdbInfoStream::parse(const MsfFile& msf) {
 }
 
 std::optional<std::uint32_t> PdbInfoStream::find(std::string_view name) const {
+  const std::string key = ascii_lower(name);
   for (const NamedStream& n : named_)
-    if (ascii_iequal(n.name, name)) return n.stream;
+    if (ascii_lower(n.name) == key) return n.stream;
   return std::nullopt;
 }
 
