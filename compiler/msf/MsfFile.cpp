@@ -140,9 +140,12 @@ Result<MsfFile> MsfFile::parse(std::span<const std::uint8_t> bytes) {
   for (std::size_t i = 0; i < dir_list.size(); ++i)
     std::memcpy(dir.data() + i * bs, bytes.data() + std::size_t(dir_list[i]) * bs, bs);
   dir.resize(sb.num_directory_bytes);
+  auto dir_file_offset = [&](std::size_t pos) {
+    return std::size_t(dir_list[pos / bs]) * bs + pos % bs;
+  };
   auto dir_where = [&](std::size_t pos) {
     return format("MSF stream directory offset 0x%zx (file offset 0x%zx)", pos,
-                  std::size_t(dir_list[pos / bs]) * bs + pos % bs);
+                  dir_file_offset(pos));
   };
 
   ByteCursor d(dir);
@@ -169,7 +172,7 @@ Result<MsfFile> MsfFile::parse(std::span<const std::uint8_t> bytes) {
       const std::size_t pos = d.pos();
       std::uint32_t b = 0;
       (void)d.read(b);
-      if (Status s = use.claim(b, i, "stream directory entry", std::size_t(dir_list[pos / bs]) * bs + pos % bs); !s)
+      if (Status s = use.claim(b, i, "stream directory entry", dir_file_offset(pos)); !s)
         return s.error();
       f.blocks_.push_back(b);
     }
