@@ -3,6 +3,10 @@
 // a byte-flip sweep check that no input crashes and every error carries a code and a message.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
 #include "MsfWriter.h"
 #include "msf/ModuleStream.h"
 #include "msf/MsfPdb.h"
@@ -321,4 +325,40 @@ TEST(Hostile, FlipSweep) {
     ASSERT_FALSE(pdb.error().message.empty()) << i;
   }
   EXPECT_GT(failures, 0u);
+}
+
+// The same sweeps over the real Windows PDBs of ../shared/corpus-public/win_* (skipped without
+// them): every 7th byte flipped, every 61st prefix.
+TEST(Hostile, CorpusSweep) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::path(ILMAP_MSF_SHARED) / "corpus-public";
+  std::vector<fs::path> pdbs;
+  std::error_code ec;
+  for (const auto& d : fs::directory_iterator(root, ec))
+    if (d.path().filename().string().rfind("win_", 0) == 0)
+      for (const auto& e : fs::directory_iterator(d.path()))
+        if (e.path().extension() == ".pdb") pdbs.push_back(e.path());
+  if (pdbs.empty()) GTEST_SKIP() << "no win_* PDBs under " << root;
+  for (const fs::path& p : pdbs) {
+    SCOPED_TRACE(p.filename().string());
+    std::ifstream in(p, std::ios::binary);
+    const Bytes file{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    ASSERT_TRUE(MsfPdb::parse(file).ok());
+    for (std::size_t i = 0; i < file.size(); i += 7) {
+      Bytes b = file;
+      b[i] ^= 0xFF;
+      auto pdb = MsfPdb::parse(b);
+      if (pdb.ok()) {
+        (void)msf_listing(*pdb);
+      } else {
+        ASSERT_NE(pdb.error().code, Errc::kOk) << i;
+        ASSERT_FALSE(pdb.error().message.empty()) << i;
+      }
+    }
+    for (std::size_t n = 0; n < file.size(); n += 61) {
+      auto pdb = MsfPdb::parse(std::span<const std::uint8_t>(file.data(), n));
+      ASSERT_FALSE(pdb.ok()) << n;  // every block is needed: the superblock counts them
+      ASSERT_FALSE(pdb.error().message.empty()) << n;
+    }
+  }
 }
