@@ -29,6 +29,15 @@ std::string ssqp_portable_pdb_key(std::string_view pdb_path, const Guid& guid) {
   return file + '/' + guid_to_n(guid) + "FFFFFFFF/" + file;
 }
 
+std::string ssqp_windows_pdb_key(std::string_view pdb_path, const Guid& guid, std::uint32_t age) {
+  const std::string file = symstore_file_name(pdb_path);
+  return file + '/' + guid_to_n(guid) + format("%x", age) + '/' + file;
+}
+
+std::string windows_debug_id(const Guid& guid, std::uint32_t age) {
+  return guid_to_text(guid) + format("-%x", age);
+}
+
 std::string pe_code_id(std::uint32_t timestamp, std::uint32_t size_of_image) {
   return format("%08X%x", timestamp, size_of_image);
 }

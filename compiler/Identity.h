@@ -26,6 +26,9 @@ std::string symstore_file_name(std::string_view path);
 
 // "foo.pdb/<guid N>FFFFFFFF/foo.pdb" for a Portable PDB whose id GUID is `guid`.
 std::string ssqp_portable_pdb_key(std::string_view pdb_path, const Guid& guid);
+// "foo.pdb/<guid N><age x>/foo.pdb" for a Windows (MSF) PDB (symstore PDBFileKeyGenerator):
+// the GUID of the PDB info stream and the DBI age, as the PE's CodeView entry records them.
+std::string ssqp_windows_pdb_key(std::string_view pdb_path, const Guid& guid, std::uint32_t age);
 // "foo.dll/<STAMP X8><size x>/foo.dll".
 std::string ssqp_pe_key(std::string_view pe_path, std::uint32_t timestamp,
                         std::uint32_t size_of_image);
@@ -33,6 +36,8 @@ std::string ssqp_pe_key(std::string_view pe_path, std::uint32_t timestamp,
 std::string pe_code_id(std::uint32_t timestamp, std::uint32_t size_of_image);
 // "<guid D lowercase>-<stamp as 8 lowercase hex>" (Sentry debug_id of a portable PDB).
 std::string portable_debug_id(const Guid& guid, std::uint32_t stamp);
+// "<guid D lowercase>-<age as lowercase hex>" (Sentry debug_id of a Windows PDB).
+std::string windows_debug_id(const Guid& guid, std::uint32_t age);
 // "SHA256:<hex>;SHA384:<hex>" (the SymbolChecksum header value); "" when there are none.
 std::string symbol_checksum_header(std::span<const PdbChecksum> sums);
 

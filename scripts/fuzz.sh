@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build the libFuzzer targets (clang, ASan+UBSan) and run each for a fixed time.
-# Usage: scripts/fuzz.sh [TARGET...]      (default: all four)
-# Env:   ILMAP_FUZZ_SECONDS (default 60 per target), ILMAP_JOBS (default 2),
+# Usage: scripts/fuzz.sh [TARGET...]      (default: all five)
+# Env:   ILMAP_FUZZ_SECONDS (default 60 per target), ILMAP_FUZZ_MSF_SECONDS (fuzz_msf's
+#        budget, default 20, at most ILMAP_FUZZ_SECONDS), ILMAP_JOBS (default 2),
 #        ILMAP_SHARED_DIR (default ../shared; its corpus-public/ seeds the PDB targets),
 #        ILMAP_FUZZ_KEEP=1 keeps the work directory (corpora, logs, crash files).
 # Exits 0 (with a message) when clang or libFuzzer is missing; non-zero on any crash, leak,
@@ -15,7 +16,7 @@ jobs="${ILMAP_JOBS:-2}"
 shared="${ILMAP_SHARED_DIR:-$root/../shared}"
 build="$root/build/fuzz"
 targets=("$@")
-[[ ${#targets[@]} -eq 0 ]] && targets=(fuzz_pdb fuzz_pe fuzz_cache fuzz_roundtrip)
+[[ ${#targets[@]} -eq 0 ]] && targets=(fuzz_pdb fuzz_pe fuzz_cache fuzz_roundtrip fuzz_msf)
 
 if ! command -v clang++ >/dev/null 2>&1 || ! command -v clang >/dev/null 2>&1; then
   echo "fuzz: clang not found; skipping (scripts/install-deps.sh --fuzz installs it)"
@@ -45,15 +46,19 @@ else
 fi
 
 # --- seed corpora -----------------------------------------------------------------------------
-mkdir -p "$work/seeds/pdb" "$work/seeds/pe" "$work/seeds/cache"
+mkdir -p "$work/seeds/pdb" "$work/seeds/pe" "$work/seeds/cache" "$work/seeds/msf"
 n=0
 add_seed() {  # kind file
   n=$((n + 1))
   cp "$2" "$work/seeds/$1/$n-$(basename "$2")"
 }
 while IFS= read -r -d '' f; do add_seed pdb "$f"; done < <(find corpus/out "$shared/corpus-public" -name '*.pdb' -print0 2>/dev/null)
+# Windows (MSF) PDBs also seed fuzz_msf (recognised by their magic, e.g. corpus-public/win_*).
+while IFS= read -r -d '' f; do
+  if [[ "$(head -c 24 "$f" | tr -d '\0')" == "Microsoft C/C++ MSF 7.00" ]]; then add_seed msf "$f"; fi
+done < <(find corpus/out "$shared/corpus-public" -name '*.pdb' -print0 2>/dev/null)
 while IFS= read -r -d '' f; do add_seed pe "$f"; done < <(find corpus/out "$shared/corpus-public" \( -name '*.dll' -o -name '*.exe' \) -print0 2>/dev/null)
-for kind in pdb pe cache; do
+for kind in pdb pe cache msf; do
   if [[ -d fuzz/seeds/$kind ]]; then
     while IFS= read -r -d '' f; do add_seed "$kind" "$f"; done < <(find "fuzz/seeds/$kind" -type f -print0)
   fi
@@ -63,7 +68,7 @@ for f in "$work"/seeds/pdb/*; do
   [[ $(stat -c %s "$f") -le 65536 ]] || continue
   "$build/tools/ilmap" compile "$f" -o "$work/seeds/cache/$(basename "$f").ilmap" >/dev/null 2>&1 || true
 done
-echo "fuzz: seeds: $(ls "$work/seeds/pdb" | wc -l) PDB, $(ls "$work/seeds/pe" | wc -l) PE, $(ls "$work/seeds/cache" | wc -l) cache"
+echo "fuzz: seeds: $(ls "$work/seeds/pdb" | wc -l) PDB ($(ls "$work/seeds/msf" | wc -l) MSF), $(ls "$work/seeds/pe" | wc -l) PE, $(ls "$work/seeds/cache" | wc -l) cache"
 
 # --- run --------------------------------------------------------------------------------------
 status=0
@@ -73,18 +78,24 @@ for t in "${targets[@]}"; do
     fuzz_roundtrip) seeds=pdb;   dict=pdb.dict;   max_len=65536 ;;
     fuzz_pe)        seeds=pe;    dict=pe.dict;    max_len=300000 ;;
     fuzz_cache)     seeds=cache; dict=cache.dict; max_len=65536 ;;
+    fuzz_msf)       seeds=msf;   dict=msf.dict;   max_len=65536 ;;
     *) echo "fuzz: unknown target $t" >&2; exit 1 ;;
   esac
+  budget=$seconds
+  if [[ $t == fuzz_msf ]]; then  # a short run keeps CI fast; raise it for a soak
+    budget="${ILMAP_FUZZ_MSF_SECONDS:-20}"
+    (( budget > seconds )) && budget=$seconds
+  fi
   corpus="$work/corpus-$t"
   mkdir -p "$corpus" "$work/artifacts-$t"
   log="$work/$t.log"
-  echo "fuzz: $t for ${seconds}s (max_len $max_len)"
+  echo "fuzz: $t for ${budget}s (max_len $max_len)"
   rc=0
   # Leak detection stays on (libFuzzer reports leaks at exit of each input run with ASan).
   ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}" \
   UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}" \
   "$build/fuzz/$t" "$corpus" "$work/seeds/$seeds" \
-    -dict="fuzz/$dict" -max_len="$max_len" -max_total_time="$seconds" \
+    -dict="fuzz/$dict" -max_len="$max_len" -max_total_time="$budget" \
     -rss_limit_mb=2048 -malloc_limit_mb=2048 -timeout=10 -print_final_stats=1 -print_funcs=0 \
     -artifact_prefix="$work/artifacts-$t/" >"$log" 2>&1 || rc=$?
   artifacts=$(ls "$work/artifacts-$t" | wc -l)
