@@ -1,0 +1,361 @@
+// MethodNames.cpp - MethodDef rows to CoreCLR and Mono frame text (rules in MethodNames.h).
+#include "names/MethodNames.h"
+
+#include <algorithm>
+
+#include "names/Signature.h"
+#include "names/TypeNames.h"
+
+namespace ilmap::names {
+namespace {
+
+constexpr unsigned kMethodName = 3, kMethodSignature = 4, kMethodParams = 5;
+constexpr unsigned kParamSequence = 1, kParamName = 2;
+constexpr unsigned kModuleName = 1, kModuleMvid = 2;
+constexpr unsigned kAssemblyName = 7;
+constexpr unsigned kMaxTypeSpecDepth = 16;
+
+// Names the types of one method's signature.
+class TypeRenderer {
+ public:
+  TypeRenderer(const Metadata& md, const TypeTables& types, SigTypes& nodes,
+               const std::vector<std::string_view>& type_gp,
+               const std::vector<std::string_view>& method_gp)
+      : md_(md), types_(types), nodes_(nodes), type_gp_(type_gp), method_gp_(method_gp) {}
+
+  // CoreCLR Type.Name.
+  Result<std::string> name(std::uint32_t node, unsigned depth = 0);
+  // Mono's parameter type text (namespace prefix for classes).
+  Result<std::string> mono(std::uint32_t node);
+
+ private:
+  struct Named {
+    const TypeName* type = nullptr;  // TypeDef / TypeRef
+    std::uint32_t spec_root = 0;     // TypeSpec: its decoded root node
+    bool spec = false;
+  };
+  Result<Named> resolve(const SigNode& n, unsigned depth);
+  Result<std::string_view> ns(std::uint32_t node, unsigned depth = 0);
+  Result<bool> is_class(std::uint32_t node, unsigned depth = 0);
+
+  const Metadata& md_;
+  const TypeTables& types_;
+  SigTypes& nodes_;
+  const std::vector<std::string_view>& type_gp_;
+  const std::vector<std::string_view>& method_gp_;
+};
+
+Result<TypeRenderer::Named> TypeRenderer::resolve(const SigNode& n, unsigned depth) {
+  Named out;
+  if (n.table == kTypeDef && n.rid <= types_.typedef_count()) {
+    out.type = &types_.def(n.rid);
+  } else if (n.table == kTypeRef && n.rid <= types_.typeref_count()) {
+    out.type = &types_.ref(n.rid);
+  } else if (n.table == kTypeSpec && n.rid <= md_.rows(kTypeSpec)) {
+    if (depth >= kMaxTypeSpecDepth)
+      return Error{Errc::kMalformed, format("TypeSpec row %u: TypeSpecs nested deeper than %u", n.rid, kMaxTypeSpecDepth)};
+    const std::uint32_t off = md_.column(kTypeSpec, n.rid, 0);
+    auto blob = md_.blob(off);
+    if (!blob) return Error{blob.error().code, format("TypeSpec row %u: ", n.rid) + blob.error().message};
+    auto root = decode_type_spec(*blob, off, nodes_);
+    if (!root) return root.error();
+    out.spec = true;
+    out.spec_root = *root;
+  } else {
+    return Error{Errc::kMalformed, format("%s row %u out of range", table_name(n.table), n.rid)};
+  }
+  return out;
+}
+
+Result<std::string> TypeRenderer::name(std::uint32_t node, unsigned depth) {
+  const SigNode n = nodes_.nodes[node];  // a copy: resolve() may grow the vector
+  if (const char* p = primitive_name(n.kind)) return std::string(p);
+  switch (n.kind) {
+    case kEtClass: case kEtValueType: case kEtGenericInst: {
+      auto r = resolve(n, depth);
+      if (!r) return r.error();
+      if (r->spec) return name(r->spec_root, depth + 1);
+      return std::string(r->type->name);
+    }
+    case kEtVar: case kEtMVar: {
+      const auto& list = n.kind == kEtVar ? type_gp_ : method_gp_;
+      if (n.number >= list.size() || list[n.number].empty())
+        return Error{Errc::kMalformed, format("%s %u: no such generic parameter", n.kind == kEtVar ? "VAR" : "MVAR", n.number)};
+      return std::string(list[n.number]);
+    }
+    case kEtSzArray: case kEtArray: case kEtByRef: case kEtPtr: {
+      auto e = name(n.element, depth);
+      if (!e) return e.error();
+      std::string s = std::move(*e);
+      if (n.kind == kEtSzArray) s += "[]";
+      else if (n.kind == kEtByRef) s += "&";
+      else if (n.kind == kEtPtr) s += "*";
+      else if (n.number == 1) s += "[*]";
+      else s += "[" + std::string(n.number - 1, ',') + "]";
+      return s;
+    }
+    case kEtFnPtr: {
+      // Reflection (.NET 8+) names a function pointer type by its signature: "*(Int32, Void)"...
+      // the corpus has none; print the parameter and return types like reflection's Name does.
+      std::string s = "*(";
+      for (std::size_t i = 1; i < n.args.size(); ++i) {
+        auto a = name(n.args[i], depth);
+        if (!a) return a.error();
+        s += *a + ", ";
+      }
+      auto r = name(n.args.empty() ? 0 : n.args[0], depth);
+      if (!r) return r.error();
+      return s + *r + ")";
+    }
+    default:
+      return Error{Errc::kMalformed, format("element type 0x%02x has no name", n.kind)};
+  }
+}
+
+Result<std::string_view> TypeRenderer::ns(std::uint32_t node, unsigned depth) {
+  const SigNode n = nodes_.nodes[node];
+  if (primitive_name(n.kind)) return std::string_view("System");
+  switch (n.kind) {
+    case kEtClass: case kEtValueType: case kEtGenericInst: {
+      auto r = resolve(n, depth);
+      if (!r) return r.error();
+      if (r->spec) return ns(r->spec_root, depth + 1);
+      return r->type->ns;
+    }
+    case kEtSzArray: case kEtArray: case kEtByRef: case kEtPtr:
+      return ns(n.element, depth);
+    default:  // generic parameters (a Mono generic-parameter class has no namespace), fnptr
+      return std::string_view{};
+  }
+}
+
+Result<bool> TypeRenderer::is_class(std::uint32_t node, unsigned depth) {
+  const SigNode n = nodes_.nodes[node];
+  switch (n.kind) {
+    case kEtString: case kEtObject: case kEtSzArray: case kEtArray: case kEtByRef: case kEtPtr:
+      return true;
+    case kEtClass: case kEtGenericInst: {
+      if (n.kind == kEtGenericInst && n.value_type) return false;
+      auto r = resolve(n, depth);
+      if (!r) return r.error();
+      if (r->spec) return is_class(r->spec_root, depth + 1);
+      return !r->type->is_interface;
+    }
+    default:
+      return false;
+  }
+}
+
+Result<std::string> TypeRenderer::mono(std::uint32_t node) {
+  auto cls = is_class(node);
+  if (!cls) return cls.error();
+  auto space = ns(node);
+  if (!space) return space.error();
+  auto short_name = name(node);
+  if (!short_name) return short_name.error();
+  if (*cls && !space->empty()) return std::string(*space) + "." + *short_name;
+  return std::move(*short_name);
+}
+
+Error method_error(std::uint32_t rid, const std::string& what) {
+  return Error{Errc::kMalformed, format("MethodDef row %u: %s", rid, what.c_str())};
+}
+
+// Param rows of MethodDef `rid`: [ParamList, next method's ParamList), through ParamPtr.
+void read_param_names(const Metadata& md, std::uint32_t rid, MethodName& m) {
+  const std::uint32_t ptrs = md.rows(kParamPtr);
+  const std::uint32_t limit = (ptrs ? ptrs : md.rows(kParam)) + 1;
+  const std::uint32_t first = std::min(md.column(kMethodDef, rid, kMethodParams), limit);
+  const std::uint32_t end = rid < md.rows(kMethodDef)
+                                ? std::min(md.column(kMethodDef, rid + 1, kMethodParams), limit)
+                                : limit;
+  for (std::uint32_t i = first; i < end; ++i) {
+    const std::uint32_t p = ptrs ? md.column(kParamPtr, i, 0) : i;
+    if (p < 1 || p > md.rows(kParam)) continue;
+    const std::uint32_t seq = md.column(kParam, p, kParamSequence);
+    if (seq == 0 || seq > m.params.size()) continue;  // 0 is the return value
+    auto name = md.string(md.column(kParam, p, kParamName));
+    if (name) m.params[seq - 1].name = std::string(*name);
+  }
+}
+
+// Decodes the signature and names its parameters; on failure m.bad_signature and m.error.
+void read_signature(const Metadata& md, const TypeTables& types, std::uint32_t rid, MethodName& m) {
+  const std::uint32_t off = md.column(kMethodDef, rid, kMethodSignature);
+  auto fail = [&](const Error& e) {
+    m.bad_signature = true;
+    m.error = format("MethodDef row %u: ", rid) + e.message;
+    m.params.clear();
+  };
+  auto blob = md.blob(off);
+  if (!blob) return fail(blob.error());
+  SigTypes nodes;
+  auto sig = decode_method_signature(*blob, off, nodes);
+  if (!sig) return fail(sig.error());
+  static const std::vector<std::string_view> kNone;
+  TypeRenderer r(md, types, nodes, m.type_rid ? types.facts(m.type_rid).generic_params : kNone,
+                 types.method_generic_params(rid));
+  for (std::uint32_t p : sig->params) {
+    auto name = r.name(p);
+    if (!name) return fail(name.error());
+    auto mono = r.mono(p);
+    if (!mono) return fail(mono.error());
+    m.params.push_back({std::move(*name), std::move(*mono), {}});
+  }
+  read_param_names(md, rid, m);
+}
+
+std::string parameter_list(const MethodName& m, bool mono) {
+  std::string s = mono ? " (" : "(";
+  if (m.bad_signature) return s + std::string(kBadSignature) + ")";
+  for (std::size_t i = 0; i < m.params.size(); ++i) {
+    if (i) s += ", ";
+    s += mono ? m.params[i].mono_type : m.params[i].type;
+    if (!m.params[i].name.empty()) s += " " + m.params[i].name;
+  }
+  return s + ")";
+}
+
+std::string generic_list(const MethodName& m) {
+  if (m.generic_params.empty()) return {};
+  std::string s = "[";
+  for (std::size_t i = 0; i < m.generic_params.size(); ++i) {
+    if (i) s += ",";
+    s += m.generic_params[i];
+  }
+  return s + "]";
+}
+
+}  // namespace
+
+Status ModuleNames::read_identity(const Metadata& md) {
+  if (md.rows(kModule) >= 1) {
+    auto name = md.string(md.column(kModule, 1, kModuleName));
+    if (!name) return {name.error().code, "Module row 1 Name: " + name.error().message};
+    module_name_ = *name;
+    auto mvid = md.guid(md.column(kModule, 1, kModuleMvid));
+    if (!mvid) return {mvid.error().code, "Module row 1 Mvid: " + mvid.error().message};
+    mvid_ = *mvid;
+  }
+  if (md.rows(kAssembly) >= 1) {
+    auto name = md.string(md.column(kAssembly, 1, kAssemblyName));
+    if (!name) return {name.error().code, "Assembly row 1 Name: " + name.error().message};
+    assembly_name_ = *name;
+  }
+  return {};
+}
+
+Result<ModuleNames> ModuleNames::build(const Metadata& md) {
+  ModuleNames out;
+  if (Status s = out.read_identity(md); !s) return s.error();
+  auto types = TypeTables::build(md);
+  if (!types) return types.error();
+
+  // Declaring types as printed. TypeDef row 1 is <Module>: its methods have no declaring type.
+  const std::uint32_t ntypes = types->typedef_count();
+  out.type_coreclr_.resize(std::size_t(ntypes) + 1);
+  out.type_mono_.resize(std::size_t(ntypes) + 1);
+  for (std::uint32_t rid = 2; rid <= ntypes; ++rid) {
+    std::string s = types->def(rid).full_name;
+    std::replace(s.begin(), s.end(), '+', '.');
+    out.type_coreclr_[rid] = std::move(s);
+    std::string mono = types->def(rid).full_name;
+    const auto& gp = types->facts(rid).generic_params;
+    if (!gp.empty()) {
+      mono += "[";
+      for (std::size_t i = 0; i < gp.size(); ++i) {
+        if (i) mono += ',';
+        mono += gp[i];
+      }
+      mono += "]";
+    }
+    out.type_mono_[rid] = std::move(mono);
+  }
+
+  const std::uint32_t n = md.rows(kMethodDef);
+  out.methods_.resize(n);
+  for (std::uint32_t rid = 1; rid <= n; ++rid) {
+    MethodName& m = out.methods_[rid - 1];
+    m.token = 0x06000000u | rid;
+    m.type_rid = types->method_owner(rid);
+    auto name = md.string(md.column(kMethodDef, rid, kMethodName));
+    if (!name) return method_error(rid, "Name: " + name.error().message);
+    m.name = *name;
+    m.generic_params = types->method_generic_params(rid);
+    read_signature(md, *types, rid, m);
+  }
+
+  // State machines (StackTrace.TryResolveStateMachineMethod): the first method of the enclosing
+  // type whose state-machine attribute names the type.
+  std::vector<const StateMachineAttribute*> kickoff(std::size_t(ntypes) + 1, nullptr);
+  for (const StateMachineAttribute& a : types->state_machine_attributes()) {
+    const std::uint32_t sm = types->find_def(a.type_name);
+    if (sm == 0 || kickoff[sm] || types->def(sm).enclosing == 0) continue;
+    if (types->method_owner(a.method) != types->def(sm).enclosing) continue;
+    kickoff[sm] = &a;
+  }
+  for (MethodName& m : out.methods_) {
+    const std::uint32_t t = m.type_rid;
+    if (t == 0 || !kickoff[t] || !types->facts(t).compiler_generated || !types->facts(t).state_machine)
+      continue;
+    m.kickoff = 0x06000000u | kickoff[t]->method;
+    m.iterator = kickoff[t]->kind == StateMachineKind::kIterator ||
+                 kickoff[t]->kind == StateMachineKind::kAsyncIterator;
+  }
+
+  // Name index.
+  auto key = [&](const MethodName& m) {
+    const std::string& t = m.type_rid ? out.type_coreclr_[m.type_rid] : std::string();
+    return t.empty() ? std::string(m.name) : t + "." + std::string(m.name);
+  };
+  for (const MethodName& m : out.methods_) {
+    out.index_.emplace_back(key(m), m.token);
+    if (m.kickoff) out.index_.emplace_back(key(out.methods_[(m.kickoff & 0xFFFFFF) - 1]), m.token);
+  }
+  std::sort(out.index_.begin(), out.index_.end());
+  out.index_.erase(std::unique(out.index_.begin(), out.index_.end()), out.index_.end());
+  return out;
+}
+
+const MethodName* ModuleNames::method(std::uint32_t token) const {
+  const std::uint32_t rid = token & 0xFFFFFF;
+  if ((token >> 24) != kMethodDef || rid == 0 || rid > methods_.size()) return nullptr;
+  return &methods_[rid - 1];
+}
+
+std::string ModuleNames::coreclr_type(std::uint32_t rid) const {
+  return rid < type_coreclr_.size() ? type_coreclr_[rid] : std::string();
+}
+
+std::string ModuleNames::mono_type(std::uint32_t rid) const {
+  return rid < type_mono_.size() ? type_mono_[rid] : std::string();
+}
+
+std::string ModuleNames::coreclr_frame(std::uint32_t token) const {
+  const MethodName* frame = method(token);
+  if (!frame) return {};
+  const MethodName* m = frame->kickoff ? method(frame->kickoff) : frame;
+  std::string t = coreclr_type(m->type_rid);
+  std::string s = t.empty() ? std::string() : t + ".";
+  s += std::string(m->name) + generic_list(*m) + parameter_list(*m, false);
+  if (frame->kickoff && frame->iterator) s += "+" + std::string(frame->name) + "()";
+  return s;
+}
+
+std::string ModuleNames::mono_frame(std::uint32_t token) const {
+  const MethodName* m = method(token);
+  if (!m) return {};
+  std::string t = m->type_rid ? mono_type(m->type_rid) : std::string();
+  if (t.empty()) t = "<Module>";
+  return t + "." + std::string(m->name) + generic_list(*m) + parameter_list(*m, true);
+}
+
+std::vector<std::uint32_t> ModuleNames::find(std::string_view name) const {
+  std::vector<std::uint32_t> out;
+  auto it = std::lower_bound(index_.begin(), index_.end(), name,
+                             [](const auto& e, std::string_view k) { return e.first < k; });
+  for (; it != index_.end() && it->first == name; ++it) out.push_back(it->second);
+  return out;
+}
+
+}  // namespace ilmap::names

@@ -1,0 +1,103 @@
+// MethodNames.h - every MethodDef of a module named the way the .NET runtimes print a stack
+// frame, plus the module's identity (MVID, assembly name) and an index from names to tokens.
+//
+// Two renderings (tests/oracle-names checks the first against the runtime itself):
+//  - CoreCLR, System.Diagnostics.StackTrace.ToString (dotnet/runtime, StackTrace.cs): the
+//    declaring type's FullName with '+' replaced by '.', '.', the method name, generic method
+//    parameters in [ ] joined by ',', then "(" Type.Name + ' ' + parameter name, joined by ", "
+//    ")" (no ' ' when the parameter has no name). A method of a [CompilerGenerated] type that
+//    implements IAsyncStateMachine or IEnumerator is printed as the method of the enclosing type
+//    whose AsyncStateMachine / IteratorStateMachine / AsyncIteratorStateMachine attribute names
+//    that type (StackTrace.TryResolveStateMachineMethod); for the two iterator kinds "+" + the
+//    original method name + "()" follows. A method of the <Module> type (TypeDef row 1) has no
+//    declaring type: just the name.
+//    Example: "NS.Outer`1.Inner`1.Fail[V](T t, U u, V v)", "NS.C.Numbers(Int32 n)+MoveNext()".
+//  - Mono, StackTraceHelper.GetFullNameForStackTrace (mono/mono, mcs/class/corlib): the declaring
+//    type's Type.ToString() ('+' kept, generic parameters as [T,U]), '.', the name, generic
+//    method parameters in [ ], " (" then per parameter: the type's namespace + '.' when the type
+//    is a class (arrays, by-refs and pointers count as classes and take their element's
+//    namespace; value types and interfaces do not), its Name, ' ' + the parameter name ")".
+//    No state-machine rewrite. Not checked against a real Mono yet; two guesses are documented:
+//    a generic parameter has no namespace, and a TypeRef is an interface when its name follows
+//    the I<Upper> convention (a TypeRef does not say; a TypeDef does).
+//    Example: "NS.Outer`1+Inner`1[T,U].Fail[V] (T t, U u, V v)", "NS.C.M (System.String[] args)".
+//
+// A method whose signature blob is malformed keeps its name and gets kBadSignature as its
+// parameter list: "NS.C.M(<bad signature>)"; its error says where. Type and method names are
+// printed as stored (reflection's escaping of ",+&*[]\" inside names is not reproduced).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "Guids.h"
+#include "Metadata.h"
+#include "ilmap/status.h"
+
+namespace ilmap::names {
+
+inline constexpr std::string_view kBadSignature = "<bad signature>";
+
+struct ParamName {
+  std::string type;       // CoreCLR Type.Name: "String[]", "Int32&", "List`1", "T"
+  std::string mono_type;  // Mono: "System.String[]", "Int32&", "System.Collections.Generic.List`1"
+  std::string name;       // from the Param table; empty when there is no row or no name
+};
+
+struct MethodName {
+  std::uint32_t token = 0;
+  std::uint32_t type_rid = 0;                // declaring TypeDef (0: none found)
+  std::string_view name;                     // MethodDef.Name (borrowed from the metadata)
+  std::vector<std::string_view> generic_params;
+  std::vector<ParamName> params;
+  bool bad_signature = false;
+  std::string error;                         // why, when bad_signature
+  std::uint32_t kickoff = 0;                 // state machine: the token CoreCLR prints instead
+  bool iterator = false;                     // kickoff is an (async) iterator: "+Name()" follows
+};
+
+class ModuleNames {
+ public:
+  // `md` is a PE's metadata (PeFile::metadata()); its bytes must outlive the result. Errors:
+  // malformed tables the names depend on (rows out of range, nesting cycles, bad heap offsets).
+  // A malformed signature is not an error (see kBadSignature).
+  static Result<ModuleNames> build(const Metadata& md);
+
+  const Guid& mvid() const { return mvid_; }
+  std::string_view assembly_name() const { return assembly_name_; }  // empty: no Assembly row
+  std::string_view module_name() const { return module_name_; }
+  std::uint32_t method_count() const { return std::uint32_t(methods_.size()); }
+  // The method of a MethodDef token (0x06xxxxxx), or nullptr.
+  const MethodName* method(std::uint32_t token) const;
+  std::span<const MethodName> methods() const { return methods_; }
+
+  // Declaring type as CoreCLR prints it ("NS.Outer`1.Inner"), empty for <Module> methods.
+  std::string coreclr_type(std::uint32_t type_rid) const;
+  // Declaring type as Mono prints it ("NS.Outer`1+Inner[T]").
+  std::string mono_type(std::uint32_t type_rid) const;
+
+  // The frame text without "   at " and without location; empty for an unknown token.
+  std::string coreclr_frame(std::uint32_t token) const;
+  std::string mono_frame(std::uint32_t token) const;
+
+  // Name index for traces that carry only names: "NS.Outer`1.Inner.M" (declaring type with '.'
+  // for '+', '.', method name; no generic arguments, no parameters). Every method is indexed
+  // under its own name, and a state-machine method also under its kickoff method's name, the
+  // name CoreCLR prints for it. Tokens ascending.
+  std::vector<std::uint32_t> find(std::string_view name) const;
+
+ private:
+  Status read_identity(const Metadata& md);
+
+  Guid mvid_{};
+  std::string_view assembly_name_, module_name_;
+  std::vector<std::string> type_coreclr_, type_mono_;  // by TypeDef rid (0 unused)
+  std::vector<MethodName> methods_;
+  std::vector<std::pair<std::string, std::uint32_t>> index_;  // sorted by (name, token)
+};
+
+}  // namespace ilmap::names
