@@ -13,6 +13,7 @@ constexpr std::uint8_t kCallConvMask = 0x0F;
 constexpr std::uint8_t kCallConvGeneric = 0x10;
 constexpr std::uint8_t kCallConvVarArg = 0x05;
 constexpr std::uint8_t kCallConvMaxKind = 0x05;  // DEFAULT, C, STDCALL, THISCALL, FASTCALL, VARARG
+constexpr std::uint8_t kCallConvUnmanaged = 0x09;  // function pointers (ECMA-335 augments, C# 9)
 constexpr std::uint32_t kMaxArrayRank = 32;      // CoreCLR's MAX_RANK
 
 class Decoder {
@@ -170,7 +171,8 @@ Result<MethodSig> Decoder::method(unsigned depth) {
   if (depth > kMaxSignatureDepth) return fail("signatures nested deeper than %u", kMaxSignatureDepth);
   MethodSig sig;
   if (!read_u8(sig.calling_convention)) return truncated();
-  if ((sig.calling_convention & kCallConvMask) > kCallConvMaxKind)
+  const std::uint8_t kind = sig.calling_convention & kCallConvMask;
+  if (kind > kCallConvMaxKind && kind != kCallConvUnmanaged)
     return fail("calling convention 0x%02x is not a method signature", sig.calling_convention);
   if (sig.calling_convention & kCallConvGeneric) {
     if (!c_.read_compressed(sig.generic_params)) return truncated();

@@ -9,13 +9,14 @@ namespace ilmap::names {
 namespace {
 
 // Column numbers (ECMA-335 II.22), in MetadataSchema.cpp's column order.
-constexpr unsigned kTypeDefFlags = 0, kTypeDefName = 1, kTypeDefNamespace = 2, kTypeDefMethods = 5;
+constexpr unsigned kTypeDefFlags = 0, kTypeDefName = 1, kTypeDefNamespace = 2, kTypeDefExtends = 3,
+                   kTypeDefMethods = 5;
 constexpr unsigned kTypeRefScope = 0, kTypeRefName = 1, kTypeRefNamespace = 2;
 constexpr unsigned kNestedNested = 0, kNestedEnclosing = 1;
 constexpr unsigned kGpNumber = 0, kGpOwner = 2, kGpName = 3;
 constexpr unsigned kIfaceClass = 0, kIfaceInterface = 1;
 constexpr unsigned kCaParent = 0, kCaType = 1, kCaValue = 2;
-constexpr unsigned kMemberRefClass = 0;
+constexpr unsigned kMemberRefClass = 0, kMemberRefName = 1;
 constexpr std::uint32_t kTypeAttrInterface = 0x20;  // II.23.1.15 ClassSemanticsMask
 constexpr unsigned kMaxNesting = 64;
 
@@ -85,6 +86,7 @@ Result<TypeTables> TypeTables::build(const Metadata& md) {
   if (Status s = t.read_defs(md); !s) return s.error();
   if (Status s = t.read_refs(md); !s) return s.error();
   if (Status s = t.read_generic_params(md); !s) return s.error();
+  t.read_class_evidence(md);
   if (Status s = t.read_interfaces(md); !s) return s.error();
   if (Status s = t.read_attributes(md); !s) return s.error();
   return t;
@@ -163,9 +165,12 @@ Status TypeTables::read_refs(const Metadata& md) {
     refs_[rid].ns = *ns;
     const Coded scope = decode(CodedIndex::kResolutionScope, md.column(kTypeRef, rid, kTypeRefScope));
     if (scope.table == kTypeRef && in_range(md, kTypeRef, scope.rid)) parent[rid] = scope.rid;
-    // Interfaces by the .NET naming convention: a TypeRef does not say (see MethodNames.h).
+    // A TypeRef does not say whether it is an interface: the .NET naming convention "I" +
+    // upper + lower ("IDisposable", not "IOException", "IPAddress"), corrected below by what
+    // the module itself shows (read_ref_evidence).
     const std::string_view s = *name;
-    refs_[rid].is_interface = s.size() >= 2 && s[0] == 'I' && s[1] >= 'A' && s[1] <= 'Z';
+    refs_[rid].is_interface = s.size() >= 3 && s[0] == 'I' && s[1] >= 'A' && s[1] <= 'Z' &&
+                              !(s[2] >= 'A' && s[2] <= 'Z');
   }
   std::vector<std::uint32_t> chain;
   for (std::uint32_t rid = 1; rid <= n; ++rid) {
@@ -219,6 +224,19 @@ Result<std::pair<std::string_view, std::string_view>> TypeTables::type_def_or_re
   return std::pair{std::string_view{}, std::string_view{}};  // TypeSpec or out of range: no name
 }
 
+void TypeTables::read_class_evidence(const Metadata& md) {
+  auto mark_class = [&](Coded c) {
+    if (c.table == kTypeRef && c.rid >= 1 && c.rid < refs_.size()) refs_[c.rid].is_interface = false;
+  };
+  for (std::uint32_t rid = 1; rid <= md.rows(kTypeDef); ++rid)  // a base type is a class
+    mark_class(decode(CodedIndex::kTypeDefOrRef, md.column(kTypeDef, rid, kTypeDefExtends)));
+  for (std::uint32_t row = 1; row <= md.rows(kMemberRef); ++row) {  // interfaces have no .ctor
+    auto name = md.string(md.column(kMemberRef, row, kMemberRefName));
+    if (name && *name == ".ctor")
+      mark_class(decode(CodedIndex::kMemberRefParent, md.column(kMemberRef, row, kMemberRefClass)));
+  }
+}
+
 Status TypeTables::read_interfaces(const Metadata& md) {
   for (std::uint32_t row = 1; row <= md.rows(kInterfaceImpl); ++row) {
     const std::uint32_t cls = md.column(kInterfaceImpl, row, kIfaceClass);
@@ -226,6 +244,9 @@ Status TypeTables::read_interfaces(const Metadata& md) {
     auto iface = type_def_or_ref(md.column(kInterfaceImpl, row, kIfaceInterface));
     if (!iface) return iface.error();
     const auto [ns, name] = *iface;
+    const Coded iface_ref = decode(CodedIndex::kTypeDefOrRef, md.column(kInterfaceImpl, row, kIfaceInterface));
+    if (iface_ref.table == kTypeRef && iface_ref.rid >= 1 && iface_ref.rid < refs_.size())
+      refs_[iface_ref.rid].is_interface = true;  // implemented: an interface
     if ((ns == kCompilerServices && name == "IAsyncStateMachine") ||
         (ns == "System.Collections" && name == "IEnumerator"))
       facts_[cls].state_machine = true;

@@ -24,7 +24,7 @@ struct TypeName {
   std::string_view ns;             // Type.Namespace: the outermost enclosing type's namespace
   std::string full_name;           // Type.FullName: "NS.Outer`1+Inner`1"
   std::uint32_t enclosing = 0;     // TypeDef: enclosing TypeDef rid (0: not nested)
-  bool is_interface = false;       // TypeDef: flag; TypeRef: the I<Upper> naming convention
+  bool is_interface = false;       // TypeDef: flag; TypeRef: see TypeTables::read_refs
 };
 
 struct TypeDefFacts {
@@ -66,6 +66,7 @@ class TypeTables {
   Status read_defs(const Metadata& md);
   Status read_refs(const Metadata& md);
   Status read_generic_params(const Metadata& md);
+  void read_class_evidence(const Metadata& md);
   Status read_interfaces(const Metadata& md);
   Status read_attributes(const Metadata& md);
   // Namespace and name of the type a CustomAttribute constructor belongs to.

@@ -7,12 +7,13 @@
 //     offset is unknown), minus the "   at " prefix and the trailing newline. Mono: Mono's
 //     StackTraceHelper.GetFullNameForStackTrace rule evaluated over CoreCLR reflection, except that
 //     a generic parameter has no namespace (Mono gives its generic-parameter classes none).
-//   NamesOracle frames DLL
-//     Runs Ilmap.Corpus.Frames.Scenarios.All() of the cs-frames corpus program, catches each
-//     exception and prints, for every frame of `new StackTrace(e, false)` in that assembly:
-//     token, TAB, the frame's method text as the runtime printed it in the whole trace.
+//   NamesOracle frames DLL [PROBE_DIR...]
+//     Runs the public static Scenarios.All() (IEnumerable<(string, Action)>) of a corpus program
+//     (cs-frames, cs-signatures), catches each exception and prints, for every frame of
+//     `new StackTrace(e, false)` in that assembly: token, TAB, the frame's method text, checked
+//     to be a line of the whole trace as the runtime printed it. Exit 3: no Scenarios type.
 // PROBE_DIR: folders searched for referenced assemblies (FSharp.Core for the F# corpus).
-// Exit codes: 0 ok, 1 usage, 2 bad input.
+// Exit codes: 0 ok, 1 usage, 2 bad input, 3 (frames) no scenarios.
 using System;
 using System.Collections;
 using System.Collections.Generic;
@@ -38,6 +39,10 @@ namespace Ilmap.NamesOracle
         public override string? GetFileName() => null;
     }
 
+    internal sealed class NoScenariosException : Exception
+    {
+    }
+
     public static class Program
     {
         private const string At = "   at ";
@@ -46,7 +51,7 @@ namespace Ilmap.NamesOracle
         {
             if (args.Length < 2 || (args[0] != "methods" && args[0] != "frames"))
             {
-                Console.Error.WriteLine("usage: NamesOracle methods DLL [PROBE_DIR...] | frames DLL");
+                Console.Error.WriteLine("usage: NamesOracle methods|frames DLL [PROBE_DIR...]");
                 return 1;
             }
             var probe = new List<string>();
@@ -66,6 +71,11 @@ namespace Ilmap.NamesOracle
                 Assembly asm = Assembly.LoadFrom(Path.GetFullPath(args[1]));
                 if (args[0] == "methods") Methods(asm, args[1], output);
                 else Frames(asm, output);
+            }
+            catch (NoScenariosException)
+            {
+                Console.Error.WriteLine("NamesOracle: " + args[1] + " has no Scenarios.All()");
+                return 3;
             }
             catch (Exception e) when (e is IOException || e is BadImageFormatException || e is InvalidOperationException)
             {
@@ -165,9 +175,11 @@ namespace Ilmap.NamesOracle
 
         private static void Frames(Assembly asm, StringBuilder output)
         {
-            Type scenarios = asm.GetType("Ilmap.Corpus.Frames.Scenarios", throwOnError: true)!;
-            MethodInfo all = scenarios.GetMethod("All", BindingFlags.Public | BindingFlags.NonPublic | BindingFlags.Static)
-                             ?? throw new InvalidOperationException("no Scenarios.All");
+            Type? scenarios = null;
+            foreach (Type t in asm.GetTypes())
+                if (t.Name == "Scenarios" && t.DeclaringType == null) scenarios = t;
+            MethodInfo? all = scenarios?.GetMethod("All", BindingFlags.Public | BindingFlags.Static);
+            if (all == null) throw new NoScenariosException();
             var list = (IEnumerable)all.Invoke(null, null)!;
             foreach (object? item in list)
             {
