@@ -17,11 +17,14 @@
 //    method parameters in [ ], " (" then per parameter: the type's namespace + '.' when the type
 //    is a class (arrays, by-refs and pointers count as classes and take their element's
 //    namespace; value types and interfaces do not), its Name, ' ' + the parameter name ")".
-//    No state-machine rewrite. Not checked against a real Mono yet; two guesses are documented:
-//    a generic parameter has no namespace, and a TypeRef is an interface when its name follows
-//    the I<Upper> convention (a TypeRef does not say; a TypeDef does).
+//    No state-machine rewrite. Not checked against a real Mono yet (tests/oracle-names evaluates
+//    Mono's rule over CoreCLR reflection). Two decisions a TypeRef cannot settle: a generic
+//    parameter has no namespace (Mono's generic-parameter classes have none), and whether a
+//    TypeRef is an interface: yes when the module implements it, no when a type derives from it or
+//    a MemberRef names its .ctor, else by the naming convention "I" + upper + lower.
 //    Example: "NS.Outer`1+Inner`1[T,U].Fail[V] (T t, U u, V v)", "NS.C.M (System.String[] args)".
 //
+// A function pointer parameter type prints as "" (its reflection Name): "M(Int32* p,  f)".
 // A method whose signature blob is malformed keeps its name and gets kBadSignature as its
 // parameter list: "NS.C.M(<bad signature>)"; its error says where. Type and method names are
 // printed as stored (reflection's escaping of ",+&*[]\" inside names is not reproduced).

@@ -213,7 +213,7 @@ TEST(MethodNames, ByteFlipSweepNeverCrashes) {
   const std::size_t begin = md.table_stream().offset;
   const std::size_t end = std::min(good.bytes.size(), md.blob_heap_offset() + md.stream_size("#Blob"));
   std::size_t built = 0, refused = 0;
-  for (std::size_t at = begin; at < end; at += 3) {
+  for (std::size_t at = begin; at < end; at += 5) {
     Bytes bytes = good.bytes;
     bytes[at] ^= 0xA5;
     Module m(std::move(bytes));
