@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "PeFile.h"
+#include "PortablePdb.h"
 #include "names/MethodNames.h"
 
 namespace ilmap::names {
@@ -231,6 +232,42 @@ TEST(MethodNames, ByteFlipSweepNeverCrashes) {
   }
   EXPECT_GT(built, 0u);
   EXPECT_GT(built + refused, 100u);
+}
+
+}  // namespace
+}  // namespace ilmap::names
+
+namespace ilmap::names {
+namespace {
+
+// The kickoff methods found from the PE's attributes (what the runtime uses) agree with the
+// compilers' own record in the Portable PDB's StateMachineMethod table, both ways.
+TEST(MethodNames, KickoffAgreesWithPdbStateMachineTable) {
+  const char* const cases[][2] = {
+      {kFrames, "cs-frames/Ilmap.Corpus.Frames.pdb"},
+      {kSignatures, "cs-signatures/Ilmap.Corpus.Signatures.pdb"},
+      {"cs-features/Ilmap.Corpus.Features.dll", "cs-features/Ilmap.Corpus.Features.pdb"},
+      {"vb-basic/Ilmap.Corpus.VbBasic.dll", "vb-basic/Ilmap.Corpus.VbBasic.pdb"},
+  };
+  for (const auto& c : cases) {
+    Module m(read_corpus(c[0]));
+    ASSERT_TRUE(m.names) << c[0];
+    const Bytes pdb_bytes = read_corpus(c[1]);
+    auto pdb = PortablePdb::parse(pdb_bytes);
+    ASSERT_TRUE(pdb) << c[1];
+    auto table = pdb->state_machine_methods();
+    ASSERT_TRUE(table) << c[1];
+    ASSERT_FALSE(table->empty()) << c[1];
+    std::size_t move_next_with_kickoff = 0;
+    for (const MethodName& x : m.names->methods())
+      if (x.kickoff && x.name == "MoveNext") ++move_next_with_kickoff;
+    EXPECT_EQ(move_next_with_kickoff, table->size()) << c[0];
+    for (const StateMachineMethod& row : *table) {
+      const MethodName* x = m.names->method(0x06000000u | row.move_next);
+      ASSERT_NE(x, nullptr);
+      EXPECT_EQ(x->kickoff, 0x06000000u | row.kickoff) << c[0] << " MoveNext row " << row.move_next;
+    }
+  }
 }
 
 }  // namespace
