@@ -18,10 +18,10 @@ constexpr unsigned kMaxTypeSpecDepth = 16;
 // Names the types of one method's signature.
 class TypeRenderer {
  public:
-  TypeRenderer(const Metadata& md, const TypeTables& types, SigTypes& nodes,
+  TypeRenderer(const Metadata& md, const TypeTables& types, TextBudget& budget, SigTypes& nodes,
                const std::vector<std::string_view>& type_gp,
                const std::vector<std::string_view>& method_gp)
-      : md_(md), types_(types), nodes_(nodes), type_gp_(type_gp), method_gp_(method_gp) {}
+      : md_(md), types_(types), budget_(budget), nodes_(nodes), type_gp_(type_gp), method_gp_(method_gp) {}
 
   // CoreCLR Type.Name.
   Result<std::string> name(std::uint32_t node, unsigned depth = 0);
@@ -40,7 +40,9 @@ class TypeRenderer {
 
   const Metadata& md_;
   const TypeTables& types_;
+  TextBudget& budget_;
   SigTypes& nodes_;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> specs_;  // TypeSpec rid -> decoded root
   const std::vector<std::string_view>& type_gp_;
   const std::vector<std::string_view>& method_gp_;
 };
@@ -54,13 +56,20 @@ Result<TypeRenderer::Named> TypeRenderer::resolve(const SigNode& n, unsigned dep
   } else if (n.table == kTypeSpec && n.rid <= md_.rows(kTypeSpec)) {
     if (depth >= kMaxTypeSpecDepth)
       return Error{Errc::kMalformed, format("TypeSpec row %u: TypeSpecs nested deeper than %u", n.rid, kMaxTypeSpecDepth)};
+    out.spec = true;
+    for (const auto& [rid, root] : specs_)  // each TypeSpec is decoded once per signature
+      if (rid == n.rid) {
+        out.spec_root = root;
+        return out;
+      }
     const std::uint32_t off = md_.column(kTypeSpec, n.rid, 0);
     auto blob = md_.blob(off);
     if (!blob) return Error{blob.error().code, format("TypeSpec row %u: ", n.rid) + blob.error().message};
+    if (!budget_.charge(blob->size())) return budget_.exceeded(format("TypeSpec row %u", n.rid).c_str());
     auto root = decode_type_spec(*blob, off, nodes_);
     if (!root) return root.error();
-    out.spec = true;
     out.spec_root = *root;
+    specs_.emplace_back(n.rid, *root);
   } else {
     return Error{Errc::kMalformed, format("%s row %u out of range", table_name(n.table), n.rid)};
   }
@@ -153,7 +162,7 @@ Error method_error(std::uint32_t rid, const std::string& what) {
 }
 
 // Param rows of MethodDef `rid`: [ParamList, next method's ParamList), through ParamPtr.
-void read_param_names(const Metadata& md, std::uint32_t rid, MethodName& m) {
+Status read_param_names(const Metadata& md, std::uint32_t rid, TextBudget& budget, MethodName& m) {
   const std::uint32_t ptrs = md.rows(kParamPtr);
   const std::uint32_t limit = (ptrs ? ptrs : md.rows(kParam)) + 1;
   const std::uint32_t first = std::min(md.column(kMethodDef, rid, kMethodParams), limit);
@@ -166,34 +175,44 @@ void read_param_names(const Metadata& md, std::uint32_t rid, MethodName& m) {
     const std::uint32_t seq = md.column(kParam, p, kParamSequence);
     if (seq == 0 || seq > m.params.size()) continue;  // 0 is the return value
     auto name = md.string(md.column(kParam, p, kParamName));
-    if (name) m.params[seq - 1].name = std::string(*name);
+    if (!name) continue;
+    if (!budget.charge(name->size() + 1)) return budget.exceeded(format("Param row %u", p).c_str());
+    m.params[seq - 1].name = std::string(*name);
   }
+  return {};
 }
 
-// Decodes the signature and names its parameters; on failure m.bad_signature and m.error.
-void read_signature(const Metadata& md, const TypeTables& types, std::uint32_t rid, MethodName& m) {
+// Decodes the signature and names its parameters; on failure m.bad_signature and m.error. The
+// only error returned is the budget's.
+Status read_signature(const Metadata& md, const TypeTables& types, TextBudget& budget,
+                      std::uint32_t rid, MethodName& m) {
   const std::uint32_t off = md.column(kMethodDef, rid, kMethodSignature);
-  auto fail = [&](const Error& e) {
+  auto fail = [&](const Error& e) -> Status {
+    if (e.code == Errc::kTooLarge) return e;
     m.bad_signature = true;
     m.error = format("MethodDef row %u: ", rid) + e.message;
     m.params.clear();
+    return {};
   };
   auto blob = md.blob(off);
   if (!blob) return fail(blob.error());
+  if (!budget.charge(blob->size() + m.name.size())) return budget.exceeded(format("MethodDef row %u", rid).c_str());
   SigTypes nodes;
   auto sig = decode_method_signature(*blob, off, nodes);
   if (!sig) return fail(sig.error());
   static const std::vector<std::string_view> kNone;
-  TypeRenderer r(md, types, nodes, m.type_rid ? types.facts(m.type_rid).generic_params : kNone,
+  TypeRenderer r(md, types, budget, nodes, m.type_rid ? types.facts(m.type_rid).generic_params : kNone,
                  types.method_generic_params(rid));
   for (std::uint32_t p : sig->params) {
     auto name = r.name(p);
     if (!name) return fail(name.error());
     auto mono = r.mono(p);
     if (!mono) return fail(mono.error());
+    if (!budget.charge(name->size() + mono->size() + 2))
+      return budget.exceeded(format("MethodDef row %u", rid).c_str());
     m.params.push_back({std::move(*name), std::move(*mono), {}});
   }
-  read_param_names(md, rid, m);
+  return read_param_names(md, rid, budget, m);
 }
 
 std::string parameter_list(const MethodName& m, bool mono) {
@@ -236,10 +255,11 @@ Status ModuleNames::read_identity(const Metadata& md) {
   return {};
 }
 
-Result<ModuleNames> ModuleNames::build(const Metadata& md) {
+Result<ModuleNames> ModuleNames::build(const Metadata& md, std::size_t max_text) {
   ModuleNames out;
   if (Status s = out.read_identity(md); !s) return s.error();
-  auto types = TypeTables::build(md);
+  TextBudget budget = max_text ? TextBudget(max_text) : TextBudget(md);
+  auto types = TypeTables::build(md, budget);
   if (!types) return types.error();
 
   // Declaring types as printed. TypeDef row 1 is <Module>: its methods have no declaring type.
@@ -252,6 +272,9 @@ Result<ModuleNames> ModuleNames::build(const Metadata& md) {
     out.type_coreclr_[rid] = std::move(s);
     std::string mono = types->def(rid).full_name;
     const auto& gp = types->facts(rid).generic_params;
+    std::size_t length = 2;
+    for (std::string_view g : gp) length += g.size() + 1;
+    if (!budget.charge(length)) return budget.exceeded(format("TypeDef row %u", rid).c_str());
     if (!gp.empty()) {
       mono += "[";
       for (std::size_t i = 0; i < gp.size(); ++i) {
@@ -273,7 +296,10 @@ Result<ModuleNames> ModuleNames::build(const Metadata& md) {
     if (!name) return method_error(rid, "Name: " + name.error().message);
     m.name = *name;
     m.generic_params = types->method_generic_params(rid);
-    read_signature(md, *types, rid, m);
+    std::size_t length = 0;
+    for (std::string_view g : m.generic_params) length += g.size() + 1;
+    if (!budget.charge(length)) return budget.exceeded(format("MethodDef row %u", rid).c_str());
+    if (Status s = read_signature(md, *types, budget, rid, m); !s) return s.error();
   }
 
   // State machines (StackTrace.TryResolveStateMachineMethod): the first method of the enclosing
@@ -300,8 +326,13 @@ Result<ModuleNames> ModuleNames::build(const Metadata& md) {
     return t.empty() ? std::string(m.name) : t + "." + std::string(m.name);
   };
   for (const MethodName& m : out.methods_) {
-    out.index_.emplace_back(key(m), m.token);
-    if (m.kickoff) out.index_.emplace_back(key(out.methods_[(m.kickoff & 0xFFFFFF) - 1]), m.token);
+    const MethodName* kickoff_of = m.kickoff ? &out.methods_[(m.kickoff & 0xFFFFFF) - 1] : nullptr;
+    for (const MethodName* k : {&m, kickoff_of}) {
+      if (!k) continue;
+      out.index_.emplace_back(key(*k), m.token);
+      if (!budget.charge(out.index_.back().first.size() * 2))
+        return budget.exceeded(format("name index, method 0x%08x", m.token).c_str());
+    }
   }
   std::sort(out.index_.begin(), out.index_.end());
   out.index_.erase(std::unique(out.index_.begin(), out.index_.end()), out.index_.end());

@@ -67,8 +67,11 @@ class ModuleNames {
  public:
   // `md` is a PE's metadata (PeFile::metadata()); its bytes must outlive the result. Errors:
   // malformed tables the names depend on (rows out of range, nesting cycles, bad heap offsets).
-  // A malformed signature is not an error (see kBadSignature).
-  static Result<ModuleNames> build(const Metadata& md);
+  // A malformed signature is not an error (see kBadSignature). `max_text` caps the bytes of
+  // names made and of signature blobs decoded (0: TextBudget's default, max(64 MiB, 16 x the
+  // metadata size)); beyond it Errc::kTooLarge, so metadata that repeats long names (nesting
+  // chains, shared signatures) cannot ask for unbounded memory or time.
+  static Result<ModuleNames> build(const Metadata& md, std::size_t max_text = 0);
 
   const Guid& mvid() const { return mvid_; }
   std::string_view assembly_name() const { return assembly_name_; }  // empty: no Assembly row

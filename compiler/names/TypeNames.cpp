@@ -81,18 +81,24 @@ bool read_type_argument(std::span<const std::uint8_t> blob, std::string& out) {
 
 }  // namespace
 
-Result<TypeTables> TypeTables::build(const Metadata& md) {
+TextBudget::TextBudget(const Metadata& md) : TextBudget(std::size_t(0)) {
+  std::size_t size = md.table_stream().data.size();
+  for (const char* heap : {"#Strings", "#Blob", "#GUID", "#US"}) size += md.stream_size(heap);
+  limit_ = left_ = std::max(kMinimum, kPerMetadataByte * size);
+}
+
+Result<TypeTables> TypeTables::build(const Metadata& md, TextBudget& budget) {
   TypeTables t;
-  if (Status s = t.read_defs(md); !s) return s.error();
-  if (Status s = t.read_refs(md); !s) return s.error();
+  if (Status s = t.read_defs(md, budget); !s) return s.error();
+  if (Status s = t.read_refs(md, budget); !s) return s.error();
   if (Status s = t.read_generic_params(md); !s) return s.error();
   t.read_class_evidence(md);
   if (Status s = t.read_interfaces(md); !s) return s.error();
-  if (Status s = t.read_attributes(md); !s) return s.error();
+  if (Status s = t.read_attributes(md, budget); !s) return s.error();
   return t;
 }
 
-Status TypeTables::read_defs(const Metadata& md) {
+Status TypeTables::read_defs(const Metadata& md, TextBudget& budget) {
   const std::uint32_t n = md.rows(kTypeDef);
   const std::uint32_t methods = md.rows(kMethodDef);
   const std::uint32_t ptrs = md.rows(kMethodPtr);
@@ -137,6 +143,10 @@ Status TypeTables::read_defs(const Metadata& md) {
       chain.push_back(r);
     }
     const TypeName& outer = defs_[chain.back()];
+    // Charged before it is made: a chain may repeat one long name 64 times.
+    std::size_t length = outer.ns.size() + 1;
+    for (std::uint32_t r : chain) length += defs_[r].name.size() + 1;
+    if (!budget.charge(length * 2)) return budget.exceeded(format("TypeDef row %u", rid).c_str());
     std::string full = joined_name(outer);
     for (std::size_t i = chain.size() - 1; i-- > 0;) {
       full += '+';
@@ -152,7 +162,7 @@ Status TypeTables::read_defs(const Metadata& md) {
   return {};
 }
 
-Status TypeTables::read_refs(const Metadata& md) {
+Status TypeTables::read_refs(const Metadata& md, TextBudget& budget) {
   const std::uint32_t n = md.rows(kTypeRef);
   refs_.resize(std::size_t(n) + 1);
   std::vector<std::uint32_t> parent(std::size_t(n) + 1, 0);
@@ -181,6 +191,10 @@ Status TypeTables::read_refs(const Metadata& md) {
       chain.push_back(r);
     }
     const TypeName& outer = refs_[chain.back()];
+    // Charged before it is made: a chain may repeat one long name 64 times.
+    std::size_t length = outer.ns.size() + 1;
+    for (std::uint32_t r : chain) length += refs_[r].name.size() + 1;
+    if (!budget.charge(length)) return budget.exceeded(format("TypeRef row %u", rid).c_str());
     std::string full = joined_name(outer);
     for (std::size_t i = chain.size() - 1; i-- > 0;) {
       full += '+';
@@ -270,7 +284,7 @@ Result<std::pair<std::string_view, std::string_view>> TypeTables::attribute_type
   return std::pair{std::string_view{}, std::string_view{}};
 }
 
-Status TypeTables::read_attributes(const Metadata& md) {
+Status TypeTables::read_attributes(const Metadata& md, TextBudget& budget) {
   for (std::uint32_t row = 1; row <= md.rows(kCustomAttribute); ++row) {
     const Coded parent = decode(CodedIndex::kHasCustomAttribute, md.column(kCustomAttribute, row, kCaParent));
     if (parent.table != kTypeDef && parent.table != kMethodDef) continue;
@@ -293,6 +307,7 @@ Status TypeTables::read_attributes(const Metadata& md) {
     StateMachineAttribute a;
     a.method = parent.rid;
     a.kind = kind;
+    if (!budget.charge(blob->size())) return budget.exceeded(format("CustomAttribute row %u", row).c_str());
     if (read_type_argument(*blob, a.type_name)) sm_attrs_.push_back(std::move(a));
   }
   return {};

@@ -19,6 +19,34 @@
 
 namespace ilmap::names {
 
+// Caps the work and memory spent on one module's names: the bytes of every string made and of
+// every signature and TypeSpec blob decoded are charged. Metadata can make one name appear in
+// many others (nesting chains, shared signature blobs), so without a cap a small file could ask
+// for gigabytes. The limit, max(64 MiB, 16 x the metadata size), is far above any real module.
+class TextBudget {
+ public:
+  static constexpr std::size_t kMinimum = 64u << 20;
+  static constexpr std::size_t kPerMetadataByte = 16;
+  explicit TextBudget(const Metadata& md);
+  explicit TextBudget(std::size_t limit) : limit_(limit), left_(limit) {}
+
+  bool charge(std::size_t n) {
+    if (n > left_) {
+      left_ = 0;
+      return false;
+    }
+    left_ -= n;
+    return true;
+  }
+  Error exceeded(const char* where) const {
+    return Error{Errc::kTooLarge, format("method names: %s: over the limit of %zu bytes of names and "
+                                         "signatures for this module", where, limit_)};
+  }
+
+ private:
+  std::size_t limit_, left_;
+};
+
 struct TypeName {
   std::string_view name;           // simple name (Type.Name): "Inner`1"
   std::string_view ns;             // Type.Namespace: the outermost enclosing type's namespace
@@ -44,7 +72,7 @@ struct StateMachineAttribute {
 
 class TypeTables {
  public:
-  static Result<TypeTables> build(const Metadata& md);
+  static Result<TypeTables> build(const Metadata& md, TextBudget& budget);
 
   std::uint32_t typedef_count() const { return std::uint32_t(defs_.size()) - 1; }
   std::uint32_t typeref_count() const { return std::uint32_t(refs_.size()) - 1; }
@@ -63,12 +91,12 @@ class TypeTables {
   std::uint32_t find_def(std::string_view full_name) const;
 
  private:
-  Status read_defs(const Metadata& md);
-  Status read_refs(const Metadata& md);
+  Status read_defs(const Metadata& md, TextBudget& budget);
+  Status read_refs(const Metadata& md, TextBudget& budget);
   Status read_generic_params(const Metadata& md);
   void read_class_evidence(const Metadata& md);
   Status read_interfaces(const Metadata& md);
-  Status read_attributes(const Metadata& md);
+  Status read_attributes(const Metadata& md, TextBudget& budget);
   // Namespace and name of the type a CustomAttribute constructor belongs to.
   Result<std::pair<std::string_view, std::string_view>> attribute_type(const Metadata& md,
                                                                        std::uint32_t coded) const;

@@ -272,3 +272,22 @@ TEST(MethodNames, KickoffAgreesWithPdbStateMachineTable) {
 
 }  // namespace
 }  // namespace ilmap::names
+
+namespace ilmap::names {
+namespace {
+
+// The names of a module are capped (TextBudget): over the cap the build stops with kTooLarge
+// instead of growing; the default cap is far above what real modules need.
+TEST(MethodNames, TextBudgetStopsTheBuild) {
+  Module m(read_corpus("cs-manymethods/Ilmap.Corpus.ManyMethods.dll"));
+  ASSERT_TRUE(m.names) << m.names.error().message;  // default budget: fine
+  auto capped = ModuleNames::build(*m.pe->metadata(), 64 * 1024);
+  ASSERT_FALSE(capped);
+  EXPECT_EQ(capped.error().code, Errc::kTooLarge);
+  EXPECT_NE(capped.error().message.find("over the limit of 65536 bytes"), std::string::npos)
+      << capped.error().message;
+  EXPECT_TRUE(ModuleNames::build(*m.pe->metadata(), 16u << 20));
+}
+
+}  // namespace
+}  // namespace ilmap::names
