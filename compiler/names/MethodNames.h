@@ -26,8 +26,10 @@
 //
 // A function pointer parameter type prints as "" (its reflection Name): "M(Int32* p,  f)".
 // A method whose signature blob is malformed keeps its name and gets kBadSignature as its
-// parameter list: "NS.C.M(<bad signature>)"; its error says where. Type and method names are
-// printed as stored (reflection's escaping of ",+&*[]\" inside names is not reproduced).
+// parameter list: "NS.C.M(<bad signature>)"; its error says where. Declaring types are
+// printed as FullName writes them, with ",[]&*+\" inside names escaped by a backslash (and an
+// escaped '+' then becomes "\." like every '+' in CoreCLR's text); method, parameter and
+// parameter-type names are printed as stored.
 #pragma once
 
 #include <cstdint>

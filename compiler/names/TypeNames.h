@@ -50,7 +50,7 @@ class TextBudget {
 struct TypeName {
   std::string_view name;           // simple name (Type.Name): "Inner`1"
   std::string_view ns;             // Type.Namespace: the outermost enclosing type's namespace
-  std::string full_name;           // Type.FullName: "NS.Outer`1+Inner`1"
+  std::string full_name;           // Type.FullName: "NS.Outer`1+Inner`1", ",[]&*+\\" escaped
   std::uint32_t enclosing = 0;     // TypeDef: enclosing TypeDef rid (0: not nested)
   bool is_interface = false;       // TypeDef: flag; TypeRef: see TypeTables::read_refs
 };

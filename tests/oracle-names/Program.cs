@@ -12,6 +12,8 @@
 //     (cs-frames, cs-signatures), catches each exception and prints, for every frame of
 //     `new StackTrace(e, false)` in that assembly: token, TAB, the frame's method text, checked
 //     to be a line of the whole trace as the runtime printed it. Exit 3: no Scenarios type.
+//   NamesOracle runtime-dir
+//     The folder of the running runtime's System.Private.CoreLib.dll (its shared framework).
 // PROBE_DIR: folders searched for referenced assemblies (FSharp.Core for the F# corpus).
 // Exit codes: 0 ok, 1 usage, 2 bad input, 3 (frames) no scenarios.
 using System;
@@ -49,9 +51,14 @@ namespace Ilmap.NamesOracle
 
         public static int Main(string[] args)
         {
+            if (args.Length == 1 && args[0] == "runtime-dir")
+            {
+                Console.WriteLine(Path.GetDirectoryName(typeof(object).Assembly.Location));
+                return 0;
+            }
             if (args.Length < 2 || (args[0] != "methods" && args[0] != "frames"))
             {
-                Console.Error.WriteLine("usage: NamesOracle methods|frames DLL [PROBE_DIR...]");
+                Console.Error.WriteLine("usage: NamesOracle methods|frames DLL [PROBE_DIR...] | runtime-dir");
                 return 1;
             }
             var probe = new List<string>();
@@ -68,7 +75,11 @@ namespace Ilmap.NamesOracle
             var output = new StringBuilder();
             try
             {
-                Assembly asm = Assembly.LoadFrom(Path.GetFullPath(args[1]));
+                // CoreLib cannot be loaded a second time: use the loaded one (same file when the
+                // path is the running runtime's; a check of the framework, not of the corpus).
+                Assembly asm = Path.GetFileName(args[1]) == "System.Private.CoreLib.dll"
+                    ? typeof(object).Assembly
+                    : Assembly.LoadFrom(Path.GetFullPath(args[1]));
                 if (args[0] == "methods") Methods(asm, args[1], output);
                 else Frames(asm, output);
             }

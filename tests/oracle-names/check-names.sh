@@ -6,7 +6,9 @@
 #     and the Mono text (Mono's rule evaluated over CoreCLR reflection) must be equal;
 #   - every frame the runtime itself printed for the scenarios of cs-frames and cs-signatures
 #     (real exceptions through async methods, iterators, lambdas, local functions, generics) must
-#     equal ilmap's text for the frame's token.
+#     equal ilmap's text for the frame's token;
+#   - every MethodDef of a few assemblies of the runtime's own shared framework, and of the SDK's
+#     FSharp.Core, must give the same two texts.
 # Exit: 0 all agree, 1 some differ, 2 usage, 77 the oracle is absent.
 set -u
 export LC_ALL=C
@@ -74,5 +76,29 @@ for dll in "$root"/corpus/out/*/*.dll; do
     compare "$name runtime frames" "$tmp/frames" "$tmp/b"
 done
 
+# Framework assemblies of the runtime the oracle runs on (both sides read the same files): large,
+# real-world metadata (CoreLib's 41k methods, compiler-generated names with ',' that FullName
+# escapes, F# and VB libraries).
+fw=$("$oracle" runtime-dir 2>/dev/null)
+for asm in System.Private.CoreLib System.Net.Http System.Linq System.Text.Json Microsoft.VisualBasic.Core; do
+    dll=$fw/$asm.dll
+    [ -f "$dll" ] || { echo "FAIL framework $asm: $dll not found"; fail=$((fail + 1)); continue; }
+    if ! "$oracle" methods "$dll" >"$tmp/oracle" 2>"$tmp/err" || ! "$dump" "$dll" >"$tmp/mine" 2>>"$tmp/err"; then
+        echo "FAIL framework $asm: $(head -n1 "$tmp/err")"
+        fail=$((fail + 1))
+        continue
+    fi
+    compare "framework $asm" "$tmp/oracle" "$tmp/mine"
+done
+for dir in "${probe[@]}"; do
+    [ -f "$dir/FSharp.Core.dll" ] || continue
+    if "$oracle" methods "$dir/FSharp.Core.dll" >"$tmp/oracle" 2>"$tmp/err" && "$dump" "$dir/FSharp.Core.dll" >"$tmp/mine"; then
+        compare "sdk FSharp.Core" "$tmp/oracle" "$tmp/mine"
+    else
+        echo "FAIL sdk FSharp.Core: $(head -n1 "$tmp/err")"
+        fail=$((fail + 1))
+    fi
+    break
+done
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ] && [ $pass -gt 0 ]
