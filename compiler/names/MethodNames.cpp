@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include <xxhash.h>
+
 #include "names/Signature.h"
 #include "names/TypeNames.h"
 
@@ -100,7 +102,11 @@ Result<std::string> TypeRenderer::name(std::uint32_t node, unsigned depth) {
       else if (n.kind == kEtByRef) s += "&";
       else if (n.kind == kEtPtr) s += "*";
       else if (n.number == 1) s += "[*]";
-      else s += "[" + std::string(n.number - 1, ',') + "]";
+      else {
+        s += '[';
+        s.append(n.number - 1, ',');
+        s += ']';
+      }
       return s;
     }
     case kEtFnPtr:
@@ -153,9 +159,16 @@ Result<std::string> TypeRenderer::mono(std::uint32_t node) {
   if (!space) return space.error();
   auto short_name = name(node);
   if (!short_name) return short_name.error();
-  if (*cls && !space->empty()) return std::string(*space) + "." + *short_name;
+  if (*cls && !space->empty()) {
+    std::string s(*space);
+    s += '.';
+    s += *short_name;
+    return s;
+  }
   return std::move(*short_name);
 }
+
+std::uint64_t hash_key(std::string_view key) { return XXH3_64bits(key.data(), key.size()); }
 
 Error method_error(std::uint32_t rid, const std::string& what) {
   return Error{Errc::kMalformed, format("MethodDef row %u: %s", rid, what.c_str())};
@@ -217,11 +230,18 @@ Status read_signature(const Metadata& md, const TypeTables& types, TextBudget& b
 
 std::string parameter_list(const MethodName& m, bool mono) {
   std::string s = mono ? " (" : "(";
-  if (m.bad_signature) return s + std::string(kBadSignature) + ")";
+  if (m.bad_signature) {
+    s += kBadSignature;
+    s += ')';
+    return s;
+  }
   for (std::size_t i = 0; i < m.params.size(); ++i) {
     if (i) s += ", ";
     s += mono ? m.params[i].mono_type : m.params[i].type;
-    if (!m.params[i].name.empty()) s += " " + m.params[i].name;
+    if (!m.params[i].name.empty()) {
+      s += ' ';
+      s += m.params[i].name;
+    }
   }
   return s + ")";
 }
@@ -320,22 +340,18 @@ Result<ModuleNames> ModuleNames::build(const Metadata& md, std::size_t max_text)
                  kickoff[t]->kind == StateMachineKind::kAsyncIterator;
   }
 
-  // Name index.
-  auto key = [&](const MethodName& m) {
-    const std::string& t = m.type_rid ? out.type_coreclr_[m.type_rid] : std::string();
-    return t.empty() ? std::string(m.name) : t + "." + std::string(m.name);
-  };
+  // Name index: (hash of the key, token), sorted; keys are made again to confirm a hit.
+  out.index_.reserve(out.methods_.size());
   for (const MethodName& m : out.methods_) {
-    const MethodName* kickoff_of = m.kickoff ? &out.methods_[(m.kickoff & 0xFFFFFF) - 1] : nullptr;
-    for (const MethodName* k : {&m, kickoff_of}) {
-      if (!k) continue;
-      out.index_.emplace_back(key(*k), m.token);
-      if (!budget.charge(out.index_.back().first.size() * 2))
-        return budget.exceeded(format("name index, method 0x%08x", m.token).c_str());
+    out.index_.push_back({hash_key(out.index_key(m)), m.token, false});
+    if (m.kickoff) {
+      const MethodName& k = out.methods_[(m.kickoff & 0xFFFFFF) - 1];
+      out.index_.push_back({hash_key(out.index_key(k)), m.token, true});
     }
   }
-  std::sort(out.index_.begin(), out.index_.end());
-  out.index_.erase(std::unique(out.index_.begin(), out.index_.end()), out.index_.end());
+  std::sort(out.index_.begin(), out.index_.end(), [](const IndexEntry& a, const IndexEntry& b) {
+    return a.hash != b.hash ? a.hash < b.hash : a.token < b.token;
+  });
   return out;
 }
 
@@ -358,9 +374,16 @@ std::string ModuleNames::coreclr_frame(std::uint32_t token) const {
   if (!frame) return {};
   const MethodName* m = frame->kickoff ? method(frame->kickoff) : frame;
   std::string t = coreclr_type(m->type_rid);
-  std::string s = t.empty() ? std::string() : t + ".";
-  s += std::string(m->name) + generic_list(*m) + parameter_list(*m, false);
-  if (frame->kickoff && frame->iterator) s += "+" + std::string(frame->name) + "()";
+  std::string s = std::move(t);
+  if (!s.empty()) s += '.';
+  s += m->name;
+  s += generic_list(*m);
+  s += parameter_list(*m, false);
+  if (frame->kickoff && frame->iterator) {
+    s += '+';
+    s += frame->name;
+    s += "()";
+  }
   return s;
 }
 
@@ -369,14 +392,30 @@ std::string ModuleNames::mono_frame(std::uint32_t token) const {
   if (!m) return {};
   std::string t = m->type_rid ? mono_type(m->type_rid) : std::string();
   if (t.empty()) t = "<Module>";
-  return t + "." + std::string(m->name) + generic_list(*m) + parameter_list(*m, true);
+  t += '.';
+  t += m->name;
+  t += generic_list(*m);
+  t += parameter_list(*m, true);
+  return t;
+}
+
+std::string ModuleNames::index_key(const MethodName& m) const {
+  std::string key = coreclr_type(m.type_rid);
+  if (!key.empty()) key += '.';
+  key += m.name;
+  return key;
 }
 
 std::vector<std::uint32_t> ModuleNames::find(std::string_view name) const {
   std::vector<std::uint32_t> out;
-  auto it = std::lower_bound(index_.begin(), index_.end(), name,
-                             [](const auto& e, std::string_view k) { return e.first < k; });
-  for (; it != index_.end() && it->first == name; ++it) out.push_back(it->second);
+  const std::uint64_t h = hash_key(name);
+  auto it = std::lower_bound(index_.begin(), index_.end(), h,
+                             [](const IndexEntry& e, std::uint64_t k) { return e.hash < k; });
+  for (; it != index_.end() && it->hash == h; ++it) {
+    const MethodName* m = method(it->token);
+    const MethodName* keyed = it->via_kickoff ? method(m->kickoff) : m;
+    if (index_key(*keyed) == name && (out.empty() || out.back() != it->token)) out.push_back(it->token);
+  }
   return out;
 }
 

@@ -23,6 +23,7 @@
 //    TypeRef is an interface: yes when the module implements it, no when a type derives from it or
 //    a MemberRef names its .ctor, else by the naming convention "I" + upper + lower.
 //    Example: "NS.Outer`1+Inner`1[T,U].Fail[V] (T t, U u, V v)", "NS.C.M (System.String[] args)".
+//    A <Module> method prints as "<Module>.M (...)" (a guess: Mono's helper has no such case).
 //
 // A function pointer parameter type prints as "" (its reflection Name): "M(Int32* p,  f)".
 // A method whose signature blob is malformed keeps its name and gets kBadSignature as its
@@ -95,7 +96,8 @@ class ModuleNames {
   // Name index for traces that carry only names: "NS.Outer`1.Inner.M" (declaring type with '.'
   // for '+', '.', method name; no generic arguments, no parameters). Every method is indexed
   // under its own name, and a state-machine method also under its kickoff method's name, the
-  // name CoreCLR prints for it. Tokens ascending.
+  // name CoreCLR prints for it. Tokens ascending. The index holds 64-bit hashes of the keys;
+  // a hit is confirmed by making the key again.
   std::vector<std::uint32_t> find(std::string_view name) const;
 
  private:
@@ -105,7 +107,13 @@ class ModuleNames {
   std::string_view assembly_name_, module_name_;
   std::vector<std::string> type_coreclr_, type_mono_;  // by TypeDef rid (0 unused)
   std::vector<MethodName> methods_;
-  std::vector<std::pair<std::string, std::uint32_t>> index_;  // sorted by (name, token)
+  struct IndexEntry {
+    std::uint64_t hash;  // XXH3 of the key
+    std::uint32_t token;
+    bool via_kickoff;    // keyed by the kickoff method's name
+  };
+  std::string index_key(const MethodName& m) const;
+  std::vector<IndexEntry> index_;  // sorted by (hash, token)
 };
 
 }  // namespace ilmap::names
