@@ -17,6 +17,93 @@ constexpr unsigned kModuleName = 1, kModuleMvid = 2;
 constexpr unsigned kAssemblyName = 7;
 constexpr unsigned kMaxTypeSpecDepth = 16;
 
+// Generic parameter names of generic types defined in other assemblies, which Mono prints in a
+// parameter's type ("System.Func`2[T,TResult]") but which the module does not contain: a table
+// of base-library and FSharp.Core types whose names are not the defaults below (sorted by full
+// name), the Func/Action/Tuple/ValueTuple families by rule, "T" for any other one-parameter type
+// (the .NET convention), and "?" for each parameter of any other type.
+struct KnownGeneric {
+  std::string_view full_name;
+  std::string_view params;
+};
+constexpr KnownGeneric kKnownGenerics[] = {
+    {"Microsoft.FSharp.Core.FSharpFunc`2", "T,TResult"},
+    {"Microsoft.FSharp.Core.FSharpResult`2", "T,TError"},
+    {"System.Collections.Concurrent.ConcurrentDictionary`2", "TKey,TValue"},
+    {"System.Collections.Generic.Dictionary`2", "TKey,TValue"},
+    {"System.Collections.Generic.Dictionary`2+Enumerator", "TKey,TValue"},
+    {"System.Collections.Generic.Dictionary`2+KeyCollection", "TKey,TValue"},
+    {"System.Collections.Generic.Dictionary`2+ValueCollection", "TKey,TValue"},
+    {"System.Collections.Generic.IDictionary`2", "TKey,TValue"},
+    {"System.Collections.Generic.IReadOnlyDictionary`2", "TKey,TValue"},
+    {"System.Collections.Generic.KeyValuePair`2", "TKey,TValue"},
+    {"System.Collections.Generic.SortedDictionary`2", "TKey,TValue"},
+    {"System.Collections.Generic.SortedList`2", "TKey,TValue"},
+    {"System.Converter`2", "TInput,TOutput"},
+    {"System.EventHandler`1", "TEventArgs"},
+    {"System.Func`1", "TResult"},
+    {"System.Func`2", "T,TResult"},
+    {"System.Linq.Expressions.Expression`1", "TDelegate"},
+    {"System.Linq.IGrouping`2", "TKey,TElement"},
+    {"System.Linq.ILookup`2", "TKey,TElement"},
+    {"System.Linq.IOrderedEnumerable`1", "TElement"},
+    {"System.Runtime.CompilerServices.AsyncTaskMethodBuilder`1", "TResult"},
+    {"System.Runtime.CompilerServices.ConfiguredTaskAwaitable`1", "TResult"},
+    {"System.Runtime.CompilerServices.TaskAwaiter`1", "TResult"},
+    {"System.Threading.Tasks.TaskCompletionSource`1", "TResult"},
+    {"System.Threading.Tasks.Task`1", "TResult"},
+    {"System.Threading.Tasks.ValueTask`1", "TResult"},
+};
+static_assert(std::is_sorted(std::begin(kKnownGenerics), std::end(kKnownGenerics),
+                             [](const KnownGeneric& a, const KnownGeneric& b) { return a.full_name < b.full_name; }));
+
+// "System.Func`3" -> 3 when `full_name` is `family` + '`' + a number (no nesting after it).
+std::size_t family_arity(std::string_view full_name, std::string_view family) {
+  if (full_name.size() <= family.size() + 1 || full_name.substr(0, family.size()) != family ||
+      full_name[family.size()] != '`')
+    return 0;
+  std::size_t n = 0;
+  for (char c : full_name.substr(family.size() + 1)) {
+    if (c < '0' || c > '9' || n > 100) return 0;
+    n = n * 10 + std::size_t(c - '0');
+  }
+  return n;
+}
+
+// Appends "[T,TResult]" for a generic type of another assembly (see kKnownGenerics).
+void append_generic_parameter_names(std::string& s, std::string_view full_name, std::size_t arity) {
+  s += '[';
+  auto it = std::lower_bound(std::begin(kKnownGenerics), std::end(kKnownGenerics), full_name,
+                             [](const KnownGeneric& k, std::string_view n) { return k.full_name < n; });
+  auto numbered = [&](std::size_t count, std::string_view last) {  // T1,T2,...,last
+    for (std::size_t i = 1; i <= count; ++i) {
+      if (i > 1) s += ',';
+      if (i == count && !last.empty()) {
+        s += last;
+      } else {
+        s += 'T';
+        s += std::to_string(i);
+      }
+    }
+  };
+  if (it != std::end(kKnownGenerics) && it->full_name == full_name) {
+    s += it->params;
+  } else if (std::size_t n = family_arity(full_name, "System.Func"); n == arity && n >= 3) {
+    numbered(n, "TResult");  // Func`3 [T1,T2,TResult]
+  } else if (std::size_t a = family_arity(full_name, "System.Action"); a == arity && a >= 2) {
+    numbered(a, {});  // Action`2 [T1,T2]
+  } else if (std::size_t t = std::max(family_arity(full_name, "System.Tuple"),
+                                      family_arity(full_name, "System.ValueTuple"));
+             t == arity && t >= 2) {
+    numbered(t, t == 8 ? "TRest" : "");  // Tuple`2 [T1,T2], Tuple`8 [T1,...,T7,TRest]
+  } else if (arity == 1) {
+    s += 'T';
+  } else {
+    for (std::size_t i = 0; i < arity; ++i) s += i ? ",?" : "?";
+  }
+  s += ']';
+}
+
 // Names the types of one method's signature.
 class TypeRenderer {
  public:
@@ -27,8 +114,8 @@ class TypeRenderer {
 
   // CoreCLR Type.Name.
   Result<std::string> name(std::uint32_t node, unsigned depth = 0);
-  // Mono's parameter type text (namespace prefix for classes).
-  Result<std::string> mono(std::uint32_t node);
+  // Mono's parameter type text (Type.ToString of the parameter type's definition).
+  Result<std::string> mono(std::uint32_t node, bool definition = true, unsigned depth = 0);
 
  private:
   struct Named {
@@ -37,8 +124,6 @@ class TypeRenderer {
     bool spec = false;
   };
   Result<Named> resolve(const SigNode& n, unsigned depth);
-  Result<std::string_view> ns(std::uint32_t node, unsigned depth = 0);
-  Result<bool> is_class(std::uint32_t node, unsigned depth = 0);
 
   const Metadata& md_;
   const TypeTables& types_;
@@ -118,54 +203,62 @@ Result<std::string> TypeRenderer::name(std::uint32_t node, unsigned depth) {
   }
 }
 
-Result<std::string_view> TypeRenderer::ns(std::uint32_t node, unsigned depth) {
+// Type.ToString() as Mono prints it: full names ("System.Int32", "NS.Outer+Inner"), generic
+// instances with their arguments ("System.Collections.Generic.List`1[System.Int32]"), and at the
+// top (`definition`) a generic instance replaced by its definition, whose parameters are named
+// ("System.Collections.Generic.List`1[T]"). Function pointers are IntPtr to Mono.
+Result<std::string> TypeRenderer::mono(std::uint32_t node, bool definition, unsigned depth) {
   const SigNode n = nodes_.nodes[node];
-  if (primitive_name(n.kind)) return std::string_view("System");
+  if (const char* p = primitive_name(n.kind)) return std::string("System.") + p;
   switch (n.kind) {
     case kEtClass: case kEtValueType: case kEtGenericInst: {
       auto r = resolve(n, depth);
       if (!r) return r.error();
-      if (r->spec) return ns(r->spec_root, depth + 1);
-      return r->type->ns;
+      if (r->spec) return mono(r->spec_root, definition, depth + 1);
+      std::string s = r->type->full_name;
+      const std::vector<std::string_view>* own = nullptr;  // the definition's parameter names
+      if (n.table == kTypeDef) own = &types_.facts(n.rid).generic_params;
+      if (n.kind != kEtGenericInst || definition) {
+        if (own && !own->empty()) {
+          s += '[';
+          for (std::size_t i = 0; i < own->size(); ++i) {
+            if (i) s += ',';
+            s += (*own)[i];
+          }
+          s += ']';
+        } else if (n.kind == kEtGenericInst) {
+          append_generic_parameter_names(s, r->type->full_name, n.args.size());
+        }
+        return s;
+      }
+      s += '[';
+      for (std::size_t i = 0; i < n.args.size(); ++i) {
+        auto a = mono(n.args[i], false, depth);
+        if (!a) return a.error();
+        if (i) s += ',';
+        s += *a;
+      }
+      s += ']';
+      return s;
     }
-    case kEtSzArray: case kEtArray: case kEtByRef: case kEtPtr:
-      return ns(n.element, depth);
-    default:  // generic parameters (a Mono generic-parameter class has no namespace), fnptr
-      return std::string_view{};
-  }
-}
-
-Result<bool> TypeRenderer::is_class(std::uint32_t node, unsigned depth) {
-  const SigNode n = nodes_.nodes[node];
-  switch (n.kind) {
-    case kEtString: case kEtObject: case kEtSzArray: case kEtArray: case kEtByRef: case kEtPtr:
-      return true;
-    case kEtClass: case kEtGenericInst: {
-      if (n.kind == kEtGenericInst && n.value_type) return false;
-      auto r = resolve(n, depth);
-      if (!r) return r.error();
-      if (r->spec) return is_class(r->spec_root, depth + 1);
-      return !r->type->is_interface;
+    case kEtVar: case kEtMVar:
+      return name(node, depth);
+    case kEtSzArray: case kEtArray: case kEtByRef: case kEtPtr: {
+      auto e = mono(n.element, false, depth);
+      if (!e) return e.error();
+      std::string s = std::move(*e);
+      auto own = name(node, depth);  // the suffix is the same as in Type.Name
+      if (!own) return own.error();
+      auto inner = name(n.element, depth);
+      if (!inner) return inner.error();
+      s.append(*own, inner->size(), std::string::npos);
+      return s;
     }
+    case kEtFnPtr:
+      return std::string("System.IntPtr");
     default:
-      return false;
+      return Error{Errc::kMalformed, format("element type 0x%02x has no name", n.kind)};
   }
-}
-
-Result<std::string> TypeRenderer::mono(std::uint32_t node) {
-  auto cls = is_class(node);
-  if (!cls) return cls.error();
-  auto space = ns(node);
-  if (!space) return space.error();
-  auto short_name = name(node);
-  if (!short_name) return short_name.error();
-  if (*cls && !space->empty()) {
-    std::string s(*space);
-    s += '.';
-    s += *short_name;
-    return s;
-  }
-  return std::move(*short_name);
 }
 
 std::uint64_t hash_key(std::string_view key) { return XXH3_64bits(key.data(), key.size()); }
@@ -333,11 +426,17 @@ Result<ModuleNames> ModuleNames::build(const Metadata& md, std::size_t max_text)
   }
   for (MethodName& m : out.methods_) {
     const std::uint32_t t = m.type_rid;
-    if (t == 0 || !kickoff[t] || !types->facts(t).compiler_generated || !types->facts(t).state_machine)
-      continue;
-    m.kickoff = 0x06000000u | kickoff[t]->method;
-    m.iterator = kickoff[t]->kind == StateMachineKind::kIterator ||
-                 kickoff[t]->kind == StateMachineKind::kAsyncIterator;
+    if (t == 0 || !kickoff[t]) continue;
+    const TypeDefFacts& f = types->facts(t);
+    if (f.compiler_generated && f.state_machine) {
+      m.kickoff = 0x06000000u | kickoff[t]->method;
+      m.iterator = kickoff[t]->kind == StateMachineKind::kIterator ||
+                   kickoff[t]->kind == StateMachineKind::kAsyncIterator;
+    }
+    // Mono (StackTrace.ConvertAsyncStateMachineMethod): IAsyncStateMachine types and
+    // AsyncStateMachineAttribute only; [CompilerGenerated] is not looked at.
+    if (f.async_state_machine && kickoff[t]->kind == StateMachineKind::kAsync)
+      m.mono_kickoff = 0x06000000u | kickoff[t]->method;
   }
 
   // Name index: (hash of the key, token), sorted; keys are made again to confirm a hit.
@@ -390,6 +489,7 @@ std::string ModuleNames::coreclr_frame(std::uint32_t token) const {
 std::string ModuleNames::mono_frame(std::uint32_t token) const {
   const MethodName* m = method(token);
   if (!m) return {};
+  if (m->mono_kickoff) m = method(m->mono_kickoff);
   std::string t = m->type_rid ? mono_type(m->type_rid) : std::string();
   if (t.empty()) t = "<Module>";
   t += '.';

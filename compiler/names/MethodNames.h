@@ -12,16 +12,19 @@
 //    original method name + "()" follows. A method of the <Module> type (TypeDef row 1) has no
 //    declaring type: just the name.
 //    Example: "NS.Outer`1.Inner`1.Fail[V](T t, U u, V v)", "NS.C.Numbers(Int32 n)+MoveNext()".
-//  - Mono, StackTraceHelper.GetFullNameForStackTrace (mono/mono, mcs/class/corlib): the declaring
-//    type's Type.ToString() ('+' kept, generic parameters as [T,U]), '.', the name, generic
-//    method parameters in [ ], " (" then per parameter: the type's namespace + '.' when the type
-//    is a class (arrays, by-refs and pointers count as classes and take their element's
-//    namespace; value types and interfaces do not), its Name, ' ' + the parameter name ")".
-//    No state-machine rewrite. Not checked against a real Mono yet (tests/oracle-names evaluates
-//    Mono's rule over CoreCLR reflection). Two decisions a TypeRef cannot settle: a generic
-//    parameter has no namespace (Mono's generic-parameter classes have none), and whether a
-//    TypeRef is an interface: yes when the module implements it, no when a type derives from it or
-//    a MemberRef names its .ctor, else by the naming convention "I" + upper + lower.
+//  - Mono 6, StackTrace.GetFullNameForStackTrace (mono/mono, mcs/class/corlib/System.Diagnostics/
+//    StackTrace.cs; checked against Debian's Mono 6.8 by tests/oracle-names/check-mono.sh): the
+//    declaring type's Type.ToString() ('+' kept, a generic definition's parameters as [T,U]), '.',
+//    the name, generic method parameters in [ ], " (" then per parameter the Type.ToString() of
+//    its type, a generic instance replaced by its definition ("System.Int32",
+//    "System.Collections.Generic.List`1[T]", "System.Collections.Generic.List`1[System.Int32][]",
+//    "NS.Outer+Inner&", "System.IntPtr" for a function pointer), ' ' + the parameter name ")".
+//    A method of an IAsyncStateMachine type is printed as the enclosing type's method whose
+//    AsyncStateMachineAttribute names that type (iterators are not rewritten). The parameter
+//    names of a generic type defined in another assembly are not in this module: a table of
+//    base-library names that are not "T" and the Func/Action/Tuple families are built in
+//    ("System.Func`2[T,TResult]"), any other one-parameter type gets "T", and any other
+//    parameter prints as "?" ("Other`2[?,?]"): a matcher should treat "?" as a wildcard.
 //    Example: "NS.Outer`1+Inner`1[T,U].Fail[V] (T t, U u, V v)", "NS.C.M (System.String[] args)".
 //    A <Module> method prints as "<Module>.M (...)" (a guess: Mono's helper has no such case).
 //
@@ -64,6 +67,7 @@ struct MethodName {
   std::string error;                         // why, when bad_signature
   std::uint32_t kickoff = 0;                 // state machine: the token CoreCLR prints instead
   bool iterator = false;                     // kickoff is an (async) iterator: "+Name()" follows
+  std::uint32_t mono_kickoff = 0;            // async state machine: the token Mono prints instead
 };
 
 class ModuleNames {

@@ -9,15 +9,13 @@ namespace ilmap::names {
 namespace {
 
 // Column numbers (ECMA-335 II.22), in MetadataSchema.cpp's column order.
-constexpr unsigned kTypeDefFlags = 0, kTypeDefName = 1, kTypeDefNamespace = 2, kTypeDefExtends = 3,
-                   kTypeDefMethods = 5;
+constexpr unsigned kTypeDefName = 1, kTypeDefNamespace = 2, kTypeDefMethods = 5;
 constexpr unsigned kTypeRefScope = 0, kTypeRefName = 1, kTypeRefNamespace = 2;
 constexpr unsigned kNestedNested = 0, kNestedEnclosing = 1;
 constexpr unsigned kGpNumber = 0, kGpOwner = 2, kGpName = 3;
 constexpr unsigned kIfaceClass = 0, kIfaceInterface = 1;
 constexpr unsigned kCaParent = 0, kCaType = 1, kCaValue = 2;
-constexpr unsigned kMemberRefClass = 0, kMemberRefName = 1;
-constexpr std::uint32_t kTypeAttrInterface = 0x20;  // II.23.1.15 ClassSemanticsMask
+constexpr unsigned kMemberRefClass = 0;
 constexpr unsigned kMaxNesting = 64;
 
 constexpr std::string_view kCompilerServices = "System.Runtime.CompilerServices";
@@ -109,7 +107,6 @@ Result<TypeTables> TypeTables::build(const Metadata& md, TextBudget& budget) {
   if (Status s = t.read_defs(md, budget); !s) return s.error();
   if (Status s = t.read_refs(md, budget); !s) return s.error();
   if (Status s = t.read_generic_params(md); !s) return s.error();
-  t.read_class_evidence(md);
   if (Status s = t.read_interfaces(md); !s) return s.error();
   if (Status s = t.read_attributes(md, budget); !s) return s.error();
   return t;
@@ -130,7 +127,6 @@ Status TypeTables::read_defs(const Metadata& md, TextBudget& budget) {
     if (!ns) return row_error(kTypeDef, rid, "TypeNamespace: " + ns.error().message);
     d.name = *name;
     d.ns = *ns;
-    d.is_interface = (md.column(kTypeDef, rid, kTypeDefFlags) & kTypeAttrInterface) != 0;
     // Method list: [MethodList, next row's MethodList), through MethodPtr when present.
     const std::uint32_t limit = (ptrs ? ptrs : methods) + 1;
     const std::uint32_t first = std::min(md.column(kTypeDef, rid, kTypeDefMethods), limit);
@@ -192,14 +188,6 @@ Status TypeTables::read_refs(const Metadata& md, TextBudget& budget) {
     refs_[rid].ns = *ns;
     const Coded scope = decode(CodedIndex::kResolutionScope, md.column(kTypeRef, rid, kTypeRefScope));
     if (scope.table == kTypeRef && in_range(md, kTypeRef, scope.rid)) parent[rid] = scope.rid;
-    // A TypeRef does not say whether it is an interface: the .NET naming convention "I" + upper
-    // ("IDisposable", "IJSRuntime"), except the classes named for IO and IP ("IOException",
-    // "IPAddress"); corrected by what the module itself shows (read_class_evidence,
-    // read_interfaces). Checked on the 314 assemblies of the .NET 10 shared frameworks.
-    const std::string_view s = *name;
-    auto upper = [&](std::size_t i) { return i < s.size() && s[i] >= 'A' && s[i] <= 'Z'; };
-    refs_[rid].is_interface = s.size() >= 2 && s[0] == 'I' && upper(1) &&
-                              !((s[1] == 'O' || s[1] == 'P') && upper(2));
   }
   std::vector<std::uint32_t> chain;
   for (std::uint32_t rid = 1; rid <= n; ++rid) {
@@ -257,19 +245,6 @@ Result<std::pair<std::string_view, std::string_view>> TypeTables::type_def_or_re
   return std::pair{std::string_view{}, std::string_view{}};  // TypeSpec or out of range: no name
 }
 
-void TypeTables::read_class_evidence(const Metadata& md) {
-  auto mark_class = [&](Coded c) {
-    if (c.table == kTypeRef && c.rid >= 1 && c.rid < refs_.size()) refs_[c.rid].is_interface = false;
-  };
-  for (std::uint32_t rid = 1; rid <= md.rows(kTypeDef); ++rid)  // a base type is a class
-    mark_class(decode(CodedIndex::kTypeDefOrRef, md.column(kTypeDef, rid, kTypeDefExtends)));
-  for (std::uint32_t row = 1; row <= md.rows(kMemberRef); ++row) {  // interfaces have no .ctor
-    auto name = md.string(md.column(kMemberRef, row, kMemberRefName));
-    if (name && *name == ".ctor")
-      mark_class(decode(CodedIndex::kMemberRefParent, md.column(kMemberRef, row, kMemberRefClass)));
-  }
-}
-
 Status TypeTables::read_interfaces(const Metadata& md) {
   for (std::uint32_t row = 1; row <= md.rows(kInterfaceImpl); ++row) {
     const std::uint32_t cls = md.column(kInterfaceImpl, row, kIfaceClass);
@@ -277,12 +252,9 @@ Status TypeTables::read_interfaces(const Metadata& md) {
     auto iface = type_def_or_ref(md.column(kInterfaceImpl, row, kIfaceInterface));
     if (!iface) return iface.error();
     const auto [ns, name] = *iface;
-    const Coded iface_ref = decode(CodedIndex::kTypeDefOrRef, md.column(kInterfaceImpl, row, kIfaceInterface));
-    if (iface_ref.table == kTypeRef && iface_ref.rid >= 1 && iface_ref.rid < refs_.size())
-      refs_[iface_ref.rid].is_interface = true;  // implemented: an interface
-    if ((ns == kCompilerServices && name == "IAsyncStateMachine") ||
-        (ns == "System.Collections" && name == "IEnumerator"))
-      facts_[cls].state_machine = true;
+    const bool async = ns == kCompilerServices && name == "IAsyncStateMachine";
+    if (async || (ns == "System.Collections" && name == "IEnumerator")) facts_[cls].state_machine = true;
+    if (async) facts_[cls].async_state_machine = true;
   }
   return {};
 }

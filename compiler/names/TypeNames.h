@@ -1,6 +1,6 @@
 // TypeNames.h - the names reflection gives the types of one module: TypeDef and TypeRef rows
 // with their namespace, nesting (NestedClass, ResolutionScope), generic parameters
-// (GenericParam), and the few facts the stack-trace printers test (interface, compiler-generated,
+// (GenericParam), and the few facts the stack-trace printers test (compiler-generated,
 // state-machine interfaces, AsyncStateMachine/IteratorStateMachine attributes).
 //
 // ECMA-335 II.22.14 NestedClass, II.22.20 GenericParam, II.22.23 InterfaceImpl, II.22.37 TypeDef,
@@ -52,7 +52,6 @@ struct TypeName {
   std::string_view ns;             // Type.Namespace: the outermost enclosing type's namespace
   std::string full_name;           // Type.FullName: "NS.Outer`1+Inner`1", ",[]&*+\\" escaped
   std::uint32_t enclosing = 0;     // TypeDef: enclosing TypeDef rid (0: not nested)
-  bool is_interface = false;       // TypeDef: flag; TypeRef: see TypeTables::read_refs
 };
 
 struct TypeDefFacts {
@@ -60,6 +59,7 @@ struct TypeDefFacts {
   std::uint32_t first_method = 0, end_method = 0;  // MethodDef rids [first, end) (after MethodPtr)
   bool compiler_generated = false;               // [CompilerGenerated]
   bool state_machine = false;                    // implements IAsyncStateMachine or IEnumerator
+  bool async_state_machine = false;              // implements IAsyncStateMachine
 };
 
 enum class StateMachineKind : std::uint8_t { kNone, kAsync, kIterator, kAsyncIterator };
@@ -94,7 +94,6 @@ class TypeTables {
   Status read_defs(const Metadata& md, TextBudget& budget);
   Status read_refs(const Metadata& md, TextBudget& budget);
   Status read_generic_params(const Metadata& md);
-  void read_class_evidence(const Metadata& md);
   Status read_interfaces(const Metadata& md);
   Status read_attributes(const Metadata& md, TextBudget& budget);
   // Namespace and name of the type a CustomAttribute constructor belongs to.

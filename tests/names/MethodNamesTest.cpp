@@ -54,8 +54,10 @@ TEST(MethodNames, FramesCorpusExactStrings) {
   // Iterator MoveNext: the kickoff method, then "+MoveNext()".
   EXPECT_EQ(n.coreclr_frame(0x06000033), "Ilmap.Corpus.Frames.Scenarios.Numbers(Int32 n)+MoveNext()");
   EXPECT_EQ(n.mono_frame(0x06000033), "Ilmap.Corpus.Frames.Scenarios+<Numbers>d__5.MoveNext ()");
-  // Async MoveNext: just the kickoff method.
+  // Async MoveNext: just the kickoff method (Mono too, for async only).
   EXPECT_EQ(n.coreclr_frame(0x0600003c), "Ilmap.Corpus.Frames.Async.InnerAsync(Int32 n)");
+  EXPECT_EQ(n.mono_frame(0x0600003c), "Ilmap.Corpus.Frames.Async.InnerAsync (System.Int32 n)");
+  EXPECT_EQ(n.method(0x0600003c)->mono_kickoff, 0x06000017u);
   // Local function: a by-ref closure parameter without a Param row has no name.
   EXPECT_EQ(n.coreclr_frame(0x06000012),
             "Ilmap.Corpus.Frames.Scenarios.<LocalFunction>g__Recurse|3_0(Int32 n, <>c__DisplayClass3_0&)");
@@ -118,12 +120,22 @@ TEST(MethodNames, SignaturesCorpusExactStrings) {
   EXPECT_EQ(frame_of("Convert"),
             "Ilmap.Corpus.Signatures.Generic`2.Convert[TResult,TOther](TValue v, TOther[] o, TResult& r)");
   EXPECT_EQ(frame_of("Deep"), "Ilmap.Corpus.Signatures.Generic`2.Nested`1.Deeper.Deep(Deeper d, Generic`2 swapped)");
+  // Mono: Type.ToString() of each parameter type, generic instances as their definitions.
   EXPECT_EQ(mono_of("Take"),
-            "Ilmap.Corpus.Signatures.Interfaces.Take (IEnumerable`1 a, IDisposable b, IComparable`1 c, "
-            "IEnumerator d, System.IO.IOException e, IShape f, IntPtr g, UIntPtr h, Color i, DateTime j)");
+            "Ilmap.Corpus.Signatures.Interfaces.Take (System.Collections.Generic.IEnumerable`1[T] a, "
+            "System.IDisposable b, System.IComparable`1[T] c, System.Collections.IEnumerator d, "
+            "System.IO.IOException e, Ilmap.Corpus.Signatures.IShape f, System.IntPtr g, System.UIntPtr h, "
+            "Ilmap.Corpus.Signatures.Color i, System.DateTime j)");
   EXPECT_EQ(mono_of("Kinds"),
             "Ilmap.Corpus.Signatures.Refs.Kinds (System.Int32& a, System.String& b, "
             "Ilmap.Corpus.Signatures.Matrix& c, System.Double& d)");
+  EXPECT_EQ(mono_of("Map"),
+            "Ilmap.Corpus.Signatures.Generic`2[TKey,TValue].Map (TKey key, System.Func`2[T,TResult] f)");
+  EXPECT_EQ(mono_of("Function"), "Ilmap.Corpus.Signatures.Pointers.Function (System.IntPtr f, System.IntPtr g)");
+  EXPECT_EQ(mono_of("Deep"),
+            "Ilmap.Corpus.Signatures.Generic`2+Nested`1+Deeper[TKey,TValue,TExtra].Deep "
+            "(Ilmap.Corpus.Signatures.Generic`2+Nested`1+Deeper[TKey,TValue,TExtra] d, "
+            "Ilmap.Corpus.Signatures.Generic`2[TKey,TValue] swapped)");
 }
 
 // ---- damaged inputs --------------------------------------------------------------------------

@@ -4,9 +4,9 @@
 //     One line per MethodDef row, in row order: token, TAB, CoreCLR frame text, TAB, Mono text.
 //     CoreCLR: the runtime's StackTrace.ToString itself formats the method (a one-frame
 //     StackTrace over a StackFrame whose GetMethod() is Module.ResolveMethod(token) and whose IL
-//     offset is unknown), minus the "   at " prefix and the trailing newline. Mono: Mono's
-//     StackTraceHelper.GetFullNameForStackTrace rule evaluated over CoreCLR reflection, except that
-//     a generic parameter has no namespace (Mono gives its generic-parameter classes none).
+//     offset is unknown), minus the "   at " prefix and the trailing newline. Mono: Mono 6's
+//     StackTrace.GetFullNameForStackTrace rule evaluated over CoreCLR reflection (check-mono.sh
+//     compares ilmap with a real Mono).
 //   NamesOracle frames DLL [PROBE_DIR...]
 //     Runs the public static Scenarios.All() (IEnumerable<(string, Action)>) of a corpus program
 //     (cs-frames, cs-signatures), catches each exception and prints, for every frame of
@@ -26,6 +26,7 @@ using System.Reflection;
 using System.Reflection.Metadata;
 using System.Reflection.Metadata.Ecma335;
 using System.Reflection.PortableExecutable;
+using System.Runtime.CompilerServices;
 using System.Runtime.Loader;
 using System.Text;
 
@@ -137,14 +138,17 @@ namespace Ilmap.NamesOracle
             return text.TrimEnd('\r', '\n');
         }
 
-        // Mono's StackTraceHelper.GetFullNameForStackTrace (mono/mono, mcs/class/corlib), over
-        // CoreCLR reflection.
+        // Mono 6's StackTrace.GetFullNameForStackTrace (mono/mono, mcs/class/corlib/
+        // System.Diagnostics/StackTrace.cs), over CoreCLR reflection. Differences from Mono's own
+        // reflection are mapped back: a function pointer is IntPtr to Mono.
         private static string MonoText(MethodBase mi)
         {
             var sb = new StringBuilder();
             Type? declaringType = mi.DeclaringType;
             if (declaringType != null && declaringType.IsGenericType && !declaringType.IsGenericTypeDefinition)
                 declaringType = declaringType.GetGenericTypeDefinition();
+            if (declaringType != null && typeof(IAsyncStateMachine).IsAssignableFrom(declaringType))
+                ConvertAsyncStateMachineMethod(ref mi, ref declaringType);
             sb.Append(declaringType == null ? "<Module>" : declaringType.ToString());
             sb.Append('.').Append(mi.Name);
             if (mi.IsGenericMethod)
@@ -174,14 +178,42 @@ namespace Ilmap.NamesOracle
                 Type pt = p[i].ParameterType;
                 if (pt.IsGenericType && !pt.IsGenericTypeDefinition)
                     pt = pt.GetGenericTypeDefinition();
-                Type inner = pt;
-                while (inner.HasElementType) inner = inner.GetElementType()!;
-                string? ns = inner.IsGenericParameter ? null : pt.Namespace;
-                if (pt.IsClass && !string.IsNullOrEmpty(ns)) sb.Append(ns).Append('.');
-                sb.Append(pt.Name);
+                sb.Append(MonoTypeString(pt));
                 if (p[i].Name != null) sb.Append(' ').Append(p[i].Name);
             }
             return sb.Append(')').ToString();
+        }
+
+        // Type.ToString(), with function pointers (also under &, * and []) as IntPtr.
+        private static string MonoTypeString(Type t)
+        {
+            if (t.IsFunctionPointer) return "System.IntPtr";
+            if (t.HasElementType)
+            {
+                Type e = t.GetElementType()!;
+                return MonoTypeString(e) + t.ToString().Substring(e.ToString().Length);
+            }
+            return t.ToString();
+        }
+
+        private static void ConvertAsyncStateMachineMethod(ref MethodBase method, ref Type declaringType)
+        {
+            Type? parent = declaringType.DeclaringType;
+            if (parent == null) return;
+            const BindingFlags all = BindingFlags.Public | BindingFlags.NonPublic | BindingFlags.Static |
+                                     BindingFlags.Instance | BindingFlags.DeclaredOnly;
+            foreach (MethodInfo candidate in parent.GetMethods(all))
+            {
+                foreach (AsyncStateMachineAttribute a in candidate.GetCustomAttributes<AsyncStateMachineAttribute>(false))
+                {
+                    if (a.StateMachineType == declaringType)
+                    {
+                        method = candidate;
+                        declaringType = candidate.DeclaringType!;
+                        return;
+                    }
+                }
+            }
         }
 
         private static void Frames(Assembly asm, StringBuilder output)
