@@ -1,7 +1,7 @@
 // MethodNames.h - every MethodDef of a module named the way the .NET runtimes print a stack
 // frame, plus the module's identity (MVID, assembly name) and an index from names to tokens.
 //
-// Two renderings (tests/oracle-names checks the first against the runtime itself):
+// Two renderings, both checked against the runtimes themselves by tests/oracle-names:
 //  - CoreCLR, System.Diagnostics.StackTrace.ToString (dotnet/runtime, StackTrace.cs): the
 //    declaring type's FullName with '+' replaced by '.', '.', the method name, generic method
 //    parameters in [ ] joined by ',', then "(" Type.Name + ' ' + parameter name, joined by ", "
@@ -28,7 +28,8 @@
 //    Example: "NS.Outer`1+Inner`1[T,U].Fail[V] (T t, U u, V v)", "NS.C.M (System.String[] args)".
 //    A <Module> method prints as "<Module>.M (...)" (a guess: Mono's helper has no such case).
 //
-// A function pointer parameter type prints as "" (its reflection Name): "M(Int32* p,  f)".
+// In CoreCLR's text a function pointer parameter type prints as "" (its reflection Name in .NET 8+):
+// "M(Int32* p,  f)".
 // A method whose signature blob is malformed keeps its name and gets kBadSignature as its
 // parameter list: "NS.C.M(<bad signature>)"; its error says where. Declaring types are
 // printed as FullName writes them, with ",[]&*+\" inside names escaped by a backslash (and an
