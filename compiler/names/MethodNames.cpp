@@ -519,4 +519,29 @@ std::vector<std::uint32_t> ModuleNames::find(std::string_view name) const {
   return out;
 }
 
+std::string index_key_from_mono(std::string_view text) {
+  std::string key;
+  key.reserve(text.size());
+  std::size_t depth = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (depth > 0) {  // inside a generic list: skip, keeping count of nested lists
+      if (c == '[') ++depth;
+      else if (c == ']') --depth;
+      continue;
+    }
+    if (c == '\\' && i + 1 < text.size()) {  // an escaped character stays as it is
+      key += c;
+      key += text[++i];
+      continue;
+    }
+    if (c == '[') {
+      depth = 1;
+      continue;
+    }
+    key += c == '+' ? '.' : c;
+  }
+  return key;
+}
+
 }  // namespace ilmap::names

@@ -71,6 +71,11 @@ struct MethodName {
   std::uint32_t mono_kickoff = 0;            // async state machine: the token Mono prints instead
 };
 
+// The name-index key of a method named the Mono way, the part before " (":
+// "NS.Outer`1+Inner`1[T,U].Fail[V]" -> "NS.Outer`1.Inner`1.Fail" ('+' to '.', the bracketed
+// generic parameter or argument lists after a type's arity and after the method dropped).
+std::string index_key_from_mono(std::string_view mono_method);
+
 class ModuleNames {
  public:
   // `md` is a PE's metadata (PeFile::metadata()); its bytes must outlive the result. Errors:

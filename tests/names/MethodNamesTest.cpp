@@ -3,6 +3,7 @@
 // The strings were checked against the .NET runtime by tests/oracle-names (oracle_names).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -299,6 +300,28 @@ TEST(MethodNames, TextBudgetStopsTheBuild) {
   EXPECT_NE(capped.error().message.find("over the limit of 65536 bytes"), std::string::npos)
       << capped.error().message;
   EXPECT_TRUE(ModuleNames::build(*m.pe->metadata(), 16u << 20));
+}
+
+}  // namespace
+}  // namespace ilmap::names
+
+namespace ilmap::names {
+namespace {
+
+// A frame printed by Mono finds its method through the same index (the part before " (").
+TEST(MethodNames, MonoTextToIndexKey) {
+  EXPECT_EQ(index_key_from_mono("NS.Outer`1+Inner`1[T,U].Fail[V]"), "NS.Outer`1.Inner`1.Fail");
+  EXPECT_EQ(index_key_from_mono("A.B`1[System.Collections.Generic.List`1[System.Int32]].M"), "A.B`1.M");
+  EXPECT_EQ(index_key_from_mono("A.C\\+D.M"), "A.C\\+D.M");
+  EXPECT_EQ(index_key_from_mono(""), "");
+  Module m(read_corpus(kFrames));
+  ASSERT_TRUE(m.names) << m.names.error().message;
+  for (const MethodName& x : m.names->methods()) {
+    const std::string mono = m.names->mono_frame(x.token);
+    const std::vector<std::uint32_t> found = m.names->find(index_key_from_mono(mono.substr(0, mono.find(" ("))));
+    // The token Mono printed the frame for (an async MoveNext prints as its kickoff) is found.
+    EXPECT_NE(std::find(found.begin(), found.end(), x.token), found.end()) << mono;
+  }
 }
 
 }  // namespace
