@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build the libFuzzer targets (clang, ASan+UBSan) and run each for a fixed time.
-# Usage: scripts/fuzz.sh [TARGET...]      (default: all four)
+# Usage: scripts/fuzz.sh [TARGET...]      (default: all five)
 # Env:   ILMAP_FUZZ_SECONDS (default 60 per target), ILMAP_JOBS (default 2),
 #        ILMAP_SHARED_DIR (default ../shared; its corpus-public/ seeds the PDB targets),
 #        ILMAP_FUZZ_KEEP=1 keeps the work directory (corpora, logs, crash files).
@@ -15,7 +15,7 @@ jobs="${ILMAP_JOBS:-2}"
 shared="${ILMAP_SHARED_DIR:-$root/../shared}"
 build="$root/build/fuzz"
 targets=("$@")
-[[ ${#targets[@]} -eq 0 ]] && targets=(fuzz_pdb fuzz_pe fuzz_cache fuzz_roundtrip)
+[[ ${#targets[@]} -eq 0 ]] && targets=(fuzz_pdb fuzz_pe fuzz_cache fuzz_roundtrip fuzz_names)
 
 if ! command -v clang++ >/dev/null 2>&1 || ! command -v clang >/dev/null 2>&1; then
   echo "fuzz: clang not found; skipping (scripts/install-deps.sh --fuzz installs it)"
@@ -72,6 +72,7 @@ for t in "${targets[@]}"; do
     fuzz_pdb)       seeds=pdb;   dict=pdb.dict;   max_len=65536 ;;
     fuzz_roundtrip) seeds=pdb;   dict=pdb.dict;   max_len=65536 ;;
     fuzz_pe)        seeds=pe;    dict=pe.dict;    max_len=300000 ;;
+    fuzz_names)     seeds=pe;    dict=pe.dict;    max_len=300000 ;;
     fuzz_cache)     seeds=cache; dict=cache.dict; max_len=65536 ;;
     *) echo "fuzz: unknown target $t" >&2; exit 1 ;;
   esac
