@@ -34,6 +34,7 @@ cases=(
   "cs-bigmethod|BigMethod|Ilmap.Corpus.BigMethod|portable|cs"
   "cs-manymethods|ManyMethods|Ilmap.Corpus.ManyMethods|portable|cs"
   "cs-frames|Frames|Ilmap.Corpus.Frames|portable|cs"
+  "cs-signatures|Signatures|Ilmap.Corpus.Signatures|portable|cs"
   "vb-basic|VbBasic|Ilmap.Corpus.VbBasic|portable|vb"
   "fs-basic|FsBasic|Ilmap.Corpus.FsBasic|portable|fs"
 )

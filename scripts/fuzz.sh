@@ -16,7 +16,7 @@ jobs="${ILMAP_JOBS:-2}"
 shared="${ILMAP_SHARED_DIR:-$root/../shared}"
 build="$root/build/fuzz"
 targets=("$@")
-[[ ${#targets[@]} -eq 0 ]] && targets=(fuzz_pdb fuzz_pe fuzz_cache fuzz_roundtrip fuzz_msf)
+[[ ${#targets[@]} -eq 0 ]] && targets=(fuzz_pdb fuzz_pe fuzz_cache fuzz_roundtrip fuzz_msf fuzz_names)
 
 if ! command -v clang++ >/dev/null 2>&1 || ! command -v clang >/dev/null 2>&1; then
   echo "fuzz: clang not found; skipping (scripts/install-deps.sh --fuzz installs it)"
@@ -77,6 +77,7 @@ for t in "${targets[@]}"; do
     fuzz_pdb)       seeds=pdb;   dict=pdb.dict;   max_len=65536 ;;
     fuzz_roundtrip) seeds=pdb;   dict=pdb.dict;   max_len=65536 ;;
     fuzz_pe)        seeds=pe;    dict=pe.dict;    max_len=300000 ;;
+    fuzz_names)     seeds=pe;    dict=pe.dict;    max_len=300000 ;;
     fuzz_cache)     seeds=cache; dict=cache.dict; max_len=65536 ;;
     fuzz_msf)       seeds=msf;   dict=msf.dict;   max_len=65536 ;;
     *) echo "fuzz: unknown target $t" >&2; exit 1 ;;
