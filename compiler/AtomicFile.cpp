@@ -253,7 +253,7 @@ Result<OutputTarget> resolve_output(const std::string& path) {
     if (hops > 40) return Error{Errc::kIo, format("%s: too many levels of symbolic links", path.c_str())};
     struct stat st {};
     if (::lstat(p.c_str(), &st) != 0) {
-      if (errno != ENOENT) return Error{Errc::kIo, format("%s: %s", path.c_str(), std::strerror(errno))};
+      if (errno != ENOENT) return Error{Errc::kIo, format("%s: cannot write there: %s", path.c_str(), std::strerror(errno))};
       t.kind = OutputKind::kMissing;
       t.path = p;
       return t;

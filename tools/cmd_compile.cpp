@@ -182,6 +182,8 @@ void run_job(Job& job, const CompileOptions& o, unsigned threads) {
     return fail(job, in.error());
   }
   const DebugInput& d = **in;
+  if (!o.pdb.empty() && !d.pe)
+    return fail(job, {Errc::kUsage, format("--pdb %s: applies to a .dll or .exe input, and %s is a PDB", o.pdb.c_str(), job.input.c_str())});
   if (!d.pdb) {  // directory mode: a PE without usable debug information
     switch (d.missing) {
       case MissingPdb::kNoDebugInfo:
