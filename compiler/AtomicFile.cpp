@@ -109,11 +109,12 @@ int write_all(int fd, std::span<const std::uint8_t> bytes) {
 
 Status write_through(const OutputTarget& t, std::span<const std::uint8_t> bytes) {
   const bool is_stdout = t.kind == OutputKind::kStdout;
-  const std::string& name = is_stdout ? std::string("standard output") : t.path;
+  const std::string name = is_stdout ? std::string("standard output") : t.path;
   int fd = 1;
   if (!is_stdout) {
     // No O_CREAT (it exists), no O_TRUNC (meaningless or harmful on devices and FIFOs).
-    do fd = ::open(t.path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
+    const int trunc = S_ISREG(t.st.st_mode) ? O_TRUNC : 0;  // a file named through /dev/fd/N
+    do fd = ::open(t.path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC | trunc);
     while (fd < 0 && errno == EINTR);
     if (fd < 0) return {Errc::kIo, format("%s: cannot open for writing: %s", name.c_str(), std::strerror(errno))};
   }
@@ -246,6 +247,25 @@ Result<OutputTarget> resolve_output(const std::string& path) {
   if (path == "-") {
     t.kind = OutputKind::kStdout;
     t.path = path;
+    return t;
+  }
+  // Standard output under another name (/dev/stdout, /proc/self/fd/1) is written to fd 1
+  // itself, so that a redirection's offset or append mode is honoured.
+  struct stat followed {}, out {};
+  const bool exists = ::stat(path.c_str(), &followed) == 0;
+  if (exists && ::fstat(1, &out) == 0 && out.st_dev == followed.st_dev && out.st_ino == followed.st_ino) {
+    t.kind = OutputKind::kStdout;
+    t.path = path;
+    t.st = followed;
+    return t;
+  }
+  // Devices, FIFOs and sockets, whatever names them, are written through. So is anything
+  // reached through /dev or /proc (magic links such as /dev/fd/N must not be renamed over).
+  if (exists && !S_ISDIR(followed.st_mode) &&
+      (!S_ISREG(followed.st_mode) || path.starts_with("/dev/") || path.starts_with("/proc/"))) {
+    t.kind = OutputKind::kWriteThrough;
+    t.path = path;
+    t.st = followed;
     return t;
   }
   std::string p = path;

@@ -356,8 +356,7 @@ void print_json(const std::vector<Job>& jobs, const std::size_t (&count)[4]) {
 // True when `path` names what standard output already is (e.g. -o /dev/stdout).
 bool is_stdout(const std::string& path) {
   struct stat a {}, b {};
-  return ::fstat(1, &a) == 0 && ::stat(path.c_str(), &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino &&
-         !S_ISREG(b.st_mode);
+  return ::fstat(1, &a) == 0 && ::stat(path.c_str(), &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
 int run_compile(const CompileOptions& o) {

@@ -34,6 +34,13 @@ ilmap compile app.pdb -o link.ilmap; echo "exit $?"
 # -o into folders that do not exist yet.
 ilmap compile app.pdb -o newdir/sub/x.ilmap; echo "exit $?"
 cmp newdir/sub/x.ilmap ref.ilmap && echo "parents created"
+# /dev/stdout and /dev/fd/N are written through (never renamed over), nothing else on stdout.
+ilmap compile app.pdb -o /dev/stdout >via-stdout.bin; echo "exit $?"
+cmp via-stdout.bin ref.ilmap && echo "/dev/stdout to a file"
+ilmap compile app.pdb -o /dev/stdout | cmp - ref.ilmap && echo "/dev/stdout to a pipe"
+ilmap compile -q app.pdb -o /dev/fd/5 5>via-fd5.bin; echo "exit $?"
+cmp via-fd5.bin ref.ilmap && echo "/dev/fd/5"
+rm via-stdout.bin via-fd5.bin
 echo notes >notes.txt
 ilmap compile app.pdb --out-dir notes.txt 2>&1; echo "exit $?"
 ls -A . real
