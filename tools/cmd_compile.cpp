@@ -260,7 +260,8 @@ std::string lower(std::string s) {
 
 // Expands directories into their .dll/.exe files, plus .pdb files with no same-named .dll or
 // .exe beside them (a PE's PDB is read through the PE, so that a stale PDB is reported as a
-// mismatch instead of being compiled as if it were the PE's). Sorted for determinism.
+// mismatch instead of being compiled as if it were the PE's; --include/--exclude select among
+// these, they never turn such a PDB into an input of its own). Sorted for determinism.
 Status expand_inputs(const CompileOptions& o, std::vector<Job>& jobs) {
   std::map<std::string, std::string> out_of;  // output -> input, to detect collisions
   auto add = [&](const fs::path& input, const fs::path& output, bool from_directory) -> Status {
@@ -282,9 +283,7 @@ Status expand_inputs(const CompileOptions& o, std::vector<Job>& jobs) {
       std::vector<fs::path> files;
       for (auto it = fs::recursive_directory_iterator(p, fs::directory_options::skip_permission_denied, ec);
            !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-        if (it->is_regular_file(ec) && is_input_ext(lower_ext(it->path())) &&
-            selected(o, it->path().lexically_relative(p)))
-          files.push_back(it->path());
+        if (it->is_regular_file(ec) && is_input_ext(lower_ext(it->path()))) files.push_back(it->path());
       }
       if (ec) return {Errc::kIo, format("%s: cannot list directory: %s", arg.c_str(), ec.message().c_str())};
       std::sort(files.begin(), files.end());
@@ -294,6 +293,7 @@ Status expand_inputs(const CompileOptions& o, std::vector<Job>& jobs) {
       for (const fs::path& f : files) {
         if (lower_ext(f) == ".pdb" && pe_stems.count((f.parent_path() / lower(f.stem().string())).string())) continue;
         fs::path rel = f.lexically_relative(p);
+        if (!selected(o, rel)) continue;
         fs::path out = o.out_dir.empty() ? f : fs::path(o.out_dir) / rel;
         out.replace_extension(".ilmap");
         if (Status s = add(f, out, true); !s) return s;
@@ -446,9 +446,9 @@ void register_compile(CLI::App& app, int& rc) {
   out->excludes(dir);
   cmd->add_option("--pdb", o->pdb, "The PDB of the one PE input, instead of searching (its id must match)");
   cmd->add_option("--include", o->include, "Directory mode: compile only files matching this glob (path relative to the directory, or file name); repeatable")
-      ->take_all();
+      ->allow_extra_args(false);
   cmd->add_option("--exclude", o->exclude, "Directory mode: leave out files matching this glob (path relative to the directory, or file name); repeatable")
-      ->take_all();
+      ->allow_extra_args(false);
   cmd->add_flag("--json", o->json, "Print one JSON object on stdout: counts and the result of each input");
   cmd->add_flag("--embed-sources", o->embed_sources, "Store the PDB's embedded sources (zstd) in the cache");
   cmd->add_flag("--force", o->force, "Rebuild even if the cache is up to date");

@@ -32,6 +32,8 @@ ilmap compile -j 1 bin; echo "exit $?"
 ilmap compile -q bin; echo "exit $?"
 ilmap compile -q --exclude 'mm/*' bin; echo "exit $?"
 ilmap compile --include 'Ilmap.*' --exclude '*.exe' bin; echo "exit $?"
+# A PDB beside its PE is read through the PE, even when a glob selects only PDBs.
+ilmap compile --include '*.pdb' bin; echo "exit $?"
 ilmap compile --json --force bin 2>/dev/null | mask; echo "exit ${PIPESTATUS[0]}"
 # Named inputs: still errors.
 ilmap compile bin/native.dll 2>&1; echo "exit $?"
