@@ -296,8 +296,7 @@ Status expand_inputs(const CompileOptions& o, std::vector<Job>& jobs) {
         if (!selected(o, rel)) continue;
         fs::path out = o.out_dir.empty() ? f : fs::path(o.out_dir) / rel;
         out.replace_extension(".ilmap");
-        if (Status s = add(f, out, true); !s) return s;
-        if (!o.out_dir.empty()) fs::create_directories(out.parent_path(), ec);
+        if (Status s = add(f, out, true); !s) return s;  // run_job creates the folders
       }
       continue;
     }
@@ -317,10 +316,10 @@ Status expand_inputs(const CompileOptions& o, std::vector<Job>& jobs) {
   return {};
 }
 
-const char* outcome_name(Outcome c) {
+const char* json_outcome_name(Outcome c) {
   switch (c) {
     case Outcome::kCompiled: return "compiled";
-    case Outcome::kUpToDate: return "up to date";
+    case Outcome::kUpToDate: return "up_to_date";
     case Outcome::kSkipped: return "skipped";
     case Outcome::kFailed: return "failed";
   }
@@ -338,7 +337,7 @@ void print_json(const std::vector<Job>& jobs, const std::size_t (&count)[4]) {
     nlohmann::ordered_json r;
     r["input"] = job.input;
     r["output"] = job.output;
-    r["result"] = outcome_name(job.outcome);
+    r["result"] = json_outcome_name(job.outcome);
     if (job.outcome == Outcome::kCompiled) {
       r["points"] = job.points;
       r["bytes"] = job.bytes;
