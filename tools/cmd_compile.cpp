@@ -187,7 +187,9 @@ void run_job(Job& job, const CompileOptions& o, unsigned threads) {
   if (!d.pdb) {  // directory mode: a PE without usable debug information
     switch (d.missing) {
       case MissingPdb::kNoDebugInfo:
-        return skip(job, d.pe && !d.pe->managed ? "no Portable PDB (a native PE)" : "no Portable PDB (no debug information)");
+        if (d.pe && !d.pe->managed) return skip(job, "no Portable PDB (a native PE)");
+        if (d.pe && !d.pe->codeview.empty()) return skip(job, "no Portable PDB (the PE names a Windows PDB)");
+        return skip(job, "no Portable PDB (no debug information)");
       case MissingPdb::kNotPresent:
         return skip(job, "no Portable PDB (the PDB it names is not here)");
       default:
