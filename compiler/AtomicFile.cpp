@@ -151,8 +151,10 @@ Status write_replacing(const OutputTarget& t, std::span<const std::uint8_t> byte
   }
   if (fd < 0) return {Errc::kIo, format("%s: cannot create a temporary file beside it", path.c_str())};
   const mode_t mode = t.kind == OutputKind::kRegular ? (t.st.st_mode & 07777) : new_file_mode();
-  int err = ::fchmod(fd, mode) == 0 ? 0 : errno;
-  if (err == 0) err = write_all(fd, bytes);
+  // A file system without modes refuses fchmod: the file then keeps mkstemp's 0600, which is
+  // never looser than asked, so that is not an error.
+  (void)::fchmod(fd, mode);
+  int err = write_all(fd, bytes);
   if (err == 0 && fsync && ::fsync(fd) != 0) err = errno;
   if (err == 0) {
     if (const std::size_t pause = env_number("ILMAP_TEST_PAUSE_BEFORE_RENAME", 0); pause > 0)
