@@ -21,6 +21,8 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <random>
+#include <thread>
 #include <vector>
 
 namespace ilmap {
@@ -69,6 +71,17 @@ extern "C" void on_fatal_signal(int sig) {
   // SA_RESETHAND restored the default action; the signal is blocked until we return, then the
   // default action (terminate) runs, so the parent sees the usual "killed by SIGx" status.
   ::raise(sig);
+}
+
+// Six characters of [A-Za-z0-9], as mkstemp uses.
+std::string random_suffix() {
+  static constexpr char kChars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  thread_local std::mt19937_64 rng{std::random_device{}() ^
+                                   (static_cast<std::uint64_t>(::getpid()) << 32) ^
+                                   std::hash<std::thread::id>{}(std::this_thread::get_id())};
+  std::string s(6, 'X');
+  for (char& c : s) c = kChars[rng() % (sizeof kChars - 1)];
+  return s;
 }
 
 // ---- paths ----------------------------------------------------------------------------------
@@ -132,11 +145,18 @@ Status write_replacing(const OutputTarget& t, std::span<const std::uint8_t> byte
   std::string tmp;
   int fd = -1;
   int slot = -1;
-  for (int attempt = 0; attempt < 8 && fd < 0; ++attempt) {
-    tmp = join(dir, prefix + "XXXXXX");
-    fd = ::mkostemp(tmp.data(), O_CLOEXEC);
-    if (fd < 0) return {Errc::kIo, format("%s: cannot create a temporary file beside it: %s", path.c_str(), std::strerror(errno))};
+  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
+    // The name is registered BEFORE the file exists (mkstemp would create it first), so that
+    // a signal arriving at any moment finds every temporary file that exists.
+    tmp = join(dir, prefix + random_suffix());
     slot = register_temp(tmp);
+    fd = ::open(tmp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) {
+      const int e = errno;
+      unregister_temp(slot);
+      if (e == EEXIST) continue;
+      return {Errc::kIo, format("%s: cannot create a temporary file beside it: %s", path.c_str(), std::strerror(e))};
+    }
     // Hold the lock while the file lives. A cleaner that locked it first unlinks it: then the
     // link count is 0 once we hold the lock, and we start again with a new name.
     int rc;
