@@ -33,12 +33,13 @@ echo "SIGKILL: exit $?"
 listing
 # A temporary of the same naming held by a live process, and other names, are left alone.
 touch app.ilmap.tmp-held01 app.ilmap.tmp-toolong1 other.ilmap.tmp-abcdef
-flock -o app.ilmap.tmp-held01 sleep 30 &
-holder=$!
-for i in $(seq 200); do flock -n app.ilmap.tmp-held01 true || break; sleep 0.05; done
+# This shell holds the lock (through fd 9, whose open file description flock(1) locked).
+exec 9<>app.ilmap.tmp-held01
+flock -x 9
+flock -n app.ilmap.tmp-held01 true || echo "held01 is locked"
 ilmap compile -q app.pdb; echo "exit $?"
 listing
-kill $holder; wait $holder 2>/dev/null
+exec 9>&-
 ilmap verify app.ilmap
 rm app.ilmap.tmp-held01 app.ilmap.tmp-toolong1 other.ilmap.tmp-abcdef app.ilmap
 # The same with a 250-byte output name (hashed temporary names).
