@@ -17,7 +17,8 @@ cat fifo >from-fifo &
 reader=$!
 timeout 20 ilmap compile app.pdb -o fifo; echo "exit $?"
 # If ilmap never opened the FIFO for writing, the reader would wait forever.
-sleep 0.2; kill "$reader" 2>/dev/null && echo "BAD: nothing was written into the FIFO"
+for i in $(seq 100); do kill -0 "$reader" 2>/dev/null || break; sleep 0.1; done
+kill "$reader" 2>/dev/null && echo "BAD: the FIFO was not written and closed"
 wait
 cmp from-fifo ref.ilmap && echo "FIFO received the cache"
 [[ -p fifo ]] && echo "fifo is still a FIFO"
