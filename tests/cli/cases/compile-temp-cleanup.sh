@@ -7,29 +7,28 @@
 . "$(dirname "$0")/../common.sh"
 need "$FRAMES.pdb"
 cp "$FRAMES.pdb" app.pdb
-# wait_for PATTERN: until a file matching PATTERN exists (at most 10 s).
-wait_for() {
-  local i
-  for i in $(seq 200); do compgen -G "$1" >/dev/null && return 0; sleep 0.05; done
-  echo "no $1 appeared"
+# killed SIGNAL PATTERN ARGS...: runs `ilmap compile -q ARGS` paused before its rename, sends
+# SIGNAL once a file matching PATTERN (its temporary) exists, prints the exit status. A child
+# shell owns the job, so that bash's "Killed" notice goes to /dev/null, not to our stderr.
+killed() {
+  local sig=$1 pattern=$2
+  shift 2
+  SIG=$sig PATTERN=$pattern bash -c '
+    ILMAP_TEST_PAUSE_BEFORE_RENAME=30 ilmap compile -q "$@" &
+    pid=$!
+    for i in $(seq 200); do compgen -G "$PATTERN" >/dev/null && break; sleep 0.05; done
+    compgen -G "$PATTERN" >/dev/null || echo "no $PATTERN appeared"
+    kill -s "$SIG" $pid
+    wait $pid
+    echo "SIG$SIG: exit $?"' killed "$@" 2>/dev/null
 }
 # listing: the directory with the random part of temporary names masked.
 listing() { ls -A | sed -E '/held01|abcdef/!s/tmp-[A-Za-z0-9]{6}$/tmp-XXXXXX/; s/-[0-9a-f]{16}-[A-Za-z0-9]{6}$/-HASH-XXXXXX/'; }
 for sig in TERM HUP; do
-  ILMAP_TEST_PAUSE_BEFORE_RENAME=30 ilmap compile -q app.pdb &
-  pid=$!
-  wait_for 'app.ilmap.tmp-*'
-  kill -s $sig $pid
-  { wait $pid; } 2>/dev/null
-  echo "SIG$sig: exit $?"
+  killed $sig 'app.ilmap.tmp-*' app.pdb
   listing
 done
-ILMAP_TEST_PAUSE_BEFORE_RENAME=30 ilmap compile -q app.pdb &
-pid=$!
-wait_for 'app.ilmap.tmp-*'
-kill -s KILL $pid
-{ wait $pid; } 2>/dev/null
-echo "SIGKILL: exit $?"
+killed KILL 'app.ilmap.tmp-*' app.pdb
 listing
 # A temporary of the same naming held by a live process, and other names, are left alone.
 touch app.ilmap.tmp-held01 app.ilmap.tmp-toolong1 other.ilmap.tmp-abcdef
@@ -44,12 +43,7 @@ ilmap verify app.ilmap
 rm app.ilmap.tmp-held01 app.ilmap.tmp-toolong1 other.ilmap.tmp-abcdef app.ilmap
 # The same with a 250-byte output name (hashed temporary names).
 long=$(printf 'n%.0s' $(seq 244)).ilmap
-ILMAP_TEST_PAUSE_BEFORE_RENAME=30 ilmap compile -q app.pdb -o "$long" &
-pid=$!
-wait_for '.ilmap-tmp-*'
-kill -s KILL $pid
-{ wait $pid; } 2>/dev/null
-echo "SIGKILL: exit $?"
+killed KILL '.ilmap-tmp-*' app.pdb -o "$long"
 listing | cut -c1-40
 ilmap compile -q app.pdb -o "$long"; echo "exit $?"
 listing | cut -c1-40
