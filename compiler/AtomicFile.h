@@ -1,8 +1,25 @@
-// AtomicFile.h - write a whole file atomically: a temporary file in the target's directory,
-// optionally fsync, then rename over the target. On any failure the temporary is removed and an
-// existing target is left untouched. Without fsync, a crash or kill still never exposes a
-// partial file (rename is atomic); fsync adds durability across a power failure.
+// AtomicFile.h - writing a cache to its output path without ever exposing a partial file or
+// destroying what the output path names.
+//
+// Output rules (README "compile"):
+//   - "-" is standard output: the bytes are written to fd 1.
+//   - A symlink is followed to its final target; that target is what gets replaced, the link
+//     itself stays.
+//   - A target that exists and is neither a regular file nor a directory (a character device
+//     such as /dev/null, a FIFO, /dev/stdout) is written THROUGH: opened for writing (no create,
+//     no truncate), the bytes written, no temporary file and no rename.
+//   - Otherwise (a regular file, or nothing yet) the bytes go to a temporary file in the
+//     target's directory, optionally fsync'd, then renamed over the target. On any failure the
+//     temporary is removed and an existing target is left untouched. A new file gets
+//     0666 & ~umask; a replaced file keeps its mode.
+// Temporary files are named "<name>.tmp-XXXXXX", or ".ilmap-tmp-<hash of name>-XXXXXX" when
+// that would exceed NAME_MAX. The writer holds flock(LOCK_EX) on its temporary while it lives,
+// and SIGINT/SIGTERM/SIGHUP unlink live temporaries (install_temp_cleanup) before the process
+// dies with the signal's default action; remove_stale_temps() removes the temporaries a
+// SIGKILLed run left for the same output, only when no process holds their lock.
 #pragma once
+
+#include <sys/stat.h>
 
 #include <cstdint>
 #include <span>
@@ -12,6 +29,43 @@
 
 namespace ilmap {
 
+enum class OutputKind {
+  kStdout,        // "-"
+  kMissing,       // nothing there yet: created atomically
+  kRegular,       // an existing regular file: replaced atomically
+  kWriteThrough,  // an existing device, FIFO, socket: written through
+  kDirectory,     // refused
+};
+
+struct OutputTarget {
+  OutputKind kind = OutputKind::kMissing;
+  std::string path;        // the final target after following symlinks ("-" for stdout)
+  struct stat st {};       // valid unless kStdout / kMissing
+};
+
+// Classifies `path` without opening it (lstat/readlink only, so a FIFO never blocks).
+Result<OutputTarget> resolve_output(const std::string& path);
+
+// Writes `bytes` to the resolved target following the rules above.
+Status write_output(const OutputTarget& target, std::span<const std::uint8_t> bytes, bool fsync);
+
+// resolve_output + write_output; a directory target is an error.
 Status write_file_atomically(const std::string& path, std::span<const std::uint8_t> bytes, bool fsync = true);
+
+// Reads the process umask once (thread-safe; call before starting threads that create files,
+// since reading it means setting it) and returns 0666 & ~umask.
+mode_t new_file_mode();
+
+// Installs the SIGINT/SIGTERM/SIGHUP handlers that unlink live temporary files and then
+// re-raise the signal with its default action. Signals the process ignores stay ignored.
+// Idempotent.
+void install_temp_cleanup();
+
+// The file-name part of the temporary files for `final_path`, without the 6 random characters.
+std::string temp_name_prefix(const std::string& final_path);
+
+// Unlinks temporaries of `final_path`'s naming in its directory that no process holds locked
+// (left by a killed run). Returns how many were removed. Errors are ignored (best effort).
+std::size_t remove_stale_temps(const std::string& final_path);
 
 }  // namespace ilmap

@@ -1,6 +1,7 @@
 // DebugInput.cpp - INPUT sniffing and opening; matching a PE with its Portable PDB.
 #include "DebugInput.h"
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 
@@ -29,47 +30,83 @@ std::string sibling_path(const std::string& pe_path, const std::string& codeview
   return dir == std::string::npos ? name : pe_path.substr(0, dir + 1) + name;
 }
 
+// <dir of PE>/<PE file name with its extension replaced by .pdb>.
+std::string same_name_pdb(const std::string& pe_path) {
+  const std::size_t slash = pe_path.find_last_of('/');
+  const std::size_t dot = pe_path.find_last_of('.');
+  const bool has_ext = dot != std::string::npos && (slash == std::string::npos || dot > slash + 1);
+  return (has_ext ? pe_path.substr(0, dot) : pe_path) + ".pdb";
+}
+
 bool id_equals(const PdbId& id, const CodeViewEntry& cv) {
   return id.guid() == cv.guid && id.stamp() == cv.stamp;
 }
 
-// Tries the sibling named by `cv`. Returns true on a match (in.sibling/in.pdb set). Records
-// a mismatch or the first error for the final message.
-bool try_sibling(DebugInput& in, const CodeViewEntry& cv, bool& mismatched, Status& first_error) {
-  const std::string p = sibling_path(in.path, cv.path);
+// The search for a PE's PDB: every file tried, why it was rejected, and the worst class.
+struct Search {
+  std::vector<std::string> tried;   // "PATH (why)"
+  MissingPdb worst = MissingPdb::kNotPresent;
+  Status bad;                       // first corrupt candidate's error
+  void reject(const std::string& path, const std::string& why, MissingPdb cls) {
+    tried.push_back(path + " (" + why + ")");
+    if (cls == MissingPdb::kMismatch) worst = MissingPdb::kMismatch;
+    else if (cls == MissingPdb::kBad && worst != MissingPdb::kMismatch) worst = MissingPdb::kBad;
+  }
+};
+
+// Tries the PDB file `p`: accepted when its id equals a Portable CodeView entry's. Returns
+// true on a match (in.sibling/in.pdb/in.matched_codeview_index set).
+bool try_candidate(DebugInput& in, const std::string& p, Search& search) {
   std::error_code ec;
-  if (p.empty() || !std::filesystem::is_regular_file(p, ec)) return false;
+  if (!std::filesystem::exists(p, ec)) {
+    search.reject(p, "missing", MissingPdb::kNotPresent);
+    return false;
+  }
+  if (!std::filesystem::is_regular_file(p, ec)) {
+    search.reject(p, "not a regular file", MissingPdb::kNotPresent);
+    return false;
+  }
   auto file = FileBytes::open(p);
   if (!file) {
-    if (first_error.ok()) first_error = prefixed(p, file.error());
+    search.reject(p, file.error().message, MissingPdb::kBad);
+    if (search.bad.ok()) search.bad = file.error();
     return false;
   }
   const auto bytes = file->bytes();
   if (sniff_input(bytes) != InputKind::kPortablePdb) {
-    const bool msf = bytes.size() >= 24 && std::memcmp(bytes.data(), "Microsoft C/C++ MSF 7.00", 24) == 0;
-    if (first_error.ok())
-      first_error = Error{msf ? Errc::kUnsupported : Errc::kBadMagic,
-                          p + (msf ? ": is a Windows (MSF) PDB; only Portable PDBs are supported"
-                                   : ": sibling PDB is not a Portable PDB (no BSJB signature)")};
+    search.reject(p, is_windows_pdb(bytes) ? "a Windows (MSF) PDB, not a Portable PDB" : "not a Portable PDB",
+                  MissingPdb::kNotPresent);
     return false;
   }
   auto pdb = PortablePdb::parse(bytes);
   if (!pdb) {
-    if (first_error.ok()) first_error = prefixed(p, pdb.error());
+    search.reject(p, "corrupt Portable PDB: " + pdb.error().message, MissingPdb::kBad);
+    if (search.bad.ok()) search.bad = prefixed(p, pdb.error());
     return false;
   }
-  if (!pdb->has_pdb_stream() || !id_equals(pdb->id(), cv)) {
-    mismatched = true;
+  const std::vector<CodeViewEntry>& cvs = in.pe->codeview;
+  int match = -1;
+  for (std::size_t i = 0; i < cvs.size() && match < 0; ++i)
+    if (cvs[i].portable() && pdb->has_pdb_stream() && id_equals(pdb->id(), cvs[i])) match = static_cast<int>(i);
+  if (match < 0) {
     const std::string have = pdb->has_pdb_stream()
         ? portable_debug_id(pdb->id().guid(), pdb->id().stamp()) : std::string("none (no #Pdb stream)");
-    in.notes.push_back(format("sibling %s has PDB id %s; CodeView entry %u wants %s", p.c_str(),
-                              have.c_str(), cv.index, portable_debug_id(cv.guid, cv.stamp).c_str()));
+    std::string want;
+    for (const CodeViewEntry& cv : cvs)
+      if (cv.portable()) {
+        want = format("CodeView entry %u wants %s", cv.index, portable_debug_id(cv.guid, cv.stamp).c_str());
+        break;
+      }
+    if (want.empty()) want = "the PE has no Portable CodeView entry";
+    search.reject(p, "has PDB id " + have + ", " + want, MissingPdb::kMismatch);
+    in.notes.push_back(p + " has PDB id " + have + "; " + want);
     return false;
   }
   in.sibling = std::move(*file);
   in.pdb.emplace(std::move(*pdb));  // views the mmap, which the move kept in place
   in.pdb_path = p;
   in.source = PdbSource::kSibling;
+  in.matched_codeview_index = match;
   return true;
 }
 
@@ -78,38 +115,60 @@ Status open_pe(DebugInput& in, const DebugInputOptions& options) {
   if (!pe) return prefixed(in.path, pe.error());
   in.pe = pe->info();
   const PeInfo& info = *in.pe;
-  bool mismatched = false;
-  Status first_error;
+  bool any_portable = false;
+  for (const CodeViewEntry& cv : info.codeview) any_portable |= cv.portable();
+  Search search;
   bool found = false;
-  for (std::size_t i = 0; i < info.codeview.size() && !found; ++i) {
-    if (!info.codeview[i].portable()) continue;
-    if (try_sibling(in, info.codeview[i], mismatched, first_error)) {
-      in.matched_codeview_index = static_cast<int>(i);
+  if (!options.pdb.empty()) {
+    found = try_candidate(in, options.pdb, search);
+  } else {
+    if (info.embedded_pdb) {
+      auto bytes = pe->inflate_embedded_pdb();
+      if (!bytes) return prefixed(in.path, bytes.error());
+      in.inflated = std::move(*bytes);
+      auto pdb = PortablePdb::parse(in.inflated);
+      if (!pdb) return prefixed(in.path, Error{pdb.error().code, "embedded PDB: " + pdb.error().message});
+      in.pdb.emplace(std::move(*pdb));
+      in.source = PdbSource::kEmbedded;
       found = true;
+    } else if (any_portable) {
+      search.tried.push_back("embedded PDB (none)");
     }
-  }
-  if (!found && info.embedded_pdb) {
-    auto bytes = pe->inflate_embedded_pdb();
-    if (!bytes) return prefixed(in.path, bytes.error());
-    in.inflated = std::move(*bytes);
-    auto pdb = PortablePdb::parse(in.inflated);
-    if (!pdb) return prefixed(in.path, Error{pdb.error().code, "embedded PDB: " + pdb.error().message});
-    in.pdb.emplace(std::move(*pdb));
-    in.source = PdbSource::kEmbedded;
-    found = true;
+    // Candidate files, each tried once, in order.
+    std::vector<std::string> candidates;
+    auto add = [&](const std::string& p) {
+      if (!p.empty() && std::find(candidates.begin(), candidates.end(), p) == candidates.end()) candidates.push_back(p);
+    };
+    if (any_portable) {
+      for (const CodeViewEntry& cv : info.codeview) {
+        if (!cv.portable()) continue;
+        if (cv.path.starts_with('/')) add(cv.path);
+        add(sibling_path(in.path, cv.path));
+      }
+      add(same_name_pdb(in.path));
+    }
+    for (std::size_t i = 0; i < candidates.size() && !found; ++i) found = try_candidate(in, candidates[i], search);
   }
   if (!found) {
     in.source = PdbSource::kNone;
     Error e;
-    if (mismatched) {
-      e = Error{Errc::kMismatch, in.path + ": no matching debug information: " + in.notes.front()};
-    } else if (!first_error.ok()) {
-      e = first_error.error();
+    if (!options.pdb.empty() || any_portable || info.embedded_pdb) {
+      in.missing = search.worst;
+      std::string tried;
+      for (const std::string& t : search.tried) tried += (tried.empty() ? "" : ", ") + t;
+      const Errc code = search.worst == MissingPdb::kMismatch ? Errc::kMismatch
+                        : search.worst == MissingPdb::kBad    ? search.bad.code()
+                                                              : Errc::kNotFound;
+      e = Error{code, in.path + ": no matching debug information; tried: " + tried};
     } else {
+      in.missing = MissingPdb::kNoDebugInfo;
       bool windows = false;
       for (const CodeViewEntry& cv : info.codeview) windows |= !cv.portable();
-      e = Error{Errc::kNotFound, in.path + ": no matching debug information" +
-                                     std::string(windows ? " (the PE names a Windows PDB only)" : "")};
+      e = Error{Errc::kNotFound,
+                in.path + ": no matching debug information" +
+                    std::string(windows ? " (the PE names a Windows PDB only)"
+                                        : info.managed ? " (no CodeView entry and no embedded PDB)"
+                                                       : " (a native PE without a CLI header)")};
     }
     if (!options.allow_missing_pdb) return e;
     in.pdb_status = e;
@@ -134,6 +193,10 @@ Status open_pe(DebugInput& in, const DebugInputOptions& options) {
 }
 
 }  // namespace
+
+bool is_windows_pdb(std::span<const std::uint8_t> head) {
+  return head.size() >= 24 && std::memcmp(head.data(), "Microsoft C/C++ MSF 7.00", 24) == 0;
+}
 
 InputKind sniff_input(std::span<const std::uint8_t> head) {
   if (head.size() >= 4 && std::memcmp(head.data(), "BSJB", 4) == 0) return InputKind::kPortablePdb;
@@ -180,11 +243,11 @@ Result<std::unique_ptr<DebugInput>> open_debug_input(const std::string& path,
       if (Status s = open_pe(*in, options); !s) return s.error();
       return in;
     case InputKind::kCache:
-      return Error{Errc::kUsage, path + ": is an ilmap cache, not a PDB or PE"};
+      return Error{Errc::kUnsupported, path + ": is an ilmap cache, not a PDB or PE (compile the .pdb, .dll or .exe it was made from; `ilmap info` and `ilmap verify` read caches)"};
     case InputKind::kUnknown:
       break;
   }
-  if (bytes.size() >= 32 && std::memcmp(bytes.data(), "Microsoft C/C++ MSF 7.00", 24) == 0)
+  if (is_windows_pdb(bytes))
     return Error{Errc::kUnsupported, path + ": is a Windows (MSF) PDB; only Portable PDBs are supported"};
   return Error{Errc::kBadMagic, format("%s: not a Portable PDB (BSJB), a PE (MZ) or an ilmap cache (first bytes %s)", path.c_str(), bytes.size() >= 4 ? "unrecognised" : "missing")};
 }

@@ -1,16 +1,23 @@
-// cmd_compile.cpp - `ilmap compile INPUT... [-o OUT | --out-dir DIR] [--embed-sources]
-//                   [--jobs N] [--force] [-q] [--fsync] [--max-decompressed SIZE]`.
+// cmd_compile.cpp - `ilmap compile INPUT... [-o OUT | --out-dir DIR] [--pdb FILE]
+//                   [--include GLOB] [--exclude GLOB] [--json] [--embed-sources] [--jobs N]
+//                   [--force] [-q] [--fsync] [--max-decompressed SIZE]`.
 //
 // Inputs are .pdb, .dll/.exe and directories (searched recursively). Each input is compiled
-// independently (in parallel with --jobs); a failure is reported and the others go on. Output
-// is written atomically; an up-to-date cache (same input hash, size and compiler version) is
-// left alone. Messages are printed in input order, so output is deterministic.
+// independently (in parallel with --jobs); a failure is reported and the others go on. In a
+// directory, files without a Portable PDB are skipped and counted. Output follows the rules of
+// AtomicFile.h (never an input, write-through for devices, atomic replacement otherwise); an
+// up-to-date cache (same input hash, size and compiler version, and it verifies) is left alone.
+// Messages are printed in input order, so output is deterministic.
+#include <fnmatch.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <xxhash.h>
 
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <thread>
 
 #include "AtomicFile.h"
@@ -20,6 +27,7 @@
 #include "Guids.h"
 #include "Identity.h"
 #include "MetadataSchema.h"
+#include "TextEscape.h"
 #include "ilmap/cache.h"
 #include "ilmap_generated.h"
 
@@ -37,15 +45,27 @@ struct CompileOptions {
   bool quiet = false;
   bool fsync = false;
   unsigned jobs = 0;
+  std::string pdb;                   // --pdb: the PDB of the one PE input
+  std::vector<std::string> include;  // --include globs (directory mode)
+  std::vector<std::string> exclude;  // --exclude globs (directory mode)
+  bool json = false;
   std::uint64_t max_decompressed = std::uint64_t(512) << 20;  // one embedded PDB or source
 };
+
+enum class Outcome { kCompiled, kUpToDate, kSkipped, kFailed };
 
 struct Job {
   std::string input;
   std::string output;
+  bool from_directory = false;  // found by listing a directory (may be skipped)
+  std::string collides_with;    // directory mode: an earlier input that writes the same output
   // Results, filled by a worker.
+  Outcome outcome = Outcome::kFailed;
   int rc = 0;
   std::string message;
+  std::string reason;           // skipped: why; failed: the error without "ilmap: error: "
+  std::uint64_t points = 0;
+  std::size_t bytes = 0;
 };
 
 std::string lower_ext(const fs::path& p) {
@@ -103,9 +123,12 @@ bool has_embedded_sources(const PortablePdb& pdb) {
 
 // Up to date = the bytes this run would write: same input, same compiler, and the same answer
 // to --embed-sources (which only changes the bytes when the PDB has embedded sources).
-bool up_to_date(const std::string& output, const CacheSource& src, bool embed_sources) {
-  auto cache = Cache::open(output);
-  if (!cache) return false;
+// A cache is trusted only when it verifies (header, payload checksum, sections): a corrupt
+// cache is rebuilt. Only regular files are opened (never a FIFO or a device).
+bool up_to_date(const OutputTarget& target, const CacheSource& src, bool embed_sources) {
+  if (target.kind != OutputKind::kRegular) return false;
+  auto cache = Cache::open(target.path);
+  if (!cache || !cache->verify()) return false;
   const auto* root = static_cast<const fb::Cache*>(cache->root());
   const fb::Identity* id = root->identity();
   if (!(id && id->source_xxh3() == src.source_xxh3 && id->source_size() == src.source_size &&
@@ -117,19 +140,81 @@ bool up_to_date(const std::string& output, const CacheSource& src, bool embed_so
   return true;
 }
 
+bool same_file(const struct stat& a, const std::string& path) {
+  struct stat b {};
+  return ::stat(path.c_str(), &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+// True when the first bytes of `path` are a Windows (MSF) PDB's.
+bool file_is_windows_pdb(const std::string& path) {
+  std::uint8_t head[32] = {};
+  std::size_t n = 0;
+  if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
+    n = std::fread(head, 1, sizeof head, f);
+    std::fclose(f);
+  }
+  return is_windows_pdb({head, n});
+}
+
+void fail(Job& job, const Error& e) {
+  job.outcome = Outcome::kFailed;
+  job.rc = exit_code_for(e.code);
+  job.reason = e.message;
+  job.message = "ilmap: error: " + e.message;
+}
+
+void skip(Job& job, const std::string& why) {
+  job.outcome = Outcome::kSkipped;
+  job.reason = why;
+  job.message = job.input + ": skipped: " + why;
+}
+
 // `threads`: the threads this input may use to encode its point blocks.
 void run_job(Job& job, const CompileOptions& o, unsigned threads) {
   DebugInputOptions io;
   const std::uint64_t cap = o.max_decompressed;
   io.pe.max_embedded_pdb = static_cast<std::uint32_t>(std::min<std::uint64_t>(cap, UINT32_MAX));
+  io.pdb = o.pdb;
+  io.allow_missing_pdb = job.from_directory;
   auto in = open_debug_input(job.input, io);
   if (!in) {
-    job.rc = exit_code_for(in.error().code);
-    job.message = "ilmap: error: " + in.error().message;
-    return;
+    if (job.from_directory && file_is_windows_pdb(job.input)) return skip(job, "no Portable PDB (a Windows PDB)");
+    return fail(job, in.error());
   }
-  const CacheSource src = make_source(**in);
-  if (!o.force && up_to_date(job.output, src, o.embed_sources)) {
+  const DebugInput& d = **in;
+  if (!o.pdb.empty() && !d.pe)
+    return fail(job, {Errc::kUsage, format("--pdb %s: applies to a .dll or .exe input, and %s is a PDB", o.pdb.c_str(), job.input.c_str())});
+  if (!d.pdb) {  // directory mode: a PE without usable debug information
+    switch (d.missing) {
+      case MissingPdb::kNoDebugInfo:
+        if (d.pe && !d.pe->managed) return skip(job, "no Portable PDB (a native PE)");
+        if (d.pe && !d.pe->codeview.empty()) return skip(job, "no Portable PDB (the PE names a Windows PDB)");
+        return skip(job, "no Portable PDB (no debug information)");
+      case MissingPdb::kNotPresent:
+        return skip(job, "no Portable PDB (the PDB it names is not here)");
+      default:
+        return fail(job, d.pdb_status.error());
+    }
+  }
+  if (!job.collides_with.empty())
+    return fail(job, {Errc::kUsage, format("%s and %s would both write %s; compile them separately with -o",
+                                           job.collides_with.c_str(), job.input.c_str(), job.output.c_str())});
+  auto target = resolve_output(job.output);
+  if (!target) return fail(job, target.error());
+  // Never replace an input: the file itself, or the PDB file read for a PE.
+  if (target->kind == OutputKind::kRegular || target->kind == OutputKind::kWriteThrough) {
+    if (same_file(target->st, job.input))
+      return fail(job, {Errc::kUsage, format("%s: output is the input %s itself; refusing to overwrite it (choose another -o)",
+                                             job.output.c_str(), job.input.c_str())});
+    if (d.source == PdbSource::kSibling && same_file(target->st, d.pdb_path))
+      return fail(job, {Errc::kUsage, format("%s: output is the PDB %s read for %s; refusing to overwrite it (choose another -o)",
+                                             job.output.c_str(), d.pdb_path.c_str(), job.input.c_str())});
+  }
+  if (target->kind == OutputKind::kDirectory)
+    return fail(job, {Errc::kIo, format("%s: is a directory", job.output.c_str())});
+  const CacheSource src = make_source(d);
+  if (!o.force && up_to_date(*target, src, o.embed_sources)) {
+    job.outcome = Outcome::kUpToDate;
     job.message = format("%s: up to date: %s", job.input.c_str(), job.output.c_str());
     return;
   }
@@ -139,30 +224,58 @@ void run_job(Job& job, const CompileOptions& o, unsigned threads) {
   bo.threads = threads;
   CacheStats stats;
   auto bytes = build_cache(src, bo, &stats);
-  if (!bytes) {
-    job.rc = exit_code_for(bytes.error().code);
-    job.message = "ilmap: error: " + job.input + ": " + bytes.error().message;
-    return;
+  if (!bytes) return fail(job, {bytes.error().code, job.input + ": " + bytes.error().message});
+  if (target->kind == OutputKind::kMissing) {  // -o newdir/sub/x.ilmap: create the folders
+    const fs::path parent = fs::path(target->path).parent_path();
+    std::error_code ec;
+    if (!parent.empty() && !fs::exists(parent, ec) && !fs::create_directories(parent, ec) && ec)
+      return fail(job, {Errc::kIo, format("%s: cannot create directory %s: %s", job.output.c_str(),
+                                          parent.string().c_str(), ec.message().c_str())});
   }
-  if (Status s = write_file_atomically(job.output, *bytes, o.fsync); !s) {
-    job.rc = exit_code_for(s.code());
-    job.message = "ilmap: error: " + s.message();
-    return;
-  }
+  if (Status s = write_output(*target, *bytes, o.fsync); !s) return fail(job, s.error());
+  job.outcome = Outcome::kCompiled;
+  job.points = stats.points;
+  job.bytes = bytes->size();
   job.message = format("%s -> %s (%llu points, %zu bytes, %.2f bytes/point)", job.input.c_str(),
                        job.output.c_str(), static_cast<unsigned long long>(stats.points), bytes->size(),
                        stats.points ? double(stats.point_bytes) / double(stats.points) : 0.0);
 }
 
-// Expands directories into their .pdb files, plus .dll/.exe files with no same-named .pdb
-// beside them (those carry an embedded PDB or name one elsewhere). Sorted for determinism.
+bool glob_match(const std::string& glob, const fs::path& rel) {
+  return ::fnmatch(glob.c_str(), rel.generic_string().c_str(), 0) == 0 ||
+         ::fnmatch(glob.c_str(), rel.filename().string().c_str(), 0) == 0;
+}
+
+// --include (any must match when given) and --exclude (none may match), on the path relative
+// to the listed directory and on the file name.
+bool selected(const CompileOptions& o, const fs::path& rel) {
+  if (!o.include.empty() &&
+      std::none_of(o.include.begin(), o.include.end(), [&](const std::string& g) { return glob_match(g, rel); }))
+    return false;
+  return std::none_of(o.exclude.begin(), o.exclude.end(), [&](const std::string& g) { return glob_match(g, rel); });
+}
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+// Expands directories into their .dll/.exe files, plus .pdb files with no same-named .dll or
+// .exe beside them (a PE's PDB is read through the PE, so that a stale PDB is reported as a
+// mismatch instead of being compiled as if it were the PE's; --include/--exclude select among
+// these, they never turn such a PDB into an input of its own). Sorted for determinism.
 Status expand_inputs(const CompileOptions& o, std::vector<Job>& jobs) {
   std::map<std::string, std::string> out_of;  // output -> input, to detect collisions
-  auto add = [&](const fs::path& input, const fs::path& output) -> Status {
+  auto add = [&](const fs::path& input, const fs::path& output, bool from_directory) -> Status {
     auto [it, fresh] = out_of.emplace(output.string(), input.string());
-    if (!fresh)
+    if (!fresh && !from_directory)
       return {Errc::kUsage, format("inputs %s and %s would both write %s; use --out-dir with distinct names or compile them separately", it->second.c_str(), input.string().c_str(), output.string().c_str())};
-    jobs.push_back({input.string(), output.string(), 0, {}});
+    Job job;
+    job.input = input.string();
+    job.output = output.string();
+    job.from_directory = from_directory;
+    if (!fresh) job.collides_with = it->second;
+    jobs.push_back(std::move(job));
     return {};
   };
   for (const std::string& arg : o.inputs) {
@@ -176,14 +289,16 @@ Status expand_inputs(const CompileOptions& o, std::vector<Job>& jobs) {
       }
       if (ec) return {Errc::kIo, format("%s: cannot list directory: %s", arg.c_str(), ec.message().c_str())};
       std::sort(files.begin(), files.end());
+      std::set<std::string> pe_stems;  // "<dir>/<lower stem>" of every PE found
+      for (const fs::path& f : files)
+        if (lower_ext(f) != ".pdb") pe_stems.insert((f.parent_path() / lower(f.stem().string())).string());
       for (const fs::path& f : files) {
-        const std::string e = lower_ext(f);
-        if (e != ".pdb" && fs::exists(fs::path(f).replace_extension(".pdb"), ec)) continue;
-        fs::path rel = fs::relative(f, p, ec);
+        if (lower_ext(f) == ".pdb" && pe_stems.count((f.parent_path() / lower(f.stem().string())).string())) continue;
+        fs::path rel = f.lexically_relative(p);
+        if (!selected(o, rel)) continue;
         fs::path out = o.out_dir.empty() ? f : fs::path(o.out_dir) / rel;
         out.replace_extension(".ilmap");
-        if (Status s = add(f, out); !s) return s;
-        if (!o.out_dir.empty()) fs::create_directories(out.parent_path(), ec);
+        if (Status s = add(f, out, true); !s) return s;  // run_job creates the folders
       }
       continue;
     }
@@ -198,9 +313,51 @@ Status expand_inputs(const CompileOptions& o, std::vector<Job>& jobs) {
       out = p;
       out.replace_extension(".ilmap");
     }
-    if (Status s = add(p, out); !s) return s;
+    if (Status s = add(p, out, false); !s) return s;
   }
   return {};
+}
+
+const char* json_outcome_name(Outcome c) {
+  switch (c) {
+    case Outcome::kCompiled: return "compiled";
+    case Outcome::kUpToDate: return "up_to_date";
+    case Outcome::kSkipped: return "skipped";
+    case Outcome::kFailed: return "failed";
+  }
+  return "failed";
+}
+
+void print_json(const std::vector<Job>& jobs, const std::size_t (&count)[4]) {
+  nlohmann::ordered_json j;
+  j["compiled"] = count[0];
+  j["up_to_date"] = count[1];
+  j["skipped"] = count[2];
+  j["failed"] = count[3];
+  j["results"] = nlohmann::ordered_json::array();
+  for (const Job& job : jobs) {
+    nlohmann::ordered_json r;
+    r["input"] = job.input;
+    r["output"] = job.output;
+    r["result"] = json_outcome_name(job.outcome);
+    if (job.outcome == Outcome::kCompiled) {
+      r["points"] = job.points;
+      r["bytes"] = job.bytes;
+    } else if (job.outcome == Outcome::kSkipped) {
+      r["reason"] = job.reason;
+    } else if (job.outcome == Outcome::kFailed) {
+      r["exit_code"] = job.rc;
+      r["error"] = job.reason;
+    }
+    j["results"].push_back(std::move(r));
+  }
+  std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+}
+
+// True when `path` names what standard output already is (e.g. -o /dev/stdout).
+bool is_stdout(const std::string& path) {
+  struct stat a {}, b {};
+  return ::fstat(1, &a) == 0 && ::stat(path.c_str(), &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
 int run_compile(const CompileOptions& o) {
@@ -208,17 +365,30 @@ int run_compile(const CompileOptions& o) {
     return report_error({Errc::kUsage, "-o and --out-dir cannot be used together"});
   if (!o.out.empty() && (o.inputs.size() != 1 || std::filesystem::is_directory(o.inputs[0])))
     return report_error({Errc::kUsage, "-o takes exactly one input file; use --out-dir for several"});
+  if (!o.pdb.empty() && (o.inputs.size() != 1 || std::filesystem::is_directory(o.inputs[0])))
+    return report_error({Errc::kUsage, "--pdb takes exactly one input file (a .dll or .exe)"});
+  const bool to_stdout = o.out == "-" || (!o.out.empty() && is_stdout(o.out));
+  if (to_stdout && o.json) return report_error({Errc::kUsage, "--json cannot be used with -o - (standard output carries the cache)"});
+  if (o.out == "-" && ::isatty(1)) return report_error({Errc::kUsage, "-o -: standard output is a terminal; redirect it to a file or a pipe"});
   if (!o.out_dir.empty()) {
     std::error_code ec;
+    if (fs::exists(o.out_dir, ec) && !fs::is_directory(o.out_dir, ec))
+      return report_error({Errc::kIo, escape_text(o.out_dir) + ": exists and is not a directory (--out-dir)"});
     fs::create_directories(o.out_dir, ec);
     if (!fs::is_directory(o.out_dir, ec))
-      return report_error({Errc::kIo, format("%s: cannot create output directory", o.out_dir.c_str())});
+      return report_error({Errc::kIo, format("%s: cannot create output directory: %s", escape_text(o.out_dir).c_str(), ec.message().c_str())});
   }
   std::vector<Job> jobs;
-  if (Status s = expand_inputs(o, jobs); !s) return report_error(s.error());
-  if (jobs.empty()) return report_error({Errc::kNotFound, "no .pdb, .dll or .exe inputs found"});
+  if (Status s = expand_inputs(o, jobs); !s) return report_error({s.code(), escape_text(s.message())});
+  bool any_directory = false;
+  for (const Job& j : jobs) any_directory |= j.from_directory;
+  if (jobs.empty() && !o.json) return report_error({Errc::kNotFound, "no .pdb, .dll or .exe inputs found"});
+  // Before any thread starts: the umask is read by setting it, and a signal must find the
+  // handlers that remove temporary files.
+  (void)new_file_mode();
+  install_temp_cleanup();
   const unsigned threads = o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
-  const unsigned n = std::min<unsigned>(threads, static_cast<unsigned>(jobs.size()));
+  const unsigned n = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(jobs.size())));
   // Fewer inputs than threads: a large input encodes its point blocks with the rest.
   const unsigned per_input = std::max(1u, threads / n);
   std::atomic<std::size_t> next{0};
@@ -229,18 +399,23 @@ int run_compile(const CompileOptions& o) {
   for (unsigned i = 1; i < n; ++i) pool.emplace_back(worker);
   worker();
   for (auto& t : pool) t.join();
-  int rc = 0, failed = 0;
+  int rc = 0;
+  std::size_t count[4] = {0, 0, 0, 0};
   for (const Job& j : jobs) {
-    if (j.rc != 0) {
-      std::fprintf(stderr, "%s\n", j.message.c_str());
-      ++failed;
+    ++count[static_cast<int>(j.outcome)];
+    if (j.outcome == Outcome::kFailed) {
+      std::fprintf(stderr, "%s\n", escape_text(j.message).c_str());
       rc = std::max(rc, j.rc);
-    } else if (!o.quiet) {
-      std::printf("%s\n", j.message.c_str());
+    } else if (!o.quiet && !o.json && !to_stdout) {
+      std::printf("%s\n", escape_text(j.message).c_str());
     }
   }
-  if (jobs.size() > 1 && (failed || !o.quiet))
-    std::fprintf(failed ? stderr : stdout, "compiled %zu of %zu inputs, %d failed\n", jobs.size() - failed, jobs.size(), failed);
+  if (o.json) {
+    print_json(jobs, count);
+  } else if ((jobs.size() > 1 || any_directory) && (count[3] || !o.quiet)) {
+    std::fprintf(count[3] ? stderr : stdout, "%zu compiled, %zu up to date, %zu skipped, %zu failed\n",
+                 count[0], count[1], count[2], count[3]);
+  }
   return rc;
 }
 
@@ -251,13 +426,31 @@ void register_compile(CLI::App& app, int& rc) {
   CLI::App* cmd = app.add_subcommand(
       "compile",
       "Compile PDBs (or PEs carrying or naming one) into ilmap caches.\n"
-      "Directories are searched recursively for .pdb, .dll and .exe files. Without -o or\n"
-      "--out-dir, each cache is written beside its input as NAME.ilmap. Up-to-date caches\n"
-      "are skipped. Exit code: 0 if all inputs compiled, else the worst failure's code.");
+      "Without -o or --out-dir, each cache is written beside its input as NAME.ilmap.\n"
+      "Up-to-date caches (same input, same compiler, verifying) are left alone.\n"
+      "A PE's PDB is searched in order: the embedded PDB, the CodeView path as written, the\n"
+      "CodeView file name beside the PE, NAME.pdb beside the PE; a file is used only when its\n"
+      "PDB id matches the PE's CodeView entry (--pdb names the file instead).\n"
+      "Directories are searched recursively for .dll/.exe files and for .pdb files without a\n"
+      "same-named .dll/.exe; files there that carry no Portable PDB (native or framework PEs,\n"
+      "Windows PDBs) are skipped and counted; a PDB that does not match its PE fails (exit 3).\n"
+      "Output: an output that is an input (or the PDB read for a PE) is refused (exit 1); -o -\n"
+      "writes to standard output; an existing device or FIFO (/dev/null) is written through;\n"
+      "a symlink's target is replaced atomically and the link stays; other files are written\n"
+      "to a temporary file and renamed (removed on SIGINT/SIGTERM/SIGHUP; a killed run's\n"
+      "leftovers are removed by the next run). New caches get 0666 & ~umask; a replaced cache\n"
+      "keeps its mode. Exit code: 0 if all inputs compiled (or were up to date or skipped),\n"
+      "else the worst failure's code.");
   cmd->add_option("INPUT", o->inputs, "Input .pdb, .dll, .exe files or directories")->required();
-  auto* out = cmd->add_option("-o,--output", o->out, "Output cache file (exactly one input)");
+  auto* out = cmd->add_option("-o,--output", o->out, "Output cache file (exactly one input); - for standard output; missing folders are created");
   auto* dir = cmd->add_option("--out-dir", o->out_dir, "Directory for the caches (mirrors input directories)");
   out->excludes(dir);
+  cmd->add_option("--pdb", o->pdb, "The PDB of the one PE input, instead of searching (its id must match)");
+  cmd->add_option("--include", o->include, "Directory mode: compile only files matching this glob (path relative to the directory, or file name); repeatable")
+      ->allow_extra_args(false);
+  cmd->add_option("--exclude", o->exclude, "Directory mode: leave out files matching this glob (path relative to the directory, or file name); repeatable")
+      ->allow_extra_args(false);
+  cmd->add_flag("--json", o->json, "Print one JSON object on stdout: counts and the result of each input");
   cmd->add_flag("--embed-sources", o->embed_sources, "Store the PDB's embedded sources (zstd) in the cache");
   cmd->add_flag("--force", o->force, "Rebuild even if the cache is up to date");
   cmd->add_flag("-q,--quiet", o->quiet, "Print only errors");

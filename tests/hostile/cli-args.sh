@@ -110,7 +110,8 @@ done
 expect 2 "" "$ilmap" compile "$tmp/missing.pdb" -o "$tmp/x.ilmap"
 expect 2 "" "$ilmap" compile "$tmp/empty.pdb" -o "$tmp/x.ilmap"
 expect 2 "" "$ilmap" compile /dev/null -o "$tmp/x.ilmap"
-expect 2 "" "$ilmap" compile "$pdb" -o "$tmp/no/such/dir/x.ilmap"
+# -o creates missing folders (issue 9 item 22), but not under a regular file.
+expect 2 "Not a directory" "$ilmap" compile "$pdb" -o "$tmp/empty.pdb/sub/x.ilmap"
 expect 2 "" "$ilmap" compile "$pdb" -o "$tmp/dir"
 [[ ! -e "$tmp/x.ilmap" ]] || { echo "FAIL: a failed compile left $tmp/x.ilmap"; fails=$((fails + 1)); }
 # A non-UTF-8 file name works like any other.

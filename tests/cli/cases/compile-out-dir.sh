@@ -1,4 +1,4 @@
-# compile DIR --out-dir OUT: recursive, mirrors folders, skips DLLs with a same-named .pdb,
+# compile DIR --out-dir OUT: recursive, mirrors folders, compiles a DLL through its same-named .pdb,
 # compiles DLLs without one (embedded PDB), ignores other files.
 . "$(dirname "$0")/../common.sh"
 need "$FRAMES.pdb" "$FRAMES.dll" "$EMBEDDED_DLL" "$FEATURES.pdb"
