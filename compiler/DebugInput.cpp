@@ -67,6 +67,10 @@ bool try_candidate(DebugInput& in, const std::string& p, Search& search) {
     return false;
   }
   auto file = FileBytes::open(p);
+  if (!file && file.error().code == Errc::kBadMagic) {  // FileBytes checks the first bytes
+    search.reject(p, "not a Portable PDB", MissingPdb::kNotPresent);
+    return false;
+  }
   if (!file) {
     search.reject(p, file.error().message, MissingPdb::kBad);
     if (search.bad.ok()) search.bad = file.error();
@@ -227,6 +231,18 @@ Result<std::unique_ptr<DebugInput>> open_debug_input(const std::string& path) {
   return open_debug_input(path, DebugInputOptions{});
 }
 
+namespace {
+
+// A decode error of a file that was truncated while mapped (the guard gave zeros) is reported
+// as the change, which is its cause.
+Error changed_or(const DebugInput& in, const Status& s) {
+  if (Status c = in.file.check(); !c) return c.error();
+  if (Status c = in.sibling.check(); !c) return c.error();
+  return s.error();
+}
+
+}  // namespace
+
 Result<std::unique_ptr<DebugInput>> open_debug_input(const std::string& path,
                                                      const DebugInputOptions& options) {
   auto file = FileBytes::open(path);
@@ -237,10 +253,10 @@ Result<std::unique_ptr<DebugInput>> open_debug_input(const std::string& path,
   const auto bytes = in->file.bytes();
   switch (sniff_input(bytes)) {
     case InputKind::kPortablePdb:
-      if (Status s = open_standalone(*in); !s) return s.error();
+      if (Status s = open_standalone(*in); !s) return changed_or(*in, s);
       return in;
     case InputKind::kPe:
-      if (Status s = open_pe(*in, options); !s) return s.error();
+      if (Status s = open_pe(*in, options); !s) return changed_or(*in, s);
       return in;
     case InputKind::kCache:
       return Error{Errc::kUnsupported, path + ": is an ilmap cache, not a PDB or PE (compile the .pdb, .dll or .exe it was made from; `ilmap info` and `ilmap verify` read caches)"};

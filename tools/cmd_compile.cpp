@@ -224,6 +224,10 @@ void run_job(Job& job, const CompileOptions& o, unsigned threads) {
   bo.threads = threads;
   CacheStats stats;
   auto bytes = build_cache(src, bo, &stats);
+  // An input truncated while mapped reads as zeros (the mapping guard): that, not whatever the
+  // zeros decoded to, is the error, and nothing is written.
+  for (const FileBytes* f : {&d.file, &d.sibling})
+    if (Status s = f->check(); !s) return fail(job, s.error());
   if (!bytes) return fail(job, {bytes.error().code, job.input + ": " + bytes.error().message});
   if (target->kind == OutputKind::kMissing) {  // -o newdir/sub/x.ilmap: create the folders
     const fs::path parent = fs::path(target->path).parent_path();

@@ -177,13 +177,11 @@ int dump_cache(const DumpOptions& o) {
   return ok ? 0 : 2;
 }
 
+// FileBytes::open refuses what is not a regular file without blocking (a FIFO would hang an
+// fopen) and checks the first bytes before mapping; its errors are reported by the PDB path.
 bool is_cache_file(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return false;
-  std::uint8_t head[8] = {};
-  const std::size_t n = std::fread(head, 1, sizeof head, f);
-  std::fclose(f);
-  return sniff_input({head, n}) == InputKind::kCache;
+  auto f = FileBytes::open(path);
+  return f && sniff_input(f->bytes()) == InputKind::kCache;
 }
 
 int run_dump(const DumpOptions& o) {

@@ -173,10 +173,9 @@ class Output {
   bool failed() const { return failed_; }
 
  private:
+  // The message is main's (finish_stdout: the stream's error flag is set): one per failure.
   bool fail() {
     failed_ = true;
-    const int e = errno;
-    report_error({Errc::kIo, format("writing answers to stdout failed: %s", std::strerror(e ? e : EIO))});
     return false;
   }
   bool failed_ = false;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "Commands.h"
+#include "ilmap/mapping_guard.h"
 #include "HelpFormatter.h"
 
 namespace {
@@ -54,6 +55,9 @@ int unknown_command(CLI::App& app, const std::string& name) {
 }
 
 int run(int argc, char** argv) {
+  // A mapped cache or input truncated by another process faults as SIGBUS: the guard turns that
+  // into "changed while in use" errors (include/ilmap/mapping_guard.h).
+  ilmap::install_mapping_guard();
   CLI::App app{
       "ilmap - compile .NET Portable PDBs into a memory-mappable lookup cache and resolve\n"
       "(method token, IL offset) to file:line:column.\n\n"
