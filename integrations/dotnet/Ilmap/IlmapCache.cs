@@ -8,6 +8,7 @@ using System;
 using System.Collections.Concurrent;
 using System.Runtime.InteropServices;
 using System.Text;
+using System.Threading;
 
 namespace Ilmap;
 
@@ -27,8 +28,12 @@ public sealed class IlmapCache : IDisposable
 
     readonly CacheHandle _handle;
     // (address, length) of a string in the mapped cache or the library -> its managed copy.
-    // Length -1: a NUL-terminated string (the language names).
+    // Length -1: a NUL-terminated string (the language names). The dictionary holds every string
+    // made; the direct-mapped slots in front of it answer the common case with one load and two
+    // compares (an entry is immutable and set once, so readers need no lock).
+    const int SlotBits = 12;
     readonly ConcurrentDictionary<(nint Address, nint Length), string> _strings = new();
+    readonly StringEntry?[] _slots = new StringEntry?[1 << SlotBits];
 
     IlmapCache(CacheHandle handle)
     {
@@ -167,11 +172,27 @@ public sealed class IlmapCache : IDisposable
 
     unsafe string Intern(byte* p, nint length)
     {
-        var key = ((nint)p, length);
-        if (_strings.TryGetValue(key, out string? s))
-            return s;
-        s = length < 0 ? Marshal.PtrToStringUTF8((IntPtr)p) ?? "" : Encoding.UTF8.GetString(p, checked((int)length));
-        return _strings.GetOrAdd(key, s);
+        nint address = (nint)p;
+        int slot = (int)(((ulong)address * 0x9E3779B97F4A7C15UL) >> (64 - SlotBits));
+        StringEntry? entry = Volatile.Read(ref _slots[slot]);
+        if (entry != null && entry.Address == address && entry.Length == length)
+            return entry.Value;
+        var key = (address, length);
+        if (!_strings.TryGetValue(key, out string? s))
+        {
+            s = length < 0 ? Marshal.PtrToStringUTF8((IntPtr)p) ?? "" : Encoding.UTF8.GetString(p, checked((int)length));
+            s = _strings.GetOrAdd(key, s);
+        }
+        if (entry == null) // a slot keeps its first string: no allocation once every string was seen
+            Interlocked.CompareExchange(ref _slots[slot], new StringEntry(address, length, s), null);
+        return s;
+    }
+
+    sealed class StringEntry(nint address, nint length, string value)
+    {
+        public readonly nint Address = address;
+        public readonly nint Length = length;
+        public readonly string Value = value;
     }
 
     static unsafe string Message(byte* msg, string fallback)
