@@ -111,6 +111,25 @@ public class ApiTests
     }
 
     [Fact]
+    public void FileChangedAfterTheCacheIsReplaced()
+    {
+        var path = Corpus.TempFile("replaced.ilmap");
+        File.Copy(Corpus.CachePath("cs-frames"), path, overwrite: true);
+        using var cache = IlmapCache.Open(path);
+        Assert.False(cache.FileChanged);
+        int row = 1;
+        while (row <= cache.MethodCount && !cache.TryLookupRow(row, 0, out _))
+            row++;
+        Assert.True(cache.TryLookupRow(row, 0, out var before));
+        var next = Corpus.TempFile("replaced.ilmap.new");
+        File.Copy(Corpus.CachePath("cs-features"), next, overwrite: true);
+        File.Move(next, path, overwrite: true); // as ilmap compile replaces a cache: a rename
+        Assert.True(cache.FileChanged);
+        Assert.True(cache.TryLookupRow(row, 0, out var after)); // the open cache still answers from the old file
+        Assert.Equal(before, after);
+    }
+
+    [Fact]
     public void NegativeOffsetHasNoAnswer()
     {
         using var cache = IlmapCache.Open(Corpus.CachePath("cs-frames"));
