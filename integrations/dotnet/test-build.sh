@@ -44,6 +44,9 @@ version=$(sed -n 's:.*<Version>\(.*\)</Version>.*:\1:p' "$here/Directory.Build.p
 ls "$out/feed/Ilmap.Build.$version.nupkg" "$out/feed/Ilmap.$version.nupkg" >/dev/null
 
 s="$out/sample"
+# The sample stands alone: no Directory.Build.* of the folders above it.
+echo '<Project />' >"$s/Directory.Build.props"
+echo '<Project />' >"$s/Directory.Build.targets"
 cat >"$s/NuGet.config" <<XML
 <?xml version="1.0" encoding="utf-8"?>
 <configuration>
