@@ -130,6 +130,25 @@ public class ApiTests
     }
 
     [Fact]
+    public void MappingGuardTurnsATruncatedCacheIntoChanged()
+    {
+        Assert.True(IlmapCache.InstallMappingGuard());
+        var path = Corpus.TempFile("truncated.ilmap");
+        File.Copy(Corpus.CachePath("cs-manymethods"), path, overwrite: true);
+        using var cache = IlmapCache.Open(path);
+        Assert.False(cache.Changed);
+        using (var f = new FileStream(path, FileMode.Open, FileAccess.Write))
+            f.SetLength(4096); // truncated in place: the mapping's later pages are gone
+        int answers = 0;
+        for (int row = 1; row <= cache.MethodCount; row++)
+            if (cache.TryLookupRow(row, 0, out _))
+                answers++;
+        Assert.True(cache.Changed); // without the guard, the process would have died of SIGBUS
+        // A NullReferenceException in managed code is still the runtime's to handle.
+        Assert.Throws<NullReferenceException>(() => ((string?)null)!.Length);
+    }
+
+    [Fact]
     public void NegativeOffsetHasNoAnswer()
     {
         using var cache = IlmapCache.Open(Corpus.CachePath("cs-frames"));

@@ -43,7 +43,17 @@ static class Corpus
 
     static readonly object CompileLock = new();
     static readonly Dictionary<string, string> Compiled = new();
-    static readonly string WorkDir = Directory.CreateTempSubdirectory("ilmap-dotnet-tests-").FullName;
+    static readonly string WorkDir = MakeWorkDir();
+
+    static string MakeWorkDir()
+    {
+        var dir = Directory.CreateTempSubdirectory("ilmap-dotnet-tests-").FullName;
+        AppDomain.CurrentDomain.ProcessExit += (_, _) =>
+        {
+            try { Directory.Delete(dir, recursive: true); } catch (IOException) { } catch (UnauthorizedAccessException) { }
+        };
+        return dir;
+    }
 
     /// <summary>Compiles the corpus PDB NAME with the built ilmap program (once per run).</summary>
     public static string CachePath(string name)

@@ -158,6 +158,42 @@ public sealed class IlmapCache : IDisposable
         }
     }
 
+    /// <summary>
+    /// Installs the process-wide SIGBUS guard of the native reader (idempotent; it hands faults
+    /// that are not its own to the handler installed before it, the .NET runtime's). Without it,
+    /// a mapped cache that another program truncates in place kills the process at the next
+    /// lookup that touches a lost page; with it, such reads see zeros and <see cref="Changed"/>
+    /// turns true. <see cref="IlmapOpenMode.Read"/> avoids the question altogether.
+    /// Returns false when the handler could not be installed.
+    /// </summary>
+    public static bool InstallMappingGuard()
+    {
+        Native.EnsureResolver();
+        return Native.InstallMappingGuard() != 0;
+    }
+
+    /// <summary>
+    /// True once the mapping guard replaced a page of this cache's mapping (the file shrank while
+    /// in use): answers since then may be wrong. Always false without the guard.
+    /// </summary>
+    public bool Changed
+    {
+        get
+        {
+            bool addedRef = false;
+            try
+            {
+                _handle.DangerousAddRef(ref addedRef);
+                return Native.Changed(_handle.DangerousGetHandle()) != 0;
+            }
+            finally
+            {
+                if (addedRef)
+                    _handle.DangerousRelease();
+            }
+        }
+    }
+
     /// <summary>Closes the cache once no lookup is running on it.</summary>
     public void Dispose() => _handle.Dispose();
 
