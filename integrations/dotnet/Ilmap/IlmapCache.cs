@@ -1,0 +1,252 @@
+// IlmapCache: an opened ilmap cache (a SafeHandle over ilmap_cache*), answering IL offset ->
+// source span lookups with the runtime's rule (SPEC.md section 6). The native reader is read-only
+// after open, so any number of threads may look up at once; Dispose waits for none of them but
+// the handle is released only after the last running call returns (SafeHandle reference count).
+// A lookup allocates nothing: document paths, URLs and languages become strings once per cache
+// (keyed by where they lie in the mapped file) and are shared by every later answer.
+using System;
+using System.Collections.Concurrent;
+using System.Runtime.InteropServices;
+using System.Text;
+using System.Threading;
+
+namespace Ilmap;
+
+/// <summary>How <see cref="IlmapCache.Open(string, IlmapOpenMode)"/> reads the file.</summary>
+public enum IlmapOpenMode
+{
+    /// <summary>Map the file read-only (the default; pages are read on demand).</summary>
+    Map = 0,
+    /// <summary>Read the whole file into private memory: later changes to the file cannot reach the cache.</summary>
+    Read = 1,
+}
+
+/// <summary>An opened ilmap cache.</summary>
+public sealed class IlmapCache : IDisposable
+{
+    const int MessageSize = 1024;
+
+    readonly CacheHandle _handle;
+    // (address, length) of a string in the mapped cache or the library -> its managed copy.
+    // Length -1: a NUL-terminated string (the language names). The dictionary holds every string
+    // made; the direct-mapped slots in front of it answer the common case with one load and two
+    // compares (an entry is immutable and set once, so readers need no lock).
+    const int SlotBits = 12;
+    readonly ConcurrentDictionary<(nint Address, nint Length), string> _strings = new();
+    readonly StringEntry?[] _slots = new StringEntry?[1 << SlotBits];
+
+    IlmapCache(CacheHandle handle)
+    {
+        _handle = handle;
+        MethodCount = (int)Native.MethodCount(handle.DangerousGetHandle());
+        PointCount = (long)Native.PointCount(handle.DangerousGetHandle());
+    }
+
+    /// <summary>Opens a cache written by <c>ilmap compile</c>.</summary>
+    /// <exception cref="IlmapException">The file is missing, unreadable, or not a valid cache.</exception>
+    public static unsafe IlmapCache Open(string path, IlmapOpenMode mode = IlmapOpenMode.Map)
+    {
+        ArgumentNullException.ThrowIfNull(path);
+        if (path.IndexOf('\0') >= 0)
+            throw new ArgumentException("path contains a NUL character", nameof(path));
+        Native.EnsureResolver();
+        byte[] utf8 = new byte[Encoding.UTF8.GetByteCount(path) + 1];
+        Encoding.UTF8.GetBytes(path, 0, path.Length, utf8, 0);
+        byte* msg = stackalloc byte[MessageSize];
+        msg[0] = 0;
+        int err = 0;
+        IntPtr raw;
+        fixed (byte* p = utf8)
+            raw = Native.OpenEx(p, (uint)mode, &err, msg, MessageSize);
+        if (raw == IntPtr.Zero)
+            throw new IlmapException((IlmapStatus)err, Message(msg, $"cannot open {path}"));
+        return new IlmapCache(new CacheHandle(raw));
+    }
+
+    /// <summary>MethodDebugInformation rows of the PDB the cache was made from.</summary>
+    public int MethodCount { get; }
+
+    /// <summary>Sequence points in the cache (visible and hidden).</summary>
+    public long PointCount { get; }
+
+    /// <summary>
+    /// Resolves a MethodDef token (0x06RRRRRR) and IL offset. Returns false when there is no
+    /// answer: unknown method, a token of another table, an offset before the method's first
+    /// visible point, or a negative offset (the runtime's -1, <c>StackFrame.OFFSET_UNKNOWN</c>).
+    /// </summary>
+    /// <exception cref="ObjectDisposedException">The cache was disposed.</exception>
+    public unsafe bool TryLookup(int token, int ilOffset, out SourceLocation location)
+    {
+        NativeLocation native = default;
+        bool addedRef = false;
+        int found;
+        try
+        {
+            _handle.DangerousAddRef(ref addedRef);
+            found = Native.Lookup(_handle.DangerousGetHandle(), unchecked((uint)token), unchecked((uint)ilOffset), &native);
+            location = found != 0 ? Convert(in native) : default;
+        }
+        finally
+        {
+            if (addedRef)
+                _handle.DangerousRelease();
+        }
+        return found != 0;
+    }
+
+    /// <summary>As <see cref="TryLookup"/>, by method row number (1-based) instead of token.</summary>
+    public unsafe bool TryLookupRow(int row, int ilOffset, out SourceLocation location)
+    {
+        NativeLocation native = default;
+        bool addedRef = false;
+        int found;
+        try
+        {
+            _handle.DangerousAddRef(ref addedRef);
+            found = row <= 0 ? 0 : Native.LookupRow(_handle.DangerousGetHandle(), (uint)row, unchecked((uint)ilOffset), &native);
+            location = found != 0 ? Convert(in native) : default;
+        }
+        finally
+        {
+            if (addedRef)
+                _handle.DangerousRelease();
+        }
+        return found != 0;
+    }
+
+    /// <summary>Full check of the cache (checksum and structure).</summary>
+    /// <exception cref="IlmapException">The cache is corrupt; the message says what and where.</exception>
+    public unsafe void Verify()
+    {
+        byte* msg = stackalloc byte[MessageSize];
+        msg[0] = 0;
+        bool addedRef = false;
+        int status;
+        try
+        {
+            _handle.DangerousAddRef(ref addedRef);
+            status = Native.Verify(_handle.DangerousGetHandle(), msg, MessageSize);
+        }
+        finally
+        {
+            if (addedRef)
+                _handle.DangerousRelease();
+        }
+        if (status != 0)
+            throw new IlmapException((IlmapStatus)status, Message(msg, "verify failed"));
+    }
+
+    /// <summary>
+    /// True when the path the cache was opened from now names another file, or one whose size or
+    /// times differ (the cache was rewritten: open it again).
+    /// </summary>
+    public bool FileChanged
+    {
+        get
+        {
+            bool addedRef = false;
+            try
+            {
+                _handle.DangerousAddRef(ref addedRef);
+                return Native.FileChanged(_handle.DangerousGetHandle()) != 0;
+            }
+            finally
+            {
+                if (addedRef)
+                    _handle.DangerousRelease();
+            }
+        }
+    }
+
+    /// <summary>
+    /// Installs the process-wide SIGBUS guard of the native reader (idempotent; it hands faults
+    /// that are not its own to the handler installed before it, the .NET runtime's). Without it,
+    /// a mapped cache that another program truncates in place kills the process at the next
+    /// lookup that touches a lost page; with it, such reads see zeros and <see cref="Changed"/>
+    /// turns true. <see cref="IlmapOpenMode.Read"/> avoids the question altogether.
+    /// Returns false when the handler could not be installed.
+    /// </summary>
+    public static bool InstallMappingGuard()
+    {
+        Native.EnsureResolver();
+        return Native.InstallMappingGuard() != 0;
+    }
+
+    /// <summary>
+    /// True once the mapping guard replaced a page of this cache's mapping (the file shrank while
+    /// in use): answers since then may be wrong. Always false without the guard.
+    /// </summary>
+    public bool Changed
+    {
+        get
+        {
+            bool addedRef = false;
+            try
+            {
+                _handle.DangerousAddRef(ref addedRef);
+                return Native.Changed(_handle.DangerousGetHandle()) != 0;
+            }
+            finally
+            {
+                if (addedRef)
+                    _handle.DangerousRelease();
+            }
+        }
+    }
+
+    /// <summary>Closes the cache once no lookup is running on it.</summary>
+    public void Dispose() => _handle.Dispose();
+
+    unsafe SourceLocation Convert(in NativeLocation n)
+    {
+        string file = Intern(n.File, (nint)n.FileLength);
+        string? url = n.Url == null ? null : Intern(n.Url, (nint)n.UrlLength);
+        string language = n.Language == null ? "unknown" : Intern(n.Language, -1);
+        return new SourceLocation(file, url, language, (int)n.Line, (int)n.Column, (int)n.EndLine,
+                                  (int)n.EndColumn, (int)n.ILOffset);
+    }
+
+    unsafe string Intern(byte* p, nint length)
+    {
+        nint address = (nint)p;
+        int slot = (int)(((ulong)address * 0x9E3779B97F4A7C15UL) >> (64 - SlotBits));
+        StringEntry? entry = Volatile.Read(ref _slots[slot]);
+        if (entry != null && entry.Address == address && entry.Length == length)
+            return entry.Value;
+        var key = (address, length);
+        if (!_strings.TryGetValue(key, out string? s))
+        {
+            s = length < 0 ? Marshal.PtrToStringUTF8((IntPtr)p) ?? "" : Encoding.UTF8.GetString(p, checked((int)length));
+            s = _strings.GetOrAdd(key, s);
+        }
+        if (entry == null) // a slot keeps its first string: no allocation once every string was seen
+            Interlocked.CompareExchange(ref _slots[slot], new StringEntry(address, length, s), null);
+        return s;
+    }
+
+    sealed class StringEntry(nint address, nint length, string value)
+    {
+        public readonly nint Address = address;
+        public readonly nint Length = length;
+        public readonly string Value = value;
+    }
+
+    static unsafe string Message(byte* msg, string fallback)
+    {
+        string? s = Marshal.PtrToStringUTF8((IntPtr)msg);
+        return string.IsNullOrEmpty(s) ? fallback : s;
+    }
+
+    sealed class CacheHandle : SafeHandle
+    {
+        public CacheHandle(IntPtr raw) : base(IntPtr.Zero, ownsHandle: true) => SetHandle(raw);
+
+        public override bool IsInvalid => handle == IntPtr.Zero;
+
+        protected override bool ReleaseHandle()
+        {
+            Native.Close(handle);
+            return true;
+        }
+    }
+}

@@ -1,0 +1,80 @@
+// P/Invoke declarations of include/ilmap/ilmap.h, and where the native library comes from.
+// The library is "ilmap": libilmap.so beside the application or under runtimes/linux-x64/native
+// (the NuGet layout), else the installed libilmap.so.1 (its SONAME), or the file named by the
+// ILMAP_LIBRARY environment variable when that is set.
+using System;
+using System.Reflection;
+using System.Runtime.InteropServices;
+
+namespace Ilmap;
+
+/// <summary>Mirror of <c>ilmap_location</c> (sequential layout, 64 bytes on 64-bit).</summary>
+[StructLayout(LayoutKind.Sequential)]
+internal unsafe struct NativeLocation
+{
+    public byte* File;
+    public nuint FileLength;
+    public byte* Url;
+    public nuint UrlLength;
+    public byte* Language; // NUL-terminated, static in the library
+    public uint Line, Column, EndLine, EndColumn;
+    public uint ILOffset;
+}
+
+internal static unsafe partial class Native
+{
+    internal const string Library = "ilmap";
+    internal const string EnvironmentVariable = "ILMAP_LIBRARY";
+
+    static Native()
+    {
+        NativeLibrary.SetDllImportResolver(typeof(Native).Assembly, Resolve);
+    }
+
+    static IntPtr Resolve(string name, Assembly assembly, DllImportSearchPath? searchPath)
+    {
+        if (name != Library)
+            return IntPtr.Zero;
+        string? explicitPath = Environment.GetEnvironmentVariable(EnvironmentVariable);
+        if (!string.IsNullOrEmpty(explicitPath))
+            return NativeLibrary.Load(explicitPath); // a wrong path is an error, not a fallback
+        if (NativeLibrary.TryLoad(name, assembly, searchPath, out IntPtr handle))
+            return handle;
+        if (NativeLibrary.TryLoad("libilmap.so.1", assembly, searchPath, out handle))
+            return handle;
+        return IntPtr.Zero; // the runtime reports DllNotFoundException
+    }
+
+    /// <summary>Runs the static constructor (installs the resolver) before the first call.</summary>
+    internal static void EnsureResolver() { }
+
+    [LibraryImport(Library, EntryPoint = "ilmap_open_ex")]
+    internal static partial IntPtr OpenEx(byte* path, uint flags, int* err, byte* msg, nuint msgSize);
+
+    [LibraryImport(Library, EntryPoint = "ilmap_close")]
+    internal static partial void Close(IntPtr cache);
+
+    [LibraryImport(Library, EntryPoint = "ilmap_lookup")]
+    internal static partial int Lookup(IntPtr cache, uint token, uint ilOffset, NativeLocation* location);
+
+    [LibraryImport(Library, EntryPoint = "ilmap_lookup_row")]
+    internal static partial int LookupRow(IntPtr cache, uint row, uint ilOffset, NativeLocation* location);
+
+    [LibraryImport(Library, EntryPoint = "ilmap_verify")]
+    internal static partial int Verify(IntPtr cache, byte* msg, nuint msgSize);
+
+    [LibraryImport(Library, EntryPoint = "ilmap_method_count")]
+    internal static partial uint MethodCount(IntPtr cache);
+
+    [LibraryImport(Library, EntryPoint = "ilmap_point_count")]
+    internal static partial ulong PointCount(IntPtr cache);
+
+    [LibraryImport(Library, EntryPoint = "ilmap_install_mapping_guard")]
+    internal static partial int InstallMappingGuard();
+
+    [LibraryImport(Library, EntryPoint = "ilmap_changed")]
+    internal static partial int Changed(IntPtr cache);
+
+    [LibraryImport(Library, EntryPoint = "ilmap_file_changed")]
+    internal static partial int FileChanged(IntPtr cache);
+}

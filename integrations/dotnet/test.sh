@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Builds and runs the Ilmap library's xunit tests (Ilmap.Tests) against the built ilmap program and
+# shared library: test.sh ILMAP_EXE LIBILMAP_SO CORPUS_DIR OUTDIR
+# (ctest dotnet_ilmap_library passes them). Everything is written under OUTDIR. Exit 77 (skip)
+# without dotnet or when the test packages cannot be restored.
+set -euo pipefail
+if [ $# -ne 4 ]; then
+    echo "usage: $0 ILMAP_EXE LIBILMAP_SO CORPUS_DIR OUTDIR" >&2
+    exit 1
+fi
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/env.sh"
+ilmap_require_dotnet
+mkdir -p "$4"
+out=$(cd "$4" && pwd)
+project="$here/Ilmap.Tests/Ilmap.Tests.csproj"
+
+if ! dotnet restore "$project" "${ilmap_restore_args[@]}" --artifacts-path "$out/artifacts" \
+        -v quiet "${ilmap_build_args[@]}" >"$out/restore.log" 2>&1; then
+    cat "$out/restore.log"
+    echo "SKIP: the test packages could not be restored (log: $out/restore.log)"
+    exit 77
+fi
+if ! dotnet build "$project" -c Release --no-restore --artifacts-path "$out/artifacts" \
+        -v quiet "${ilmap_build_args[@]}" >"$out/build.log" 2>&1; then
+    cat "$out/build.log" >&2
+    echo "build of Ilmap.Tests failed (log: $out/build.log)" >&2
+    exit 1
+fi
+ILMAP_EXE=$(realpath "$1") ILMAP_LIBRARY=$(realpath "$2") ILMAP_CORPUS_DIR=$(realpath "$3") \
+    dotnet test "$project" -c Release --no-build --artifacts-path "$out/artifacts" "${ilmap_build_args[@]}" \
+    --logger "console;verbosity=normal"
