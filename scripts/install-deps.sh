@@ -9,6 +9,7 @@ pkgs=(
   libzstd-dev libxxhash-dev libcli11-dev
   libgtest-dev libbenchmark-dev
   libdeflate-dev libssl-dev nlohmann-json3-dev
+  libcurl4-openssl-dev nginx
 )
 if [[ "${1:-}" == "--fuzz" ]]; then
   pkgs+=(clang libclang-rt-14-dev)

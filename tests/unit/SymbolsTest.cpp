@@ -10,6 +10,8 @@
 #include "Guids.h"
 #include "Identity.h"
 #include "ModuleIdentity.h"
+#include "ModuleResolver.h"
+#include "SymbolPath.h"
 #include "SymbolStore.h"
 
 namespace ilmap::symbols {
@@ -139,6 +141,41 @@ TEST_F(SymbolStoreTest, TwoTierLayout) {
   SymbolStore one(dir_.string() + "/cr");  // the same tree read as one tier
   EXPECT_FALSE(one.two_tier());
   EXPECT_TRUE(one.find("crash.pdb/1/crash.pdb").ok());
+}
+
+}  // namespace
+}  // namespace ilmap::symbols
+
+namespace ilmap::symbols {
+namespace {
+
+TEST(SymbolsPath, Parse) {
+  auto p = parse_symbol_path("srv*C1*C2*https://a.example/s/;srv*http://b.example;cache*D;srv*https://c.example;dir1;;  dir2 ");
+  // srv*http://b.example has no cache: it parses (ModuleResolver::create refuses it).
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  ASSERT_EQ(p->size(), 5u);
+  EXPECT_EQ((*p)[0].kind, SymbolPathEntry::Kind::kServer);
+  EXPECT_EQ((*p)[0].location, "https://a.example/s");
+  EXPECT_EQ((*p)[0].caches, (std::vector<std::string>{"C1", "C2"}));
+  EXPECT_TRUE((*p)[1].caches.empty());
+  EXPECT_EQ((*p)[2].location, "https://c.example");
+  EXPECT_EQ((*p)[2].caches, std::vector<std::string>{"D"});
+  EXPECT_EQ((*p)[3].kind, SymbolPathEntry::Kind::kDirectory);
+  EXPECT_EQ((*p)[3].location, "dir1");
+  EXPECT_EQ((*p)[4].location, "dir2");
+  EXPECT_TRUE(parse_symbol_path("SRV*c*http://x").ok());  // the prefix is case-insensitive
+  for (const char* bad : {"", ";;", "srv*", "cache*", "srv*c*ftp://x", "https://x"}) {
+    auto r = parse_symbol_path(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.error().code, Errc::kUsage) << bad;
+  }
+  EXPECT_FALSE(ModuleResolver::create(*parse_symbol_path("srv*http://x"), {}).ok());
+  EXPECT_TRUE(ModuleResolver::create(*parse_symbol_path("srv*c*http://x"), {}).ok());
+}
+
+TEST(SymbolsPath, UrlEscape) {
+  EXPECT_EQ(url_escape_segment("foo.pdb"), "foo.pdb");
+  EXPECT_EQ(url_escape_segment("a b#?%/"), "a%20b%23%3F%25%2F");
 }
 
 }  // namespace

@@ -1,0 +1,120 @@
+// cmd_fetch.cpp - `ilmap fetch --symbol-path SPEC FILE...`: for each FILE (a PE, or a PDB on
+// disk) find what it needs (the PDBs its CodeView entries name; for a PDB, its cache) in the
+// symbol path, preferring ilmap caches, verifying everything, and print `KEY<TAB>PATH` for each.
+// The work is symbols/ModuleResolver's; this file is the command line.
+#include <algorithm>
+#include <cstdlib>
+
+#include "Commands.h"
+#include "FileBytes.h"
+#include "ModuleIdentity.h"
+#include "ModuleResolver.h"
+#include "PeFile.h"
+#include "SymbolPath.h"
+
+namespace ilmap::cli {
+namespace {
+
+struct FetchArgs {
+  std::string spec;
+  std::vector<std::string> files;
+  long negative_ttl = 3600;
+  long connect_timeout_ms = 10000;
+  long read_timeout_s = 30;
+  std::uint64_t max_size = std::uint64_t(1) << 30;
+  int attempts = 3;
+  bool verbose = false;
+};
+
+int run_fetch(const FetchArgs& a) {
+  std::string spec = a.spec;
+  if (spec.empty()) {
+    const char* env = std::getenv("_NT_SYMBOL_PATH");
+    if (!env || !*env) {
+      std::fprintf(stderr, "ilmap: error: fetch needs --symbol-path SPEC (or _NT_SYMBOL_PATH)\n");
+      return 1;
+    }
+    spec = env;
+  }
+  auto entries = symbols::parse_symbol_path(spec);
+  if (!entries) return report_error(entries.error());
+  symbols::ResolveOptions ro;
+  ro.negative_ttl_s = a.negative_ttl;
+  ro.http.connect_timeout_ms = a.connect_timeout_ms;
+  ro.http.read_timeout_s = a.read_timeout_s;
+  ro.http.max_bytes = a.max_size;
+  ro.http.attempts = a.attempts;
+  if (a.verbose) ro.note = [](const std::string& s) { std::fprintf(stderr, "ilmap: %s\n", escape_text(s).c_str()); };
+  auto resolver = symbols::ModuleResolver::create(std::move(*entries), ro);
+  if (!resolver) return report_error(resolver.error());
+
+  int rc = 0;
+  for (const std::string& path : a.files) {
+    auto file = FileBytes::open(path);
+    if (!file) {
+      rc = std::max(rc, report_error(file.error()));
+      continue;
+    }
+    auto ident = symbols::identify_file(path, file->bytes());
+    if (!ident) {
+      rc = std::max(rc, report_error({ident.error().code, path + ": " + ident.error().message}));
+      continue;
+    }
+    std::vector<symbols::ModuleIdentity> wants;
+    if (ident->kind == symbols::ModuleKind::kPe) {
+      PeOptions po;
+      po.embedded_pdb_errors_fatal = false;
+      auto pe = PeFile::parse(file->bytes(), po);
+      if (!pe) {
+        rc = std::max(rc, report_error({pe.error().code, path + ": " + pe.error().message}));
+        continue;
+      }
+      wants = symbols::pdbs_wanted_by(pe->info());
+      if (wants.empty()) {
+        rc = std::max(rc, report_error({Errc::kNotFound, path + ": the PE names no PDB (no CodeView entry)"}));
+        continue;
+      }
+    } else {
+      wants.push_back(*ident);
+    }
+    for (const symbols::ModuleIdentity& w : wants) {
+      auto r = resolver->resolve(w);
+      if (!r) {
+        rc = std::max(rc, report_error({r.error().code, path + ": " + r.error().message}));
+        continue;
+      }
+      const std::string line = escape_text(r->key) + "\t" + escape_text(r->path) + "\n";
+      std::fwrite(line.data(), 1, line.size(), stdout);
+    }
+  }
+  return rc;
+}
+
+}  // namespace
+
+void register_fetch(CLI::App& app, int& rc) {
+  auto a = std::make_shared<FetchArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "fetch",
+      "Find the PDBs a PE names (or a PDB's cache) in a symbol path, preferring ilmap caches,\n"
+      "verify them (cache: verify + PDB id; PDB: id and the PE's PdbChecksum), keep downloads in\n"
+      "the local cache, and print KEY<TAB>PATH for each. SPEC: srv*CACHE*https://server;\n"
+      "srv*https://other (with a cache*DIR before it); DIR (a local store). Exit 3 when not found\n"
+      "or only wrong files were offered, 2 on I/O or server failure.");
+  cmd->add_option("--symbol-path", a->spec, "Symbol path (default: $_NT_SYMBOL_PATH)");
+  cmd->add_option("FILE", a->files, "PE or PDB files")->required();
+  cmd->add_option("--negative-ttl", a->negative_ttl, "Seconds a 404 is remembered (default 3600; 0: never)")
+      ->check(CLI::Range(0L, 365L * 86400));
+  cmd->add_option("--connect-timeout-ms", a->connect_timeout_ms, "Connect timeout (default 10000)")->check(CLI::Range(1L, 600000L));
+  cmd->add_option("--read-timeout", a->read_timeout_s, "Seconds below 1 KiB/s before a transfer times out (default 30)")
+      ->check(CLI::Range(1L, 3600L));
+  cmd->add_option("--max-size", a->max_size, "Largest file to download (default 1GiB)")
+      ->transform(CLI::AsSizeValue(false))
+      ->check(CLI::Range(std::uint64_t(1), std::uint64_t(1) << 40));
+  cmd->add_option("--attempts", a->attempts, "Tries per request on 5xx, timeouts, broken connections (default 3)")
+      ->check(CLI::Range(1, 10));
+  cmd->add_flag("-v,--verbose", a->verbose, "Say why a download was refused or not asked for");
+  cmd->callback([a, &rc] { rc = run_fetch(*a); });
+}
+
+}  // namespace ilmap::cli
