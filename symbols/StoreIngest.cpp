@@ -83,17 +83,19 @@ Result<std::vector<StoredFile>> add_to_store(SymbolStore& store, const std::stri
   const auto bytes = file->bytes();
   auto ident = identify_file(path, bytes);
   if (!ident) return Error{ident.error().code, path + ": " + ident.error().message};
-  std::vector<StoredFile> out;
-  auto r = store.put(ident->key, bytes);
-  if (!r) return r.error();
-  out.push_back({ident->key, *r});
-
+  // Everything is decoded and compiled before the first write: an input that fails leaves the
+  // store as it was.
+  std::optional<CacheBytes> cache;
+  std::string cache_pdb_key;
+  PdbId cache_id{};
   if (ident->kind == ModuleKind::kPortablePdb) {
     auto pdb = PortablePdb::parse(bytes);
     if (!pdb) return Error{pdb.error().code, path + ": " + pdb.error().message};
-    auto cache = compile_cache(*pdb, ident->file_name, bytes, ident->key);
-    if (!cache) return Error{cache.error().code, path + ": " + cache.error().message};
-    if (Status s = put_cache(store, ident->key, pdb->id(), *cache, out); !s) return s.error();
+    auto c = compile_cache(*pdb, ident->file_name, bytes, ident->key);
+    if (!c) return Error{c.error().code, path + ": " + c.error().message};
+    cache = std::move(*c);
+    cache_pdb_key = ident->key;
+    cache_id = pdb->id();
   } else if (ident->kind == ModuleKind::kPe) {
     PeOptions po;
     po.embedded_pdb_errors_fatal = false;
@@ -104,20 +106,27 @@ Result<std::vector<StoredFile>> add_to_store(SymbolStore& store, const std::stri
       if (!inflated) return Error{inflated.error().code, path + ": embedded PDB: " + inflated.error().message};
       auto pdb = PortablePdb::parse(*inflated);
       if (!pdb) return Error{pdb.error().code, path + ": embedded PDB: " + pdb.error().message};
-      const PdbId id = pdb->id();
+      cache_id = pdb->id();
       // The key a client derives from the PE: the Portable CodeView entry with this GUID.
-      std::string pdb_key;
       for (const ModuleIdentity& w : pdbs_wanted_by(pe->info()))
-        if (w.kind == ModuleKind::kPortablePdb && w.pdb_id && std::equal(id.bytes.begin(), id.bytes.begin() + 16, w.pdb_id->begin())) {
-          pdb_key = w.key;
+        if (w.kind == ModuleKind::kPortablePdb && w.pdb_id &&
+            std::equal(cache_id.bytes.begin(), cache_id.bytes.begin() + 16, w.pdb_id->begin())) {
+          cache_pdb_key = w.key;
           break;
         }
-      if (pdb_key.empty()) pdb_key = ssqp_portable_pdb_key(fs::path(name_of(path)).replace_extension(".pdb").string(), id.guid());
-      auto cache = compile_cache(*pdb, ident->file_name, bytes, pdb_key);
-      if (!cache) return Error{cache.error().code, path + ": " + cache.error().message};
-      if (Status s = put_cache(store, pdb_key, id, *cache, out); !s) return s.error();
+      if (cache_pdb_key.empty())
+        cache_pdb_key = ssqp_portable_pdb_key(fs::path(name_of(path)).replace_extension(".pdb").string(), cache_id.guid());
+      auto c = compile_cache(*pdb, ident->file_name, bytes, cache_pdb_key);
+      if (!c) return Error{c.error().code, path + ": embedded PDB: " + c.error().message};
+      cache = std::move(*c);
     }
   }
+  std::vector<StoredFile> out;
+  auto r = store.put(ident->key, bytes);
+  if (!r) return r.error();
+  out.push_back({ident->key, *r});
+  if (cache)
+    if (Status s = put_cache(store, cache_pdb_key, cache_id, *cache, out); !s) return s.error();
   return out;
 }
 

@@ -94,11 +94,12 @@ int run_fetch(const FetchArgs& a) {
 
 void register_fetch(CLI::App& app, int& rc) {
   auto a = std::make_shared<FetchArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "fetch",
-      "Find the PDBs a PE names (or a PDB's cache) in a symbol path, preferring ilmap caches,\n"
-      "verify them (cache: verify + PDB id; PDB: id and the PE's PdbChecksum), keep downloads in\n"
-      "the local cache, and print KEY<TAB>PATH for each. SPEC: srv*CACHE*https://server;\n"
+  // The short description is what `ilmap help` lists; the details show in `ilmap help fetch`.
+  CLI::App* cmd = app.add_subcommand("fetch", "Fetch the PDBs (or their ilmap caches) a PE needs from a symbol path.");
+  cmd->footer(
+      "Finds the PDBs a PE names (or a PDB's cache) in a symbol path, preferring ilmap caches,\n"
+      "verifies them (cache: verify + PDB id; PDB: id and the PE's PdbChecksum), keeps downloads in\n"
+      "the local cache, and prints KEY<TAB>PATH for each. SPEC: srv*CACHE*https://server;\n"
       "srv*https://other (with a cache*DIR before it); DIR (a local store). Exit 3 when not found\n"
       "or only wrong files were offered, 2 on I/O or server failure.");
   cmd->add_option("--symbol-path", a->spec, "Symbol path (default: $_NT_SYMBOL_PATH)");

@@ -127,10 +127,11 @@ int run_store_verify(const std::string& root) {
 }  // namespace
 
 void register_store(CLI::App& app, int& rc) {
-  CLI::App* store = app.add_subcommand(
-      "store",
+  CLI::App* store = app.add_subcommand("store", "Add, get and verify PEs/PDBs (with caches) in a symbol store.");
+  store->footer(
       "A symbol store: PEs and PDBs under their SSQP keys (file/id/file), each Portable PDB's\n"
-      "ilmap cache beside it (file/id/stem.ilmap). Reads one-tier and two-tier (index2.txt) stores.");
+      "ilmap cache beside it (file/id/stem.ilmap). Reads one-tier and two-tier (index2.txt) stores.\n"
+      "`ilmap store add --help` etc. describe the subcommands.");
   store->require_subcommand(1);
 
   auto a = std::make_shared<std::pair<std::string, std::vector<std::string>>>();
