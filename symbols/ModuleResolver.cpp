@@ -13,6 +13,7 @@
 #include "Identity.h"
 #include "PdbChecksum.h"
 #include "PortablePdb.h"
+#include "StoreIngest.h"
 #include "SymbolStore.h"
 #include "ilmap/cache.h"
 #include "ilmap_generated.h"
@@ -168,6 +169,15 @@ Result<Resolved> ModuleResolver::resolve(const ModuleIdentity& want) const {
       }
       auto p = store.find(w.key);
       if (!p) return p.error();
+      if (!w.cache && want.kind == ModuleKind::kPortablePdb) {
+        // A downloaded Portable PDB gets its cache compiled beside it in the local cache.
+        auto added = add_to_store(store, *p);
+        if (!added) {
+          note("cannot compile the cache of " + *p + ": " + added.error().message);
+        } else if (auto c = store.find(cache_key_for(w.key)); c && check_file(*c, want, true)) {
+          return Resolved{cache_key_for(w.key), *c, true};
+        }
+      }
       return Resolved{w.key, *p, w.cache};
     }
   }

@@ -6,6 +6,8 @@
 //   - a cache must open, pass Cache::verify and record the wanted 20-byte PDB id;
 //   - a PDB must have the wanted key (Portable: the full id too) and, when the PE records
 //     PdbChecksum entries, match one of them.
+// A Portable PDB downloaded without a cache gets its cache compiled beside it in the local
+// cache (store add), and that cache is the answer.
 // A 404 is remembered for `negative_ttl_s` seconds by a marker file in the cache
 // (CACHE/.ilmap-404/<hash of server and key>), so the server is not asked again meanwhile.
 #pragma once
