@@ -1,9 +1,13 @@
 // cmd_fetch.cpp - `ilmap fetch --symbol-path SPEC FILE...`: for each FILE (a PE, or a PDB on
 // disk) find what it needs (the PDBs its CodeView entries name; for a PDB, its cache) in the
 // symbol path, preferring ilmap caches, verifying everything, and print `KEY<TAB>PATH` for each.
+// Modules are resolved by --jobs threads (each its own libcurl easy handle), printed in order.
 // The work is symbols/ModuleResolver's; this file is the command line.
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
+#include <optional>
+#include <thread>
 
 #include "Commands.h"
 #include "FileBytes.h"
@@ -23,6 +27,7 @@ struct FetchArgs {
   long read_timeout_s = 30;
   std::uint64_t max_size = std::uint64_t(1) << 30;
   int attempts = 3;
+  unsigned jobs = 4;
   bool verbose = false;
 };
 
@@ -48,44 +53,67 @@ int run_fetch(const FetchArgs& a) {
   auto resolver = symbols::ModuleResolver::create(std::move(*entries), ro);
   if (!resolver) return report_error(resolver.error());
 
-  int rc = 0;
+  // One item per wanted module (or per FILE that failed before that), resolved by up to
+  // --jobs threads, reported in input order.
+  struct Item {
+    std::string path;
+    std::optional<symbols::ModuleIdentity> want;
+    std::optional<Error> error;
+    std::optional<symbols::Resolved> found;
+  };
+  std::vector<Item> items;
   for (const std::string& path : a.files) {
     auto file = FileBytes::open(path);
     if (!file) {
-      rc = std::max(rc, report_error(file.error()));
+      items.push_back({path, std::nullopt, file.error(), std::nullopt});
       continue;
     }
     auto ident = symbols::identify_file(path, file->bytes());
     if (!ident) {
-      rc = std::max(rc, report_error({ident.error().code, path + ": " + ident.error().message}));
+      items.push_back({path, std::nullopt, Error{ident.error().code, path + ": " + ident.error().message}, std::nullopt});
       continue;
     }
-    std::vector<symbols::ModuleIdentity> wants;
-    if (ident->kind == symbols::ModuleKind::kPe) {
-      PeOptions po;
-      po.embedded_pdb_errors_fatal = false;
-      auto pe = PeFile::parse(file->bytes(), po);
-      if (!pe) {
-        rc = std::max(rc, report_error({pe.error().code, path + ": " + pe.error().message}));
-        continue;
-      }
-      wants = symbols::pdbs_wanted_by(pe->info());
-      if (wants.empty()) {
-        rc = std::max(rc, report_error({Errc::kNotFound, path + ": the PE names no PDB (no CodeView entry)"}));
-        continue;
-      }
-    } else {
-      wants.push_back(*ident);
+    if (ident->kind != symbols::ModuleKind::kPe) {
+      items.push_back({path, *ident, std::nullopt, std::nullopt});
+      continue;
     }
-    for (const symbols::ModuleIdentity& w : wants) {
-      auto r = resolver->resolve(w);
-      if (!r) {
-        rc = std::max(rc, report_error({r.error().code, path + ": " + r.error().message}));
-        continue;
-      }
-      const std::string line = escape_text(r->key) + "\t" + escape_text(r->path) + "\n";
-      std::fwrite(line.data(), 1, line.size(), stdout);
+    PeOptions po;
+    po.embedded_pdb_errors_fatal = false;
+    auto pe = PeFile::parse(file->bytes(), po);
+    if (!pe) {
+      items.push_back({path, std::nullopt, Error{pe.error().code, path + ": " + pe.error().message}, std::nullopt});
+      continue;
     }
+    const auto wants = symbols::pdbs_wanted_by(pe->info());
+    if (wants.empty())
+      items.push_back({path, std::nullopt, Error{Errc::kNotFound, path + ": the PE names no PDB (no CodeView entry)"}, std::nullopt});
+    for (const auto& w : wants) items.push_back({path, w, std::nullopt, std::nullopt});
+  }
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i; (i = next.fetch_add(1)) < items.size();) {
+      Item& it = items[i];
+      if (!it.want) continue;
+      auto r = resolver->resolve(*it.want);
+      if (r) it.found = *r;
+      else it.error = Error{r.error().code, it.path + ": " + r.error().message};
+    }
+  };
+  const unsigned threads = std::max(1u, std::min<unsigned>(a.jobs, static_cast<unsigned>(items.size())));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+
+  int rc = 0;
+  for (const Item& it : items) {
+    if (it.error) {
+      rc = std::max(rc, report_error(*it.error));
+      continue;
+    }
+    if (!it.found) continue;
+    const std::string line = escape_text(it.found->key) + "\t" + escape_text(it.found->path) + "\n";
+    std::fwrite(line.data(), 1, line.size(), stdout);
   }
   return rc;
 }
@@ -114,6 +142,7 @@ void register_fetch(CLI::App& app, int& rc) {
       ->check(CLI::Range(std::uint64_t(1), std::uint64_t(1) << 40));
   cmd->add_option("--attempts", a->attempts, "Tries per request on 5xx, timeouts, broken connections (default 3)")
       ->check(CLI::Range(1, 10));
+  cmd->add_option("-j,--jobs", a->jobs, "Modules resolved (downloaded) at once (default 4)")->check(CLI::Range(1u, 64u));
   cmd->add_flag("-v,--verbose", a->verbose, "Say why a download was refused or not asked for");
   cmd->callback([a, &rc] { rc = run_fetch(*a); });
 }
