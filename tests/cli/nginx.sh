@@ -1,6 +1,7 @@
 # nginx.sh - sourced by cases that need a real HTTP server: `start_nginx WWW` starts Debian's
 # nginx in the foreground on 127.0.0.1 and a free port, with its own prefix, config and logs in
-# ./nginx, serving WWW at /, always 500 at /fail/, WWW at 100 bytes/s at /slow/; sets $URL and
+# ./nginx, serving WWW at /, always 500 at /fail/, WWW at 100 bytes/s at /slow/, a 302 to / from
+# /moved/, a 302 to itself at /loop/; sets $URL and
 # $NGINX_LOG (the access log: "URI STATUS SymbolChecksum-header"). The server is killed on exit.
 # Exits 77 (skip) when nginx is not installed or does not start.
 start_nginx() {
@@ -33,6 +34,8 @@ http {
     root $www;
     location /fail/ { return 500; }
     location /slow/ { alias $www/; limit_rate 100; }
+    location /moved/ { rewrite ^/moved/(.*)\$ /\$1 redirect; }
+    location /loop/ { rewrite ^(.*)\$ \$1 redirect; }
   }
 }
 CONF

@@ -1,6 +1,7 @@
 # fetch error paths against nginx: 500 (retried, bounded, exit 2), a body slower than the read
 # timeout (exit 2), a body over --max-size (exit 2), a server with no local cache (usage), bad
-# symbol paths (usage), a PE naming no PDB; nothing is left in the local caches.
+# symbol paths (usage); nothing is left in the local caches; a 302 is followed, a redirect
+# loop stops after 5 (exit 2).
 . "$(dirname "$0")/../common.sh"
 . "$(dirname "$0")/../nginx.sh"
 need "$FRAMES.pdb" "$FRAMES.dll"
@@ -22,3 +23,6 @@ show ilmap fetch --symbol-path "srv*c4*ftp://example.invalid/s" in/Ilmap.Corpus.
 show ilmap fetch --symbol-path "$URL" in/Ilmap.Corpus.Frames.dll
 echo "-- a local directory store, then the server"
 show ilmap fetch --symbol-path "www;srv*c5*$URL/fail" in/Ilmap.Corpus.Frames.dll
+echo "-- a 302 is followed; a redirect loop stops"
+show ilmap fetch --symbol-path "srv*c6*$URL/moved" in/Ilmap.Corpus.Frames.dll
+show ilmap fetch --attempts 1 --symbol-path "srv*c7*$URL/loop" in/Ilmap.Corpus.Frames.dll
