@@ -9,6 +9,7 @@ pkgs=(
   libzstd-dev libxxhash-dev libcli11-dev
   libgtest-dev libbenchmark-dev
   libdeflate-dev libssl-dev nlohmann-json3-dev
+  libcurl4-openssl-dev nginx
   mono-runtime mono-mcs
 )
 if [[ "${1:-}" == "--fuzz" ]]; then

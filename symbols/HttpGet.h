@@ -1,0 +1,32 @@
+// HttpGet.h - one bounded HTTP GET with libcurl, as a symbol-server client needs it: connect and
+// read timeouts, a size cap checked before and while the body arrives, redirects (http/https
+// only, at most 5), a few retries with backoff on 5xx, timeouts and broken connections, and
+// the proxy settings of the environment (http_proxy, HTTPS_PROXY, no_proxy: libcurl's default).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ilmap/status.h"
+
+namespace ilmap::symbols {
+
+struct HttpOptions {
+  long connect_timeout_ms = 10000;
+  // A transfer slower than 1 KiB/s for this long is a timeout.
+  long read_timeout_s = 30;
+  std::uint64_t max_bytes = std::uint64_t(1) << 30;
+  int attempts = 3;           // tries in all (5xx, timeouts, broken connections)
+  long backoff_ms = 250;      // before the 2nd try; doubled for each further one
+};
+
+// The body of a 200 answer. kNotFound for 404 and 410; kTooLarge over max_bytes; kIo for other
+// statuses and transport errors (after the retries); messages name the URL.
+Result<std::vector<std::uint8_t>> http_get(const std::string& url, const std::vector<std::string>& headers,
+                                           const HttpOptions& options);
+
+// `segment` with everything but unreserved characters percent-encoded (Uri.EscapeDataString).
+std::string url_escape_segment(const std::string& segment);
+
+}  // namespace ilmap::symbols

@@ -1,0 +1,123 @@
+// ModuleIdentity.cpp - SSQP keys of files and of the PDBs a PE names (see ModuleIdentity.h).
+#include "ModuleIdentity.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "Identity.h"
+#include "PortablePdb.h"
+#include "msf/MsfFile.h"
+#include "msf/MsfPdb.h"
+
+namespace ilmap::symbols {
+
+const char* module_kind_name(ModuleKind k) noexcept {
+  switch (k) {
+    case ModuleKind::kPe: return "pe";
+    case ModuleKind::kPortablePdb: return "portable-pdb";
+    case ModuleKind::kWindowsPdb: return "windows-pdb";
+  }
+  return "?";
+}
+
+Result<ModuleIdentity> identify_file(std::string_view path, std::span<const std::uint8_t> bytes) {
+  ModuleIdentity id;
+  id.file_name = symstore_file_name(path);
+  if (bytes.size() >= 2 && bytes[0] == 'M' && bytes[1] == 'Z') {
+    PeOptions po;
+    po.embedded_pdb_errors_fatal = false;  // the PE's own identity does not depend on it
+    auto pe = PeFile::parse(bytes, po);
+    if (!pe) return pe.error();
+    id.kind = ModuleKind::kPe;
+    id.key = ssqp_pe_key(path, pe->info().timestamp, pe->info().size_of_image);
+    return id;
+  }
+  if (bytes.size() >= 4 && std::memcmp(bytes.data(), "BSJB", 4) == 0) {
+    auto pdb = PortablePdb::parse(bytes);
+    if (!pdb) return pdb.error();
+    const PdbId pid = pdb->id();
+    id.kind = ModuleKind::kPortablePdb;
+    id.key = ssqp_portable_pdb_key(path, pid.guid());
+    id.pdb_id = pid.bytes;
+    return id;
+  }
+  if (msf::MsfFile::has_magic(bytes)) {
+    auto pdb = msf::MsfPdb::parse(bytes);
+    if (!pdb) return pdb.error();
+    id.kind = ModuleKind::kWindowsPdb;
+    id.key = ssqp_windows_pdb_key(path, pdb->guid(), pdb->age());
+    return id;
+  }
+  return Error{Errc::kBadMagic, std::string(path) + ": not a PE (MZ), a Portable PDB (BSJB) or a Windows PDB (MSF 7.00)"};
+}
+
+std::vector<ModuleIdentity> pdbs_wanted_by(const PeInfo& pe) {
+  std::vector<ModuleIdentity> out;
+  for (const CodeViewEntry& cv : pe.codeview) {
+    ModuleIdentity id;
+    id.file_name = symstore_file_name(cv.path);
+    if (id.file_name.empty()) continue;
+    if (cv.portable()) {
+      id.kind = ModuleKind::kPortablePdb;
+      id.key = ssqp_portable_pdb_key(cv.path, cv.guid);
+      std::array<std::uint8_t, 20> b{};
+      std::copy(cv.guid.begin(), cv.guid.end(), b.begin());
+      for (int i = 0; i < 4; ++i) b[16 + i] = static_cast<std::uint8_t>(cv.stamp >> (8 * i));
+      id.pdb_id = b;
+      id.checksums = pe.checksums;
+      id.symbol_checksum = symbol_checksum_header(pe.checksums);
+    } else {
+      id.kind = ModuleKind::kWindowsPdb;
+      id.key = ssqp_windows_pdb_key(cv.path, cv.guid, cv.age);
+    }
+    if (std::none_of(out.begin(), out.end(), [&](const ModuleIdentity& o) { return o.key == id.key; }))
+      out.push_back(std::move(id));
+  }
+  return out;
+}
+
+Status validate_key(std::string_view key) {
+  auto bad = [&](const char* why) {
+    return Status(Errc::kUsage, format("invalid symbol-store key '%.*s': %s", static_cast<int>(std::min<std::size_t>(key.size(), 1024)), key.data(), why));
+  };
+  if (key.empty()) return bad("empty");
+  if (key.size() > 1024) return bad("longer than 1024 bytes");
+  for (unsigned char c : key) {
+    if (c < 0x20 || c == 0x7f) return bad("control character");
+    if (c == '\\') return bad("backslash (keys use '/')");
+  }
+  std::size_t parts = 0, start = 0;
+  while (true) {
+    const std::size_t slash = key.find('/', start);
+    const std::string_view part = key.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
+    if (part.empty()) return bad("empty component");
+    if (part == "." || part == "..") return bad("'.' or '..' component");
+    ++parts;
+    if (slash == std::string_view::npos) break;
+    start = slash + 1;
+  }
+  if (parts != 3) return bad("not of the form file/id/file");
+  return {};
+}
+
+std::string cache_key_for(std::string_view pdb_key) {
+  const std::size_t slash = pdb_key.rfind('/');
+  std::string dir(pdb_key.substr(0, slash + 1));
+  std::string name(pdb_key.substr(slash + 1));
+  const std::size_t dot = name.rfind('.');
+  if (dot != std::string::npos && dot > 0) name.resize(dot);
+  return dir + name + ".ilmap";
+}
+
+bool key_equal(std::string_view a, std::string_view b) noexcept {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    unsigned char x = static_cast<unsigned char>(a[i]), y = static_cast<unsigned char>(b[i]);
+    if (x >= 'A' && x <= 'Z') x = static_cast<unsigned char>(x + 32);
+    if (y >= 'A' && y <= 'Z') y = static_cast<unsigned char>(y + 32);
+    if (x != y) return false;
+  }
+  return true;
+}
+
+}  // namespace ilmap::symbols

@@ -1,0 +1,188 @@
+// ModuleResolver.cpp - see ModuleResolver.h.
+#include "ModuleResolver.h"
+
+#include <xxhash.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
+#include "AtomicFile.h"
+#include "FileBytes.h"
+#include "Identity.h"
+#include "PdbChecksum.h"
+#include "PortablePdb.h"
+#include "StoreIngest.h"
+#include "SymbolStore.h"
+#include "ilmap/cache.h"
+#include "ilmap_generated.h"
+
+namespace ilmap::symbols {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Keeps the most telling failure: mismatch over I/O over not found; the last of equals.
+void note_failure(std::optional<Error>& worst, Error e) {
+  auto rank = [](Errc c) { return c == Errc::kMismatch || c == Errc::kChecksum ? 3 : c == Errc::kNotFound ? 1 : 2; };
+  if (!worst || rank(e.code) >= rank(worst->code)) worst = std::move(e);
+}
+
+std::string negative_marker(const std::string& cache, const std::string& server, const std::string& key) {
+  const std::string what = server + "\n" + key;
+  return cache + "/.ilmap-404/" + format("%016llx", static_cast<unsigned long long>(XXH3_64bits(what.data(), what.size())));
+}
+
+bool negative_fresh(const std::string& marker, long ttl_s) {
+  std::error_code ec;
+  const auto t = fs::last_write_time(marker, ec);
+  if (ec) return false;
+  const auto age = fs::file_time_type::clock::now() - t;
+  return age < std::chrono::seconds(ttl_s) && age > -std::chrono::seconds(60);
+}
+
+Status check_file(const std::string& path, const ModuleIdentity& want, bool cache) {
+  auto f = FileBytes::open(path);
+  if (!f) return f.error();
+  Status s = cache ? check_cache_bytes(f->bytes(), want) : check_pdb_bytes(f->bytes(), want);
+  if (!s) return Status(s.code(), path + ": " + s.message());
+  return s;
+}
+
+}  // namespace
+
+Status check_cache_bytes(std::span<const std::uint8_t> bytes, const ModuleIdentity& want) {
+  auto cache = Cache::from_bytes(bytes);
+  if (!cache) return cache.error();
+  if (Status s = cache->verify(); !s) return s;
+  const auto* id = static_cast<const fb::Cache*>(cache->root())->identity();
+  if (!id || !id->pdb_id() || id->pdb_id()->size() != 20) return {Errc::kMalformed, "the cache records no PDB id"};
+  if (!want.pdb_id || !std::equal(want.pdb_id->begin(), want.pdb_id->end(), id->pdb_id()->begin()))
+    return {Errc::kMismatch, "the cache was compiled from PDB id " + hex_lower({id->pdb_id()->data(), 20}) +
+                                 (want.pdb_id ? ", wanted " + hex_lower(*want.pdb_id) : std::string())};
+  return {};
+}
+
+Status check_pdb_bytes(std::span<const std::uint8_t> bytes, const ModuleIdentity& want) {
+  auto id = identify_file(want.file_name, bytes);
+  if (!id) return id.error();
+  if (id->kind != want.kind || !key_equal(id->key, want.key))
+    return {Errc::kMismatch, "the file's key is " + id->key + ", wanted " + want.key};
+  if (want.pdb_id && id->pdb_id && *want.pdb_id != *id->pdb_id)
+    return {Errc::kMismatch, "PDB id " + hex_lower(*id->pdb_id) + ", wanted " + hex_lower(*want.pdb_id)};
+  if (!want.checksums.empty() && want.kind == ModuleKind::kPortablePdb) {
+    auto pdb = PortablePdb::parse(bytes);
+    if (!pdb) return pdb.error();
+    const ChecksumVerdict v = verify_pdb_checksums(want.checksums, bytes, pdb->metadata().pdb_stream_offset());
+    if (v == ChecksumVerdict::kMismatch)
+      return {Errc::kChecksum, "no PdbChecksum entry of the PE (" + want.symbol_checksum + ") matches the PDB"};
+  }
+  return {};
+}
+
+Result<ModuleResolver> ModuleResolver::create(std::vector<SymbolPathEntry> path, ResolveOptions options) {
+  for (const SymbolPathEntry& e : path)
+    if (e.kind == SymbolPathEntry::Kind::kServer && e.http() && e.caches.empty())
+      return Error{Errc::kUsage, "symbol path server " + e.location + " has no local cache to download into (srv*CACHE*URL, or a cache*DIR entry before it)"};
+  return ModuleResolver(std::move(path), std::move(options));
+}
+
+Result<Resolved> ModuleResolver::resolve(const ModuleIdentity& want) const {
+  if (Status s = validate_key(want.key); !s) return s.error();
+  // Wanted files, best first: the cache (Portable PDBs only), then the PDB or PE itself.
+  struct Want {
+    std::string key;
+    bool cache;
+  };
+  std::vector<Want> wants;
+  if (want.kind == ModuleKind::kPortablePdb && want.pdb_id) wants.push_back({cache_key_for(want.key), true});
+  wants.push_back({want.key, false});
+
+  std::optional<Error> worst;
+  auto note = [&](const std::string& s) {
+    if (options_.note) options_.note(s);
+  };
+  auto try_store = [&](const std::string& dir) -> std::optional<Resolved> {
+    SymbolStore store(dir);
+    for (const Want& w : wants) {
+      auto p = store.find(w.key);
+      if (!p) continue;
+      if (Status s = check_file(*p, want, w.cache); !s) {
+        note("refused " + *p + ": " + s.message());
+        note_failure(worst, s.error());
+        continue;
+      }
+      return Resolved{w.key, *p, w.cache};
+    }
+    return std::nullopt;
+  };
+
+  for (const SymbolPathEntry& e : path_) {
+    if (!e.http()) {
+      if (auto r = try_store(e.location)) return *r;
+      continue;
+    }
+    for (const std::string& c : e.caches)
+      if (auto r = try_store(c)) return *r;
+    const std::string& cache = e.caches.front();
+    for (const Want& w : wants) {
+      const std::string marker = negative_marker(cache, e.location, w.key);
+      if (negative_fresh(marker, options_.negative_ttl_s)) {
+        note("not asking " + e.location + " for " + w.key + ": it answered 404 less than " + std::to_string(options_.negative_ttl_s) + " s ago");
+        note_failure(worst, {Errc::kNotFound, e.location + "/" + w.key + ": not found (cached 404)"});
+        continue;
+      }
+      std::string url = e.location;
+      std::size_t start = 0;
+      while (start <= w.key.size()) {
+        const std::size_t slash = w.key.find('/', start);
+        url += '/';
+        url += url_escape_segment(w.key.substr(start, slash == std::string::npos ? std::string::npos : slash - start));
+        if (slash == std::string::npos) break;
+        start = slash + 1;
+      }
+      std::vector<std::string> headers;
+      if (!w.cache && !want.symbol_checksum.empty()) headers.push_back("SymbolChecksum: " + want.symbol_checksum);
+      auto body = http_get(url, headers, options_.http);
+      if (!body) {
+        if (body.error().code == Errc::kNotFound) {
+          std::error_code ec;
+          fs::create_directories(fs::path(marker).parent_path(), ec);
+          const std::uint8_t nl = '\n';
+          (void)write_file_atomically(marker, {&nl, 1}, false);
+        }
+        note_failure(worst, body.error());
+        continue;
+      }
+      Status s = w.cache ? check_cache_bytes(*body, want) : check_pdb_bytes(*body, want);
+      if (!s) {
+        note("refused " + url + ": " + s.message());
+        note_failure(worst, {s.code(), url + ": " + s.message()});
+        continue;
+      }
+      SymbolStore store(cache);
+      auto put = store.put(w.key, *body, [&](const std::string& existing) { return !check_file(existing, want, w.cache); });
+      if (!put) {
+        note_failure(worst, put.error());
+        continue;
+      }
+      auto p = store.find(w.key);
+      if (!p) return p.error();
+      if (!w.cache && want.kind == ModuleKind::kPortablePdb) {
+        // A downloaded Portable PDB gets its cache compiled beside it in the local cache.
+        auto added = add_to_store(store, *p);
+        if (!added) {
+          note("cannot compile the cache of " + *p + ": " + added.error().message);
+        } else if (auto c = store.find(cache_key_for(w.key)); c && check_file(*c, want, true)) {
+          return Resolved{cache_key_for(w.key), *c, true};
+        }
+      }
+      return Resolved{w.key, *p, w.cache};
+    }
+  }
+  if (!worst) worst = Error{Errc::kNotFound, want.key + ": not found"};
+  return Error{worst->code, want.key + ": " + worst->message};
+}
+
+}  // namespace ilmap::symbols

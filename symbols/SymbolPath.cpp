@@ -1,0 +1,68 @@
+// SymbolPath.cpp - see SymbolPath.h.
+#include "SymbolPath.h"
+
+#include <algorithm>
+
+namespace ilmap::symbols {
+namespace {
+
+std::vector<std::string> split(std::string_view s, char sep) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t at = s.find(sep, start);
+    std::string part(s.substr(start, at == std::string_view::npos ? std::string_view::npos : at - start));
+    while (!part.empty() && (part.back() == ' ' || part.back() == '\t')) part.pop_back();
+    part.erase(0, part.find_first_not_of(" \t") == std::string::npos ? part.size() : part.find_first_not_of(" \t"));
+    if (!part.empty()) out.push_back(std::move(part));
+    if (at == std::string_view::npos) break;
+    start = at + 1;
+  }
+  return out;
+}
+
+bool ieq_prefix(std::string_view s, std::string_view prefix) {
+  if (s.size() < prefix.size()) return false;
+  for (std::size_t i = 0; i < prefix.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(s[i])) != prefix[i]) return false;
+  return true;
+}
+
+}  // namespace
+
+Result<std::vector<SymbolPathEntry>> parse_symbol_path(std::string_view spec) {
+  std::vector<SymbolPathEntry> out;
+  std::string default_cache;
+  for (const std::string& entry : split(spec, ';')) {
+    if (ieq_prefix(entry, "srv*") || ieq_prefix(entry, "cache*")) {
+      const bool srv = ieq_prefix(entry, "srv*");
+      std::vector<std::string> parts = split(std::string_view(entry).substr(srv ? 4 : 6), '*');
+      if (!srv) {
+        if (parts.empty()) return Error{Errc::kUsage, "symbol path entry '" + entry + "' names no directory"};
+        default_cache = parts.front();
+        continue;
+      }
+      if (parts.empty()) return Error{Errc::kUsage, "symbol path entry '" + entry + "' names no server"};
+      SymbolPathEntry e;
+      e.kind = SymbolPathEntry::Kind::kServer;
+      e.location = parts.back();
+      parts.pop_back();
+      e.caches = std::move(parts);
+      if (e.caches.empty() && !default_cache.empty()) e.caches.push_back(default_cache);
+      if (e.location.find("://") != std::string::npos && !e.http())
+        return Error{Errc::kUsage, "symbol path entry '" + entry + "': only http:// and https:// servers are supported"};
+      while (e.http() && e.location.back() == '/') e.location.pop_back();
+      out.push_back(std::move(e));
+    } else {
+      if (entry.find("://") != std::string::npos)
+        return Error{Errc::kUsage, "symbol path entry '" + entry + "': a server needs the srv* prefix (srv*CACHE*URL)"};
+      SymbolPathEntry e;
+      e.location = entry;
+      out.push_back(std::move(e));
+    }
+  }
+  if (out.empty()) return Error{Errc::kUsage, "empty symbol path"};
+  return out;
+}
+
+}  // namespace ilmap::symbols

@@ -1,0 +1,141 @@
+// SymbolStore.cpp - see SymbolStore.h.
+#include "SymbolStore.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <system_error>
+
+#include "AtomicFile.h"
+#include "ModuleIdentity.h"
+
+namespace ilmap::symbols {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Holds an exclusive flock on STORE/.ilmap-store.lock while alive.
+class StoreLock {
+ public:
+  static Result<StoreLock> take(const std::string& root) {
+    const std::string path = root + "/.ilmap-store.lock";
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return Error{Errc::kIo, format("%s: cannot open the store lock: %s", path.c_str(), std::strerror(errno))};
+    while (::flock(fd, LOCK_EX) != 0) {
+      if (errno == EINTR) continue;
+      const int err = errno;
+      ::close(fd);
+      return Error{Errc::kIo, format("%s: cannot lock: %s", path.c_str(), std::strerror(err))};
+    }
+    return StoreLock(fd);
+  }
+  StoreLock(StoreLock&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+  StoreLock& operator=(StoreLock&&) = delete;
+  ~StoreLock() {
+    if (fd_ >= 0) ::close(fd_);  // releases the lock
+  }
+
+ private:
+  explicit StoreLock(int fd) : fd_(fd) {}
+  int fd_;
+};
+
+bool same_bytes(const std::string& path, std::span<const std::uint8_t> bytes) {
+  std::error_code ec;
+  if (fs::file_size(path, ec) != bytes.size() || ec) return false;
+  std::ifstream in(path, std::ios::binary);
+  char buf[65536];
+  std::size_t at = 0;
+  while (in && at < bytes.size()) {
+    in.read(buf, static_cast<std::streamsize>(std::min(sizeof buf, bytes.size() - at)));
+    const auto n = static_cast<std::size_t>(in.gcount());
+    if (n == 0 || std::memcmp(buf, bytes.data() + at, n) != 0) return false;
+    at += n;
+  }
+  return at == bytes.size();
+}
+
+bool ascii_lower_equal(const std::string& a, const std::string& b) { return key_equal(a, b); }
+
+}  // namespace
+
+SymbolStore::SymbolStore(std::string root) : root_(std::move(root)) {
+  while (root_.size() > 1 && root_.back() == '/') root_.pop_back();
+}
+
+bool SymbolStore::two_tier() const {
+  std::error_code ec;
+  return fs::is_regular_file(root_ + "/index2.txt", ec);
+}
+
+std::string SymbolStore::relative_path(std::string_view key) const {
+  if (!two_tier()) return std::string(key);
+  const std::string_view file = key.substr(0, key.find('/'));
+  const std::size_t n = file.size() >= 2 && file[1] != '.' ? 2 : 1;
+  return std::string(file.substr(0, n)) + "/" + std::string(key);
+}
+
+Result<std::string> SymbolStore::find(std::string_view key) const {
+  if (Status s = validate_key(key); !s) return s.error();
+  const std::string rel = relative_path(key);
+  std::error_code ec;
+  std::string exact = root_ + "/" + rel;
+  if (fs::is_regular_file(exact, ec)) return exact;
+  // Case-insensitive walk, component by component.
+  std::string at = root_;
+  std::size_t start = 0;
+  while (start <= rel.size()) {
+    const std::size_t slash = rel.find('/', start);
+    const std::string part = rel.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
+    std::string next = at + "/" + part;
+    if (!fs::exists(next, ec)) {
+      next.clear();
+      for (fs::directory_iterator it(at, ec), end; !ec && it != end; it.increment(ec))
+        if (ascii_lower_equal(it->path().filename().string(), part)) {
+          next = it->path().string();
+          break;
+        }
+      if (next.empty()) break;
+    }
+    at = next;
+    if (slash == std::string::npos) {
+      if (fs::is_regular_file(at, ec)) return at;
+      break;
+    }
+    start = slash + 1;
+  }
+  return Error{Errc::kNotFound, format("%s: no file under key %.*s", root_.c_str(), static_cast<int>(key.size()), key.data())};
+}
+
+Result<PutOutcome> SymbolStore::put(std::string_view key, std::span<const std::uint8_t> bytes,
+                                    const std::function<bool(const std::string&)>& replace_existing) {
+  if (Status s = validate_key(key); !s) return s.error();
+  std::error_code ec;
+  fs::create_directories(root_, ec);
+  if (ec) return Error{Errc::kIo, format("%s: cannot create the store: %s", root_.c_str(), ec.message().c_str())};
+  auto lock = StoreLock::take(root_);
+  if (!lock) return lock.error();
+  auto existing = find(key);
+  PutOutcome outcome = PutOutcome::kAdded;
+  std::string target = root_ + "/" + relative_path(key);
+  if (existing) {
+    if (same_bytes(*existing, bytes)) return PutOutcome::kAlreadyPresent;
+    if (!replace_existing || !replace_existing(*existing))
+      return Error{Errc::kMismatch, format("%s: a different file is already stored under key %.*s", existing->c_str(),
+                                           static_cast<int>(key.size()), key.data())};
+    target = *existing;
+    outcome = PutOutcome::kReplaced;
+  }
+  fs::create_directories(fs::path(target).parent_path(), ec);
+  if (ec) return Error{Errc::kIo, format("%s: cannot create the key directory: %s", target.c_str(), ec.message().c_str())};
+  if (Status s = write_file_atomically(target, bytes, true); !s) return s.error();
+  return outcome;
+}
+
+}  // namespace ilmap::symbols

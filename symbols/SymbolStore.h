@@ -1,0 +1,49 @@
+// SymbolStore.h - a symbol store on disk: files under their SSQP keys, in the layout symstore
+// clients read (dotnet/symstore DirectorySymbolStore; Microsoft SymStore "index2.txt").
+//
+//   one tier:  STORE/<file>/<id>/<file>
+//   two tiers: STORE/<p>/<file>/<id>/<file> when STORE/index2.txt exists, <p> being the first
+//              two characters of <file> (one when the second is '.', as symbolicator does)
+//
+// Beside a PDB, its ilmap cache: STORE/.../<file>/<id>/<stem>.ilmap (cache_key_for).
+// Writers take an exclusive flock on STORE/.ilmap-store.lock around check-then-rename, and
+// write each file to a temporary in its key directory first, so that concurrent writers never
+// leave a half-written or conflicting file, and readers never see one.
+#pragma once
+
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "ilmap/status.h"
+
+namespace ilmap::symbols {
+
+enum class PutOutcome { kAdded, kAlreadyPresent, kReplaced };
+
+class SymbolStore {
+ public:
+  // `root` need not exist until the first put (which creates it).
+  explicit SymbolStore(std::string root);
+
+  const std::string& root() const { return root_; }
+  bool two_tier() const;
+  // Path of `key` relative to the root, in this store's layout (the key is not validated).
+  std::string relative_path(std::string_view key) const;
+
+  // The existing file for `key`: the exact path, else a case-insensitive match of each
+  // component (SSQP keys compare without case). kUsage for an invalid key, kNotFound.
+  Result<std::string> find(std::string_view key) const;
+
+  // Stores `bytes` under `key`. Same bytes already there: kAlreadyPresent. Different bytes:
+  // kMismatch, unless `replace_existing` says the existing file (given its path) may be
+  // replaced (derived files such as caches), then kReplaced.
+  Result<PutOutcome> put(std::string_view key, std::span<const std::uint8_t> bytes,
+                         const std::function<bool(const std::string&)>& replace_existing = {});
+
+ private:
+  std::string root_;
+};
+
+}  // namespace ilmap::symbols

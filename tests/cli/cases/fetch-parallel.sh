@@ -1,0 +1,16 @@
+# fetch of many modules with 8 threads: the same answers, in input order, as with 1; each
+# module fetched once (its cache); the local cache verifies.
+. "$(dirname "$0")/../common.sh"
+. "$(dirname "$0")/../nginx.sh"
+[[ -d $CORPUS/out ]] || { echo "corpus/out not found"; exit 77; }
+ilmap store add www "$CORPUS/out" >/dev/null; echo "store add exit $?"
+start_nginx "$PWD/www"
+mkdir pe && cp "$CORPUS"/out/*/*.dll pe/
+ls pe | wc -l
+ilmap fetch -j 8 --symbol-path "srv*c8*$URL" pe/*.dll >out8; echo "exit $?"
+ilmap fetch -j 1 --symbol-path "srv*c1*$URL" pe/*.dll >out1; echo "exit $?"
+sed 's#\tc8/#\tC/#' out8 >a; sed 's#\tc1/#\tC/#' out1 >b
+cmp a b && echo "same answers"
+wc -l <out8
+grep -c ' 200 ' "$NGINX_LOG"
+ilmap store verify c8; echo "exit $?"

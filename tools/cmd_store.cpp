@@ -1,0 +1,180 @@
+// cmd_store.cpp - `ilmap store add STORE INPUT...`, `ilmap store get STORE KEY [-o OUT]`,
+// `ilmap store get STORE --for FILE`, `ilmap store verify STORE`: a symbol store laid out
+// under SSQP keys, with the ilmap cache of every Portable PDB beside it (symbols/).
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "AtomicFile.h"
+#include "Commands.h"
+#include "FileBytes.h"
+#include "ModuleIdentity.h"
+#include "PeFile.h"
+#include "StoreIngest.h"
+#include "SymbolStore.h"
+
+namespace ilmap::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using symbols::PutOutcome;
+
+void print_line(const std::string& s) {
+  const std::string line = s + "\n";
+  std::fwrite(line.data(), 1, line.size(), stdout);
+}
+
+bool is_module_ext(const fs::path& p) {
+  std::string e = p.extension().string();
+  std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return e == ".pdb" || e == ".dll" || e == ".exe";
+}
+
+int run_add(const std::string& root, const std::vector<std::string>& inputs) {
+  symbols::SymbolStore store(root);
+  std::vector<std::string> files;
+  int rc = 0;
+  for (const std::string& in : inputs) {
+    std::error_code ec;
+    if (fs::is_directory(in, ec)) {
+      std::vector<std::string> found;
+      for (fs::recursive_directory_iterator it(in, ec), end; !ec && it != end; it.increment(ec))
+        if (it->is_regular_file(ec) && is_module_ext(it->path())) found.push_back(it->path().string());
+      if (ec) rc = std::max(rc, report_error({Errc::kIo, in + ": cannot list: " + ec.message()}));
+      std::sort(found.begin(), found.end());
+      files.insert(files.end(), found.begin(), found.end());
+    } else {
+      files.push_back(in);
+    }
+  }
+  for (const std::string& f : files) {
+    auto r = symbols::add_to_store(store, f);
+    if (!r) {
+      rc = std::max(rc, report_error(r.error()));
+      continue;
+    }
+    for (const symbols::StoredFile& s : *r) {
+      const char* what = s.outcome == PutOutcome::kAdded ? "added" : s.outcome == PutOutcome::kReplaced ? "replaced" : "already present";
+      print_line(std::string(what) + ": " + escape_text(s.key));
+    }
+  }
+  return rc;
+}
+
+int copy_out(const std::string& from, const std::string& to) {
+  std::ifstream in(from, std::ios::binary);
+  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in.eof() && in.fail()) return report_error({Errc::kIo, from + ": cannot read"});
+  if (Status s = write_file_atomically(to, bytes, false); !s) return report_error(s.error());
+  return 0;
+}
+
+int run_get(const std::string& root, const std::string& key, const std::string& for_file, const std::string& out) {
+  symbols::SymbolStore store(root);
+  if (!for_file.empty()) {
+    auto file = FileBytes::open(for_file);
+    if (!file) return report_error(file.error());
+    auto ident = symbols::identify_file(for_file, file->bytes());
+    if (!ident) return report_error({ident.error().code, for_file + ": " + ident.error().message});
+    std::vector<std::string> keys{ident->key};
+    if (ident->kind == symbols::ModuleKind::kPe) {
+      PeOptions po;
+      po.embedded_pdb_errors_fatal = false;
+      if (auto pe = PeFile::parse(file->bytes(), po))
+        for (const auto& w : symbols::pdbs_wanted_by(pe->info())) keys.push_back(w.key);
+    }
+    std::vector<std::string> with_caches;
+    for (const std::string& k : keys) {
+      with_caches.push_back(k);
+      if (k.size() > 4 && symbols::key_equal(k.substr(k.size() - 4), ".pdb")) with_caches.push_back(symbols::cache_key_for(k));
+    }
+    bool any = false;
+    for (const std::string& k : with_caches) {
+      if (auto p = store.find(k)) {
+        print_line(escape_text(k) + "\t" + escape_text(*p));
+        any = true;
+      }
+    }
+    if (!any) return report_error({Errc::kNotFound, root + ": nothing stored for " + for_file + " (keys: " + keys.front() +
+                                                        (keys.size() > 1 ? ", " + keys[1] : std::string()) + ")"});
+    return 0;
+  }
+  auto p = store.find(key);
+  if (!p) return report_error(p.error());
+  if (!out.empty()) return copy_out(*p, out);
+  print_line(escape_text(*p));
+  return 0;
+}
+
+int run_store_verify(const std::string& root) {
+  std::error_code ec;
+  if (!fs::is_directory(root, ec)) return report_error({Errc::kIo, root + ": not a directory"});
+  symbols::SymbolStore store(root);
+  const symbols::VerifyReport rep = symbols::verify_store(store);
+  int rc = 0;
+  bool corrupt = false, mismatch = false;
+  for (const auto& p : rep.problems) {
+    std::fprintf(stderr, "ilmap: error: %s: %s\n", escape_text(p.path).c_str(), escape_text(p.error.message).c_str());
+    (exit_code_for(p.error.code) == 3 ? mismatch : corrupt) = true;
+  }
+  rc = corrupt ? 2 : mismatch ? 3 : 0;
+  print_line(format("%zu files, %zu caches checked, %zu other files skipped: %s", rep.files, rep.caches, rep.skipped,
+                    rep.problems.empty() ? "ok" : (std::to_string(rep.problems.size()) + (rep.problems.size() == 1 ? " problem" : " problems")).c_str()));
+  return rc;
+}
+
+}  // namespace
+
+void register_store(CLI::App& app, int& rc) {
+  CLI::App* store = app.add_subcommand("store", "Add, get and verify PEs/PDBs (with caches) in a symbol store.");
+  store->footer(
+      "A symbol store: PEs and PDBs under their SSQP keys (file/id/file), each Portable PDB's\n"
+      "ilmap cache beside it (file/id/stem.ilmap). Reads one-tier and two-tier (index2.txt) stores.\n"
+      "`ilmap store add --help` etc. describe the subcommands.");
+  store->require_subcommand(1);
+
+  auto a = std::make_shared<std::pair<std::string, std::vector<std::string>>>();
+  CLI::App* add = store->add_subcommand(
+      "add",
+      "Add PEs and PDBs (files, or directories searched for .dll/.exe/.pdb) and compile each\n"
+      "Portable PDB's cache beside it. Same bytes twice: 'already present'. Different bytes under\n"
+      "an existing key: refused (exit 3). Writes are atomic and locked (concurrent adds are safe).");
+  add->add_option("STORE", a->first, "Store directory (created if absent)")->required();
+  add->add_option("INPUT", a->second, "PE/PDB files or directories")->required();
+  add->callback([a, &rc] { rc = run_add(a->first, a->second); });
+
+  struct GetArgs {
+    std::string root, key, for_file, out;
+  };
+  auto g = std::make_shared<GetArgs>();
+  CLI::App* get = store->add_subcommand(
+      "get",
+      "Print the path of the file stored under KEY (keys compare without case), or copy it to\n"
+      "-o OUT; with --for FILE, print 'KEY<TAB>PATH' for every stored file FILE's keys find (its\n"
+      "own, the PDBs its CodeView entries name, their caches). Exit 3 when nothing is found.");
+  get->add_option("STORE", g->root, "Store directory")->required();
+  CLI::Option* key = get->add_option("KEY", g->key, "SSQP key, e.g. foo.pdb/<guid>FFFFFFFF/foo.pdb");
+  CLI::Option* forf = get->add_option("--for", g->for_file, "A PE or PDB whose keys to look up");
+  key->excludes(forf);
+  get->add_option("-o,--output", g->out, "Copy the file here (atomically) instead of printing its path")->excludes(forf);
+  get->callback([g, key, forf, &rc] {
+    if (key->count() == 0 && forf->count() == 0) {
+      std::fprintf(stderr, "ilmap: error: store get needs a KEY or --for FILE\n");
+      rc = 1;
+      return;
+    }
+    rc = run_get(g->root, g->key, g->for_file, g->out);
+  });
+
+  auto v = std::make_shared<std::string>();
+  CLI::App* ver = store->add_subcommand(
+      "verify",
+      "Check every PE/PDB against the key it is stored under (re-derived from its bytes) and\n"
+      "every cache (ilmap verify, and its PDB id against the PDB beside it or the key).\n"
+      "Exit 2 when a file is corrupt, 3 when one sits under the wrong key.");
+  ver->add_option("STORE", *v, "Store directory")->required();
+  ver->callback([v, &rc] { rc = run_store_verify(*v); });
+}
+
+}  // namespace ilmap::cli
