@@ -47,10 +47,10 @@ int unknown_command(CLI::App& app, const std::string& name) {
     if (d < best_d) best_d = d, best = sub->get_name();
   }
   const std::string hint = best.empty() ? "" : "did you mean '" + best + "'? ";
-  std::fprintf(stderr,
-               "ilmap: error: unknown command '%s' (%scommands: compile, lookup, dump, info, "
-               "verify; see ilmap help)\n",
-               name.c_str(), hint.c_str());
+  std::string names;  // every registered command, so the list never goes stale
+  for (const CLI::App* sub : app.get_subcommands({})) names += (names.empty() ? "" : ", ") + sub->get_name();
+  std::fprintf(stderr, "ilmap: error: unknown command '%s' (%scommands: %s; see ilmap help)\n",
+               name.c_str(), hint.c_str(), names.c_str());
   return 1;
 }
 
