@@ -25,3 +25,8 @@ ilmap compile alone/frames.pdb --pe "$FEATURES.dll" -o other.ilmap 2>&1 | sed "s
 [ -e other.ilmap ] || echo "no cache written"
 ilmap compile pe/Ilmap.Corpus.Frames.dll --pe pe/Ilmap.Corpus.Frames.dll -o x.ilmap; echo "--pe with a PE: exit $?"
 ilmap dump --methods alone/frames.pdb; echo "dump --methods of a PDB: exit $?"
+# A format 1.0 cache (written before the names section) still opens, verifies and has no names.
+old=$CORPUS/../tests/cache/format-1.0.ilmap
+ilmap info "$old" | grep -E '^(format_version|method_names):'
+ilmap verify "$old" > /dev/null; echo "verify 1.0: exit $?"
+ilmap dump --methods "$old" 2>/dev/null; echo "dump --methods 1.0: exit $?"
