@@ -18,6 +18,7 @@
 #include <unordered_map>
 
 #include "EmbeddedSources.h"
+#include "NamesSection.h"
 #include "SourceLink.h"
 #include "ilmap_format.h"
 #include "ilmap_generated.h"
@@ -546,7 +547,7 @@ Result<CacheBytes> build_cache(const CacheSource& src, const CacheBuildOptions& 
 
   const std::uint64_t estimate = 4096 + blocks_size + f::kBlockTailPadding + offsets.size() * 4 +
                                  strings.bytes().size() + refs.size() * sizeof(fb::DocumentRef) +
-                                 details->size();
+                                 details->size() + (src.names ? src.names->bytes() : 0);
   if (estimate > f::kMaxPayloadSize)
     return Error{Errc::kTooLarge, format("%s: the cache would exceed FlatBuffers' 2 GiB limit", src.source_name.c_str())};
   ScratchAllocator alloc;
@@ -614,6 +615,8 @@ Result<CacheBytes> build_cache(const CacheSource& src, const CacheBuildOptions& 
   std::memset(blocks_out, 0, f::kBlockTailPadding);
   fbb.ForceVectorAlignment(details->size(), 1, 8);
   auto details_vec = fbb.CreateVector(*details);
+  flatbuffers::Offset<fb::Names> names;
+  if (src.names) names = write_names_section(fbb, *src.names);
 
   fb::CacheBuilder cb(fbb);
   cb.add_identity(identity);
@@ -624,6 +627,7 @@ Result<CacheBytes> build_cache(const CacheSource& src, const CacheBuildOptions& 
   cb.add_point_count(total);
   cb.add_hidden_count(hidden);
   cb.add_details(details_vec);
+  if (src.names) cb.add_names(names);
   fb::FinishCacheBuffer(fbb, cb.Finish());
 
   const std::size_t payload = fbb.GetSize();

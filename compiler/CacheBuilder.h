@@ -36,6 +36,8 @@ struct CachePeIdentity {
   std::vector<std::string> pdb_checksums;  // "SHA256:<hex>"
 };
 
+struct NamesSection;  // NamesSection.h
+
 struct CacheSource {
   const PortablePdb* pdb = nullptr;
   std::string source_name;        // file name of the input (no directories)
@@ -44,6 +46,7 @@ struct CacheSource {
   std::string pdb_key;            // SSQP key of the PDB
   std::string debug_id;
   std::optional<CachePeIdentity> pe;
+  const NamesSection* names = nullptr;  // method names of the PE (format 1.1), when known
 };
 
 struct CacheBuildOptions {

@@ -2,9 +2,12 @@
 // pairs, points() of every method, document accessors, verify(), and the C API on the same
 // bytes. Properties: no crash, no out-of-bounds read (ASan), open and the C API agree, every
 // answer names an existing document, and a cache that verifies answers lookups consistently
-// with points().
+// with points(). Method names (format 1.1): method_name and find_methods on any token and on
+// names taken from the cache itself (the CoreCLR text before its '(' or '['); on a verified
+// cache every token find_methods answers has a name.
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "FuzzCommon.h"
@@ -23,6 +26,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     (void)ilmap_lookup(c, 0x06000001, 0, &loc);
     (void)ilmap_lookup_row(c, 1, 0xFFFFFFFF, &loc);
     (void)ilmap_verify(c, msg, sizeof msg);
+    const char* text = nullptr;
+    std::size_t len = 0;
+    std::uint32_t tokens[4];
+    if (ilmap_method_name(c, 0x06000001, ILMAP_NAME_MONO, &text, &len))
+      (void)ilmap_find_method(c, text, len, tokens, 4);
+    (void)ilmap_assembly_name(c, &len);
     ilmap_close(c);
   }
   if (!cache) {
@@ -41,6 +50,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   (void)cache->point_section_bytes();
   const Status verified = cache->verify();
   if (!verified) fuzz::check_error(verified.error());
+  (void)cache->mvid();
+  (void)cache->assembly_name();
+  (void)cache->module_name();
+  std::vector<std::uint32_t> found;
+  const std::uint32_t named = cache->method_name_count() < 2048 ? cache->method_name_count() + 1 : 2048;
+  for (std::uint32_t row = 0; row <= named; ++row) {
+    auto n = cache->method_name(0x06000000u | row);
+    (void)cache->method_name(0x02000000u | row);
+    if (!n) continue;
+    const std::string_view key = n->coreclr.substr(0, n->coreclr.find_first_of("(["));
+    cache->find_methods(key, found);
+    for (std::uint32_t t : found)
+      ILMAP_FUZZ_CHECK(cache->method_name(t) || !verified.ok(), "find_methods answered a token without a name");
+  }
   std::vector<CachePoint> pts;
   const std::uint32_t limit = methods < 2048 ? methods + 1 : 2048;
   for (std::uint32_t rid = 0; rid <= limit; ++rid) {

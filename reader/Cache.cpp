@@ -80,6 +80,34 @@ struct Cache::Impl {
   std::uint32_t docs_count = 0;
   const std::uint8_t* strings = nullptr;
   std::size_t strings_size = 0;
+  // Method names (format 1.1, SPEC.md 3.6); names == nullptr without them.
+  const fb::Names* names = nullptr;
+  const fb::MethodNameRef* name_refs = nullptr;
+  std::uint32_t name_refs_count = 0;
+  const std::uint8_t* name_strings = nullptr;
+  std::size_t name_strings_size = 0;
+  const fb::NameIndexEntry* name_index = nullptr;
+  std::uint32_t name_index_count = 0;
+
+  // A range of the names section's strings, or false when it does not lie inside.
+  bool name_text(std::uint32_t offset, std::uint32_t length, std::string_view& out) const noexcept {
+    if (std::uint64_t(offset) + length > name_strings_size) return false;
+    out = {reinterpret_cast<const char*>(name_strings) + offset, length};
+    return true;
+  }
+  // The MethodNameRef of a MethodDef token, or nullptr.
+  const fb::MethodNameRef* name_ref(std::uint32_t token) const noexcept {
+    const std::uint32_t row = token & 0xFFFFFF;
+    if ((token >> 24) != 0x06 || row == 0 || row > name_refs_count) return nullptr;
+    return name_refs + (row - 1);
+  }
+  // The name-index key of an index entry (the method's own, or its kickoff's for an alias).
+  bool entry_key(const fb::NameIndexEntry& e, std::string_view& key) const noexcept {
+    const fb::MethodNameRef* m = name_ref(e.token());
+    if (m && (e.flags() & d::kIndexAlias)) m = m->kickoff() ? name_ref(m->kickoff()) : nullptr;
+    return m && name_text(m->key_offset(), m->key_length(), key);
+  }
+  Status verify_names() const;
 
   // A range of `strings`, or false when it does not lie inside (a corrupt cache).
   bool text(std::uint32_t offset, std::uint32_t length, std::string_view& out) const noexcept {
@@ -159,6 +187,57 @@ Status Cache::Impl::validate() {
   if (const auto* sv = root->strings()) {
     strings = sv->data();
     strings_size = sv->size();
+  }
+  if ((names = root->names())) {
+    if (const auto* v = names->methods()) {
+      name_refs = reinterpret_cast<const fb::MethodNameRef*>(v->Data());
+      name_refs_count = v->size();
+    }
+    if (const auto* v = names->strings()) {
+      name_strings = v->data();
+      name_strings_size = v->size();
+    }
+    if (const auto* v = names->index()) {
+      name_index = reinterpret_cast<const fb::NameIndexEntry*>(v->Data());
+      name_index_count = v->size();
+    }
+  }
+  return {};
+}
+
+// SPEC.md section 7, verify step 11.
+Status Cache::Impl::verify_names() const {
+  if (!names) return {};
+  if (!names->methods() || !names->strings() || !names->index())
+    return {Errc::kMalformed, "names: methods, strings or index missing"};
+  std::uint32_t aliases = 0;
+  for (std::uint32_t i = 0; i < name_refs_count; ++i) {
+    const fb::MethodNameRef& m = name_refs[i];
+    std::string_view t;
+    if (!name_text(m.coreclr_offset(), m.coreclr_length(), t) || !name_text(m.mono_offset(), m.mono_length(), t) ||
+        !name_text(m.key_offset(), m.key_length(), t))
+      return {Errc::kMalformed, format("names: method 0x%08x: a text range lies outside the string bytes", 0x06000001u + i)};
+    if (m.flags() & ~d::kNameFlagsMask)
+      return {Errc::kMalformed, format("names: method 0x%08x: unknown flags 0x%x", 0x06000001u + i, m.flags())};
+    if (m.kickoff() ? !name_ref(m.kickoff()) : (m.flags() & d::kNameIterator) != 0)
+      return {Errc::kMalformed, format("names: method 0x%08x: kickoff 0x%08x is not a method of the section", 0x06000001u + i, m.kickoff())};
+    aliases += m.kickoff() != 0;
+  }
+  if (std::uint64_t(name_index_count) != std::uint64_t(name_refs_count) + aliases)
+    return {Errc::kMalformed, format("names: the index has %u entries, the methods need %llu", name_index_count,
+                                     static_cast<unsigned long long>(std::uint64_t(name_refs_count) + aliases))};
+  for (std::uint32_t i = 0; i < name_index_count; ++i) {
+    const fb::NameIndexEntry& e = name_index[i];
+    if (i > 0) {
+      const fb::NameIndexEntry& p = name_index[i - 1];
+      if (!(p.hash() < e.hash() || (p.hash() == e.hash() && (p.token() < e.token() || (p.token() == e.token() && p.flags() < e.flags())))))
+        return {Errc::kMalformed, format("names: index entry %u is out of order", i)};
+    }
+    std::string_view key;
+    if ((e.flags() & ~d::kIndexFlagsMask) || !entry_key(e, key))
+      return {Errc::kMalformed, format("names: index entry %u: no such method, kickoff or key (token 0x%08x, flags 0x%x)", i, e.token(), e.flags())};
+    if (XXH3_64bits(key.data(), key.size()) != e.hash())
+      return {Errc::kMalformed, format("names: index entry %u: hash is not XXH3-64 of its key", i)};
   }
   return {};
 }
@@ -544,7 +623,58 @@ Status Cache::verify_unchecked() const {
   }
   if (const auto* id = m.root->identity(); !id || !id->pdb_id() || id->pdb_id()->size() != 20)
     return {Errc::kMalformed, "identity: PDB id missing or not 20 bytes"};
-  return {};
+  return m.verify_names();
+}
+
+bool Cache::has_method_names() const noexcept { return impl_->names != nullptr; }
+std::uint32_t Cache::method_name_count() const noexcept { return impl_->name_refs_count; }
+
+std::optional<MethodNameView> Cache::method_name(std::uint32_t token) const noexcept {
+  const fb::MethodNameRef* m = impl_->name_ref(token);
+  if (!m) return std::nullopt;
+  MethodNameView v;
+  if (!impl_->name_text(m->coreclr_offset(), m->coreclr_length(), v.coreclr) ||
+      !impl_->name_text(m->mono_offset(), m->mono_length(), v.mono))
+    return std::nullopt;
+  v.kickoff = m->kickoff();
+  v.iterator = (m->flags() & d::kNameIterator) != 0;
+  v.bad_signature = (m->flags() & d::kNameBadSignature) != 0;
+  return v;
+}
+
+std::size_t Cache::find_methods(std::string_view full_name, std::vector<std::uint32_t>& tokens) const {
+  tokens.clear();
+  const Impl& m = *impl_;
+  const std::uint64_t h = XXH3_64bits(full_name.data(), full_name.size());
+  const fb::NameIndexEntry* const end = m.name_index + m.name_index_count;
+  const fb::NameIndexEntry* it = std::lower_bound(m.name_index, end, h,
+      [](const fb::NameIndexEntry& e, std::uint64_t k) { return e.hash() < k; });
+  for (; it != end && it->hash() == h; ++it) {
+    std::string_view key;  // confirm: the stored key must equal the name
+    if (m.entry_key(*it, key) && key == full_name) tokens.push_back(it->token());
+  }
+  std::sort(tokens.begin(), tokens.end());
+  tokens.erase(std::unique(tokens.begin(), tokens.end()), tokens.end());
+  return tokens.size();
+}
+
+std::optional<std::array<std::uint8_t, 16>> Cache::mvid() const noexcept {
+  const fb::Guid* g = impl_->names ? impl_->names->mvid() : nullptr;
+  if (!g && impl_->root->identity()) g = impl_->root->identity()->mvid();
+  if (!g) return std::nullopt;
+  std::array<std::uint8_t, 16> out{};
+  std::copy(g->bytes()->begin(), g->bytes()->end(), out.begin());
+  return out;
+}
+
+std::string_view Cache::assembly_name() const noexcept {
+  const auto* s = impl_->names ? impl_->names->assembly_name() : nullptr;
+  return s ? std::string_view(s->data(), s->size()) : std::string_view();
+}
+
+std::string_view Cache::module_name() const noexcept {
+  const auto* s = impl_->names ? impl_->names->module_name() : nullptr;
+  return s ? std::string_view(s->data(), s->size()) : std::string_view();
 }
 
 }  // namespace ilmap

@@ -3,6 +3,8 @@
 
 #include <cstring>
 #include <new>
+#include <string_view>
+#include <vector>
 
 #include "ilmap/cache.h"
 
@@ -116,6 +118,47 @@ int ilmap_verify(const ilmap_cache* cache, char* msg, size_t msg_size) {
 int ilmap_install_mapping_guard(void) { return ilmap::install_mapping_guard() ? 1 : 0; }
 int ilmap_changed(const ilmap_cache* cache) { return cache && cache->cache.changed() ? 1 : 0; }
 int ilmap_file_changed(const ilmap_cache* cache) { return cache && cache->cache.file_changed() ? 1 : 0; }
+
+int ilmap_method_name(const ilmap_cache* cache, uint32_t token, int flavor, const char** text, size_t* len) {
+  if (!cache || !text || !len || (flavor != ILMAP_NAME_CORECLR && flavor != ILMAP_NAME_MONO)) return 0;
+  auto m = cache->cache.method_name(token);
+  if (!m) return 0;
+  const std::string_view t = flavor == ILMAP_NAME_MONO ? m->mono : m->coreclr;
+  *text = t.data();
+  *len = t.size();
+  return 1;
+}
+
+size_t ilmap_find_method(const ilmap_cache* cache, const char* name, size_t name_len, uint32_t* tokens,
+                         size_t capacity) {
+  if (!cache || (!name && name_len) || (!tokens && capacity)) return 0;
+  try {
+    std::vector<std::uint32_t> found;
+    cache->cache.find_methods(std::string_view(name ? name : "", name_len), found);
+    for (size_t i = 0; i < found.size() && i < capacity; ++i) tokens[i] = found[i];
+    return found.size();
+  } catch (...) {  // allocation failure
+    return 0;
+  }
+}
+
+uint32_t ilmap_method_name_count(const ilmap_cache* cache) { return cache ? cache->cache.method_name_count() : 0; }
+
+int ilmap_mvid(const ilmap_cache* cache, uint8_t out[16]) {
+  if (!cache || !out) return 0;
+  auto g = cache->cache.mvid();
+  if (!g) return 0;
+  std::memcpy(out, g->data(), 16);
+  return 1;
+}
+
+const char* ilmap_assembly_name(const ilmap_cache* cache, size_t* len) {
+  if (!cache) return nullptr;
+  const std::string_view s = cache->cache.assembly_name();
+  if (s.data() == nullptr) return nullptr;
+  if (len) *len = s.size();
+  return s.data();
+}
 
 uint32_t ilmap_method_count(const ilmap_cache* cache) { return cache ? cache->cache.method_count() : 0; }
 uint64_t ilmap_point_count(const ilmap_cache* cache) { return cache ? cache->cache.point_count() : 0; }

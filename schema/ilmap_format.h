@@ -15,7 +15,7 @@ inline constexpr std::uint32_t kMagic = 0x1A4D4C49;          // bytes 'I' 'L' 'M
 inline constexpr std::uint32_t kMagicSwapped = 0x494C4D1A;   // what a wrong-endian read sees
 inline constexpr char kIdentifier[4] = {'I', 'L', 'M', 'P'};  // = FlatBuffers file_identifier
 inline constexpr std::uint16_t kVersionMajor = 1;
-inline constexpr std::uint16_t kVersionMinor = 0;
+inline constexpr std::uint16_t kVersionMinor = 1;  // 1.1: Cache.names
 inline constexpr std::uint32_t kHeaderSize = 32;
 // FlatBuffers offsets are signed 32-bit: a payload must stay below 2 GiB.
 inline constexpr std::uint64_t kMaxPayloadSize = 0x7FFFFFFFu - 4096;
@@ -30,6 +30,14 @@ struct FileHeader {
   std::uint64_t payload_xxh3;  // XXH3_64bits(payload, payload_size), seed 0
 };
 static_assert(sizeof(FileHeader) == kHeaderSize, "FileHeader must be 32 bytes");
+
+// --- method names (format 1.1, SPEC.md section 3.6) ----------------------------------------
+inline constexpr std::uint32_t kNameIterator = 1;      // MethodNameRef.flags: "+Name()" follows
+inline constexpr std::uint32_t kNameBadSignature = 2;  // the parameter list is "(<bad signature>)"
+inline constexpr std::uint32_t kNameMonoRewrite = 4;   // Mono text is the async kickoff's
+inline constexpr std::uint32_t kNameFlagsMask = 7;
+inline constexpr std::uint32_t kIndexAlias = 1;        // NameIndexEntry.flags: kickoff's key
+inline constexpr std::uint32_t kIndexFlagsMask = 1;
 
 // --- point blocks (SPEC.md section 5) -------------------------------------------------------
 // A block: a fixed 5-byte prefix (widths word + length codes), the header values in the byte

@@ -22,11 +22,14 @@
 
 #include "AtomicFile.h"
 #include "CacheBuilder.h"
+#include "CacheFields.h"
 #include "Commands.h"
 #include "DebugInput.h"
 #include "Guids.h"
 #include "Identity.h"
 #include "MetadataSchema.h"
+#include "NamesSection.h"
+#include "PeFile.h"
 #include "TextEscape.h"
 #include "ilmap/cache.h"
 #include "ilmap_generated.h"
@@ -46,6 +49,7 @@ struct CompileOptions {
   bool fsync = false;
   unsigned jobs = 0;
   std::string pdb;                   // --pdb: the PDB of the one PE input
+  std::string pe;                    // --pe: the PE of the one PDB input (method names)
   std::vector<std::string> include;  // --include globs (directory mode)
   std::vector<std::string> exclude;  // --exclude globs (directory mode)
   bool json = false;
@@ -64,6 +68,7 @@ struct Job {
   int rc = 0;
   std::string message;
   std::string reason;           // skipped: why; failed: the error without "ilmap: error: "
+  std::string warning;          // printed as "ilmap: warning: ..." (method names not built)
   std::uint64_t points = 0;
   std::size_t bytes = 0;
 };
@@ -130,6 +135,9 @@ bool up_to_date(const OutputTarget& target, const CacheSource& src, bool embed_s
   auto cache = Cache::open(target.path);
   if (!cache || !cache->verify()) return false;
   const auto* root = static_cast<const fb::Cache*>(cache->root());
+  // Method names come from a PE that the input hash may not cover (--pe, a PE beside a PDB).
+  if ((root->names() != nullptr) != (src.names != nullptr)) return false;
+  if (src.names && !(root->names()->mvid() && guid_of(root->names()->mvid()) == src.names->mvid)) return false;
   const fb::Identity* id = root->identity();
   if (!(id && id->source_xxh3() == src.source_xxh3 && id->source_size() == src.source_size &&
         id->compiler_version() && id->compiler_version()->str() == compiler_version() &&
@@ -169,6 +177,62 @@ void skip(Job& job, const std::string& why) {
   job.message = job.input + ": skipped: " + why;
 }
 
+// True when the PE's Portable CodeView entries name the PDB (GUID and stamp = its PDB id).
+bool pe_names_pdb(const PeInfo& pe, const PortablePdb& pdb) {
+  if (!pdb.has_pdb_stream()) return false;
+  for (const CodeViewEntry& cv : pe.codeview)
+    if (cv.portable() && cv.guid == pdb.id().guid() && cv.stamp == pdb.id().stamp()) return true;
+  return false;
+}
+
+// <stem>.dll or <stem>.exe beside a PDB, when one exists.
+std::string pe_beside(const std::string& pdb_path) {
+  for (const char* ext : {".dll", ".exe"}) {
+    fs::path p(pdb_path);
+    p.replace_extension(ext);
+    std::error_code ec;
+    if (fs::is_regular_file(p, ec)) return p.string();
+  }
+  return {};
+}
+
+// Method names (format 1.1) from the PE of the input: the input itself, --pe for a PDB input
+// (must name the PDB: else kMismatch), or a same-named PE beside a PDB input whose CodeView names
+// it. A names failure is a warning (job.warning) and the cache is built without them.
+Status collect_names(Job& job, const DebugInput& d, const CompileOptions& o, std::optional<NamesSection>& names) {
+  auto warn = [&](const std::string& where, const Error& e) {
+    job.warning = where + ": method names not stored: " + e.message;
+  };
+  if (d.pe) {
+    if (!d.pe->managed) return {};
+    auto n = build_names_section_from_pe(d.file.bytes());
+    if (n) names = std::move(*n);
+    else warn(job.input, n.error());
+    return {};
+  }
+  const std::string pe_path = !o.pe.empty() ? o.pe : pe_beside(job.input);
+  if (pe_path.empty()) return {};
+  auto file = FileBytes::open(pe_path);
+  if (!file) {
+    if (o.pe.empty()) return {};
+    return Error{file.error().code, "--pe " + file.error().message};
+  }
+  PeOptions po;
+  po.embedded_pdb_errors_fatal = false;
+  auto pe = PeFile::parse(file->bytes(), po);
+  if (!pe || !pe_names_pdb(pe->info(), *d.pdb)) {
+    if (o.pe.empty()) return {};  // an unrelated file beside the PDB: no names
+    if (!pe) return Error{pe.error().code, "--pe " + pe_path + ": " + pe.error().message};
+    return Error{Errc::kMismatch, format("--pe %s: no Portable CodeView entry of the PE names the PDB %s (PDB id %s)",
+                                         pe_path.c_str(), job.input.c_str(),
+                                         d.pdb->has_pdb_stream() ? portable_debug_id(d.pdb->id().guid(), d.pdb->id().stamp()).c_str() : "none")};
+  }
+  auto n = build_names_section_from_pe(file->bytes());
+  if (n) names = std::move(*n);
+  else warn(pe_path, n.error());
+  return {};
+}
+
 // `threads`: the threads this input may use to encode its point blocks.
 void run_job(Job& job, const CompileOptions& o, unsigned threads) {
   DebugInputOptions io;
@@ -182,6 +246,8 @@ void run_job(Job& job, const CompileOptions& o, unsigned threads) {
     return fail(job, in.error());
   }
   const DebugInput& d = **in;
+  if (!o.pe.empty() && d.pe)
+    return fail(job, {Errc::kUsage, format("--pe %s: applies to a .pdb input, and %s is a PE", o.pe.c_str(), job.input.c_str())});
   if (!o.pdb.empty() && !d.pe)
     return fail(job, {Errc::kUsage, format("--pdb %s: applies to a .dll or .exe input, and %s is a PDB", o.pdb.c_str(), job.input.c_str())});
   if (!d.pdb) {  // directory mode: a PE without usable debug information
@@ -212,7 +278,10 @@ void run_job(Job& job, const CompileOptions& o, unsigned threads) {
   }
   if (target->kind == OutputKind::kDirectory)
     return fail(job, {Errc::kIo, format("%s: is a directory", job.output.c_str())});
-  const CacheSource src = make_source(d);
+  std::optional<NamesSection> names;
+  if (Status s = collect_names(job, d, o, names); !s) return fail(job, s.error());
+  CacheSource src = make_source(d);
+  if (names) src.names = &*names;
   if (!o.force && up_to_date(*target, src, o.embed_sources)) {
     job.outcome = Outcome::kUpToDate;
     job.message = format("%s: up to date: %s", job.input.c_str(), job.output.c_str());
@@ -371,6 +440,8 @@ int run_compile(const CompileOptions& o) {
     return report_error({Errc::kUsage, "-o takes exactly one input file; use --out-dir for several"});
   if (!o.pdb.empty() && (o.inputs.size() != 1 || std::filesystem::is_directory(o.inputs[0])))
     return report_error({Errc::kUsage, "--pdb takes exactly one input file (a .dll or .exe)"});
+  if (!o.pe.empty() && (o.inputs.size() != 1 || std::filesystem::is_directory(o.inputs[0])))
+    return report_error({Errc::kUsage, "--pe takes exactly one input file (a .pdb)"});
   const bool to_stdout = o.out == "-" || (!o.out.empty() && is_stdout(o.out));
   if (to_stdout && o.json) return report_error({Errc::kUsage, "--json cannot be used with -o - (standard output carries the cache)"});
   if (o.out == "-" && ::isatty(1)) return report_error({Errc::kUsage, "-o -: standard output is a terminal; redirect it to a file or a pipe"});
@@ -407,6 +478,7 @@ int run_compile(const CompileOptions& o) {
   std::size_t count[4] = {0, 0, 0, 0};
   for (const Job& j : jobs) {
     ++count[static_cast<int>(j.outcome)];
+    if (!j.warning.empty()) std::fprintf(stderr, "ilmap: warning: %s\n", escape_text(j.warning).c_str());
     if (j.outcome == Outcome::kFailed) {
       std::fprintf(stderr, "%s\n", escape_text(j.message).c_str());
       rc = std::max(rc, j.rc);
@@ -435,6 +507,10 @@ void register_compile(CLI::App& app, int& rc) {
       "A PE's PDB is searched in order: the embedded PDB, the CodeView path as written, the\n"
       "CodeView file name beside the PE, NAME.pdb beside the PE; a file is used only when its\n"
       "PDB id matches the PE's CodeView entry (--pdb names the file instead).\n"
+      "Method names (as CoreCLR and Mono print stack frames, for `dump --methods` and the\n"
+      "reader's method_name/find_methods) are stored when the PE is known: a PE input, --pe\n"
+      "for a PDB input, or a same-named .dll/.exe beside the PDB whose CodeView names it; a PE\n"
+      "whose names cannot be built gives a warning and a cache without them.\n"
       "Directories are searched recursively for .dll/.exe files and for .pdb files without a\n"
       "same-named .dll/.exe; files there that carry no Portable PDB (native or framework PEs,\n"
       "Windows PDBs) are skipped and counted; a PDB that does not match its PE fails (exit 3).\n"
@@ -450,6 +526,8 @@ void register_compile(CLI::App& app, int& rc) {
   auto* dir = cmd->add_option("--out-dir", o->out_dir, "Directory for the caches (mirrors input directories)");
   out->excludes(dir);
   cmd->add_option("--pdb", o->pdb, "The PDB of the one PE input, instead of searching (its id must match)");
+  cmd->add_option("--pe", o->pe, "The PE of the one PDB input, for method names (its CodeView entry must name the PDB; "
+                                 "without it a same-named .dll/.exe beside the PDB is used when it names the PDB)");
   cmd->add_option("--include", o->include, "Directory mode: compile only files matching this glob (path relative to the directory, or file name); repeatable")
       ->allow_extra_args(false);
   cmd->add_option("--exclude", o->exclude, "Directory mode: leave out files matching this glob (path relative to the directory, or file name); repeatable")

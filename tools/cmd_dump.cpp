@@ -1,4 +1,4 @@
-// cmd_dump.cpp - `ilmap dump INPUT [--sequence-points|--documents] [--json]
+// cmd_dump.cpp - `ilmap dump INPUT [--sequence-points|--documents|--methods] [--json]
 //                [--max-decompressed SIZE]`.
 //
 // Prints the canonical sequence-point listing (DESIGN.md) or the document table of a PDB, a PE
@@ -15,6 +15,8 @@
 #include "EmbeddedSources.h"
 #include "Guids.h"
 #include "Listing.h"
+#include "NamesSection.h"
+#include "TextEscape.h"
 #include "ilmap/cache.h"
 #include "ilmap_generated.h"
 
@@ -27,6 +29,7 @@ struct DumpOptions {
   std::string input;
   bool sequence_points = false;
   bool documents = false;
+  bool methods = false;
   bool json = false;
   std::uint64_t max_decompressed = kDefaultMaxDecompressed;
 };
@@ -111,9 +114,81 @@ int dump_points_json(const PortablePdb& pdb, const std::vector<std::string>& nam
   return ok ? 0 : 2;
 }
 
+// --methods: one line per MethodDef row, "TOKEN TAB coreclr TAB mono" (texts escaped), or with
+// --json one object per line. `name(i)` gives row i+1's texts.
+template <typename NameOf>
+void dump_method_names(std::uint32_t count, NameOf name, bool json) {
+  std::string buf;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    const std::uint32_t token = 0x06000001u + i;
+    std::string_view coreclr, mono;
+    std::uint32_t kickoff = 0;
+    if (!name(i, coreclr, mono, kickoff)) continue;  // a corrupt range: no name
+    if (json) {
+      Json j;
+      j["token"] = format("0x%08x", token);
+      j["coreclr"] = std::string(coreclr);
+      j["mono"] = std::string(mono);
+      j["kickoff"] = kickoff ? Json(format("0x%08x", kickoff)) : Json(nullptr);
+      buf += j.dump(-1, ' ', false, Json::error_handler_t::replace);
+      buf += '\n';
+    } else {
+      buf += format("0x%08x\t", token);
+      append_escaped(buf, coreclr);
+      buf += '\t';
+      append_escaped(buf, mono);
+      buf += '\n';
+    }
+    if (buf.size() > (1u << 16)) {
+      write_out(buf);
+      buf.clear();
+    }
+  }
+  write_out(buf);
+}
+
+int dump_cache_methods(const Cache& cache, const DumpOptions& o) {
+  if (!cache.has_method_names())
+    return report(Error{Errc::kNotFound, o.input + ": the cache holds no method names (compiled from a PDB without its PE, or by an ilmap before format 1.1)"});
+  dump_method_names(cache.method_name_count(), [&](std::uint32_t i, std::string_view& c, std::string_view& m, std::uint32_t& k) {
+    auto n = cache.method_name(0x06000001u + i);
+    if (!n) return false;
+    c = n->coreclr;
+    m = n->mono;
+    k = n->kickoff;
+    return true;
+  }, o.json);
+  return 0;
+}
+
+// --methods of a PE: the names the cache would hold, straight from its metadata (no PDB needed).
+int dump_pe_methods(const DumpOptions& o) {
+  auto file = FileBytes::open(o.input);
+  if (!file) return report(file.error());
+  auto names = build_names_section_from_pe(file->bytes());
+  if (!names) return report(Error{names.error().code, o.input + ": " + names.error().message});
+  auto text = [&](std::uint32_t off, std::uint32_t len) {
+    return std::string_view(reinterpret_cast<const char*>(names->strings.data()) + off, len);
+  };
+  dump_method_names(static_cast<std::uint32_t>(names->methods.size()), [&](std::uint32_t i, std::string_view& c, std::string_view& m, std::uint32_t& k) {
+    const fb::MethodNameRef& r = names->methods[i];
+    c = text(r.coreclr_offset(), r.coreclr_length());
+    m = text(r.mono_offset(), r.mono_length());
+    k = r.kickoff();
+    return true;
+  }, o.json);
+  if (Status s = file->check(); !s) return report(s.error());
+  return 0;
+}
+
 int dump_cache(const DumpOptions& o) {
   auto cache = Cache::open(o.input);
   if (!cache) return report(cache.error());
+  if (o.methods) {
+    const int rc = dump_cache_methods(*cache, o);
+    if (cache->changed()) return report(Error{Errc::kIo, o.input + ": cache file changed while in use (truncated or rewritten in place)"});
+    return rc;
+  }
   if (o.documents) {
     // Same columns as for a PDB; the embedded source size is known only for caches compiled
     // with --embed-sources (-1 otherwise). JSON adds the SourceLink URL.
@@ -186,6 +261,12 @@ bool is_cache_file(const std::string& path) {
 
 int run_dump(const DumpOptions& o) {
   if (is_cache_file(o.input)) return dump_cache(o);
+  if (o.methods) {
+    auto f = FileBytes::open(o.input);
+    if (f && sniff_input(f->bytes()) == InputKind::kPe) return dump_pe_methods(o);
+    if (!f) return report(f.error());
+    return report(Error{Errc::kNotFound, o.input + ": method names come from a PE: dump the .dll/.exe, or a cache compiled with it (--pe)"});
+  }
   DebugInputOptions io;
   io.pe.max_embedded_pdb = static_cast<std::uint32_t>(std::min<std::uint64_t>(o.max_decompressed, UINT32_MAX));
   auto in = open_debug_input(o.input, io);
@@ -220,7 +301,13 @@ void register_dump(CLI::App& app, int& rc) {
                              "Document table: rid, path, language (C#, VB, F#, other, unknown), hash "
                              "algorithm, hash, embedded source size (-1 if none); JSON adds "
                              "language_guid (and url for a cache)");
+  auto* methods = cmd->add_flag("--methods", o->methods,
+                                "Method names: per MethodDef row, token TAB CoreCLR frame text TAB Mono "
+                                "frame text (of a PE, or of a cache compiled with its PE); JSON: one "
+                                "object per line with token, coreclr, mono, kickoff");
   sp->excludes(docs);
+  methods->excludes(sp);
+  methods->excludes(docs);
   cmd->add_flag("--json", o->json, "JSON output (JSON Lines for sequence points)");
   add_max_decompressed(cmd, o->max_decompressed);
   cmd->callback([o, &rc] { rc = run_dump(*o); });

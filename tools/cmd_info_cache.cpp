@@ -65,6 +65,18 @@ int info_cache(const std::string& path, bool json) {
   j["section_documents_bytes"] = (root->documents() ? root->documents()->size() * sizeof(fb::DocumentRef) : 0) +
                                  (root->strings() ? root->strings()->size() : 0);
   j["section_details_bytes"] = root->details() ? root->details()->size() : 0;
+  // Method names (format 1.1): present only when the cache was compiled with its PE.
+  j["method_names"] = cache->has_method_names();
+  if (const fb::Names* n = root->names()) {
+    j["method_name_count"] = cache->method_name_count();
+    j["name_index_entries"] = n->index() ? n->index()->size() : 0;
+    j["assembly_name"] = std::string(cache->assembly_name());
+    j["module_name"] = std::string(cache->module_name());
+    if (n->mvid()) j["names_mvid"] = guid_to_text(guid_of(n->mvid()));
+    j["section_names_bytes"] = (n->methods() ? n->methods()->size() * sizeof(fb::MethodNameRef) : 0) +
+                               (n->strings() ? n->strings()->size() : 0) +
+                               (n->index() ? n->index()->size() * sizeof(fb::NameIndexEntry) : 0);
+  }
   auto details = cache->details();
   if (!details) return report_error(Error{details.error().code, path + ": " + details.error().message});
   const auto* d = static_cast<const fb::Details*>(*details);

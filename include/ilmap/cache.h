@@ -15,6 +15,7 @@
 // want neither can open with CacheOpenOptions::read_into_memory.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -45,6 +46,16 @@ struct CachePoint {
   std::uint32_t start_line = 0, start_column = 0, end_line = 0, end_column = 0;
   std::uint32_t document = 0;  // 0-based
   bool hidden = false;
+};
+
+// A method's name as the runtimes print a stack frame (format 1.1 caches compiled with the PE
+// known; SPEC.md 3.6). Views borrow from the Cache.
+struct MethodNameView {
+  std::string_view coreclr;   // "NS.C.M(Int32 x)": CoreCLR's text, state-machine rewrite applied
+  std::string_view mono;      // "NS.C.M (System.Int32 x)": Mono's text
+  std::uint32_t kickoff = 0;  // state machine: the MethodDef token CoreCLR prints instead, else 0
+  bool iterator = false;      // kickoff is an iterator: CoreCLR's text ends in "+Name()"
+  bool bad_signature = false; // the signature did not decode: "(<bad signature>)"
 };
 
 struct CacheHeaderInfo {
@@ -89,6 +100,22 @@ class Cache {
   Language document_language(std::uint32_t index) const noexcept;
   std::uint64_t point_count() const noexcept;
   std::uint64_t hidden_count() const noexcept;
+
+  // Method names (SPEC.md 3.6; absent from 1.0 caches and from caches compiled without the PE).
+  bool has_method_names() const noexcept;
+  std::uint32_t method_name_count() const noexcept;  // MethodDef rows of the PE; 0 without names
+  // The names of a MethodDef token; nullopt without names, for another table's token, a row out
+  // of range, or a text range outside the section's string bytes (a corrupt cache).
+  std::optional<MethodNameView> method_name(std::uint32_t token) const noexcept;
+  // Name lookup (SPEC.md 6.1): the tokens, ascending and distinct, of the methods whose full
+  // name ("NS.Outer`1.Inner.M": declaring type with '.' for '+', '.', method name; no generic
+  // arguments or parameters) is `full_name`, state-machine methods also under their kickoff
+  // method's name. Replaces `tokens`; returns their count (0 without names).
+  std::size_t find_methods(std::string_view full_name, std::vector<std::uint32_t>& tokens) const;
+  // Module MVID (#GUID byte order), from the names section or else the PE identity.
+  std::optional<std::array<std::uint8_t, 16>> mvid() const noexcept;
+  std::string_view assembly_name() const noexcept;  // empty without names or Assembly row
+  std::string_view module_name() const noexcept;    // empty without names
 
   // Points of method row `rid` in PDB order (hidden ones included), appended to `out`.
   Status points(std::uint32_t rid, std::vector<CachePoint>& out) const;

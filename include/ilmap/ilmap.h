@@ -85,6 +85,34 @@ int ilmap_lookup_row(const ilmap_cache* cache, uint32_t row, uint32_t il_offset,
 /* Full check (checksum + structure). Returns ILMAP_OK or an error code. */
 int ilmap_verify(const ilmap_cache* cache, char* msg, size_t msg_size);
 
+/* Method names (format 1.1 caches compiled with the PE known; SPEC.md 3.6). */
+enum ilmap_name_flavor {
+  ILMAP_NAME_CORECLR = 0, /* "NS.C.M(Int32 x)": CoreCLR's frame text, state-machine rewrite applied */
+  ILMAP_NAME_MONO = 1     /* "NS.C.M (System.Int32 x)": Mono's frame text */
+};
+
+/* The name of a MethodDef token as the runtime of `flavor` prints it. Returns 1 and sets *text
+ * (UTF-8, not NUL-terminated, valid until ilmap_close) and *len; 0 when the cache has no names,
+ * the token is not a MethodDef of the section, the flavor is unknown, or an argument is NULL. */
+int ilmap_method_name(const ilmap_cache* cache, uint32_t token, int flavor, const char** text, size_t* len);
+
+/* Name lookup (SPEC.md 6.1): the MethodDef tokens whose full name ("NS.Outer`1.Inner.M":
+ * declaring type with '.' for '+', '.', method name; no generic arguments or parameters) is
+ * `name` (`name_len` bytes), ascending; state-machine methods match their kickoff method's name
+ * too. Stores up to `capacity` tokens in `tokens` (may be NULL when capacity is 0) and returns
+ * how many there are in all (0 without names). */
+size_t ilmap_find_method(const ilmap_cache* cache, const char* name, size_t name_len, uint32_t* tokens,
+                         size_t capacity);
+
+/* Number of MethodDef rows with names (0 when the cache has none). */
+uint32_t ilmap_method_name_count(const ilmap_cache* cache);
+
+/* The module MVID (16 bytes, #GUID byte order): 1 and fills out, or 0 when unknown. */
+int ilmap_mvid(const ilmap_cache* cache, uint8_t out[16]);
+
+/* The assembly name (UTF-8, not NUL-terminated; *len set), or NULL when unknown. */
+const char* ilmap_assembly_name(const ilmap_cache* cache, size_t* len);
+
 uint32_t ilmap_method_count(const ilmap_cache* cache);
 uint64_t ilmap_point_count(const ilmap_cache* cache);
 

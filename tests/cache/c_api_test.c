@@ -105,6 +105,28 @@ int main(int argc, char** argv) {
   err = -1;
   CHECK(ilmap_open_ex(cache_path, 0x100u, &err, NULL, 0) == NULL && err == ILMAP_E_USAGE, "unknown flags: error %d", err);
 
+  /* Method names (format 1.1): the PDB is compiled with its PE beside it, so the cache has
+   * them. The frame's CoreCLR text; its full name (the text before '(' or '[') finds it. */
+  {
+    const char* text = NULL;
+    size_t len = 0, key = 0;
+    CHECK(ilmap_method_name_count(cache) > 0, "no method names");
+    CHECK(ilmap_method_name(cache, token, ILMAP_NAME_CORECLR, &text, &len) == 1 && len > 0, "no CoreCLR name");
+    while (key < len && text[key] != '(' && text[key] != '[') ++key;
+    uint32_t found[64];
+    const size_t n = ilmap_find_method(cache, text, key, found, 64);
+    int hit = 0;
+    for (size_t i = 0; i < n && i < 64; ++i) hit |= found[i] == token;
+    CHECK(n >= 1 && hit, "find_method(%.*s): %zu tokens, 0x%08x not among them", (int)key, text, n, (unsigned)token);
+    CHECK(ilmap_method_name(cache, token, ILMAP_NAME_MONO, &text, &len) == 1 && len > 0, "no Mono name");
+    CHECK(ilmap_method_name(cache, 0x02000001u, ILMAP_NAME_CORECLR, &text, &len) == 0, "a TypeDef token has a name");
+    CHECK(ilmap_method_name(cache, token, 7, &text, &len) == 0, "unknown flavor answered");
+    CHECK(ilmap_find_method(cache, "No.Such.Method", 14, found, 64) == 0, "a missing name was found");
+    uint8_t mvid[16];
+    CHECK(ilmap_mvid(cache, mvid) == 1, "no MVID");
+    CHECK(ilmap_assembly_name(cache, &len) != NULL && len > 0, "no assembly name");
+  }
+
   /* verify. */
   msg[0] = 'x';
   CHECK(ilmap_verify(cache, msg, sizeof msg) == ILMAP_OK, "verify: %s", msg);

@@ -1,5 +1,5 @@
 #!/bin/bash
-# check-names.sh REPO_ROOT NAMES_ORACLE NAMES_DUMP
+# check-names.sh REPO_ROOT NAMES_ORACLE NAMES_DUMP [ILMAP]
 # ilmap's method names (compiler/names, printed by the test helper ilmap_names_dump) against the
 # .NET runtime's (NamesOracle, see README.md), for every corpus PE REPO_ROOT/corpus/out/*/*.dll:
 #   - every MethodDef: the CoreCLR frame text (the runtime's StackTrace.ToString of that method)
@@ -7,18 +7,21 @@
 #   - every frame the runtime itself printed for the scenarios of cs-frames and cs-signatures
 #     (real exceptions through async methods, iterators, lambdas, local functions, generics) must
 #     equal ilmap's text for the frame's token;
+#   - with ILMAP: every corpus PE compiled into a cache, whose `ilmap dump --methods` (the
+#     cache's names section, format 1.1) must equal the runtime's two columns line for line;
 #   - every MethodDef of a few assemblies of the runtime's own shared framework, and of the SDK's
 #     FSharp.Core, must give the same two texts.
 # Exit: 0 all agree, 1 some differ, 2 usage, 77 the oracle is absent.
 set -u
 export LC_ALL=C
-if [ $# -ne 3 ]; then
-    echo "usage: $0 REPO_ROOT NAMES_ORACLE NAMES_DUMP" >&2
+if [ $# -ne 3 ] && [ $# -ne 4 ]; then
+    echo "usage: $0 REPO_ROOT NAMES_ORACLE NAMES_DUMP [ILMAP]" >&2
     exit 2
 fi
 root=$1
 oracle=$2
 dump=$3
+ilmap=${4:-}
 [ -x "$oracle" ] || { echo "SKIP: oracle $oracle not found"; exit 77; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/oracle-names.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -60,6 +63,17 @@ for dll in "$root"/corpus/out/*/*.dll; do
     compare "$name coreclr" "$tmp/a" "$tmp/b"
     cut -f1,3 "$tmp/oracle" >"$tmp/a"; cut -f1,3 "$tmp/mine" >"$tmp/b"
     compare "$name mono" "$tmp/a" "$tmp/b"
+    # The same names through a cache and the CLI (texts without control characters, so the
+    # escaping of dump is the identity here).
+    if [ -n "$ilmap" ]; then
+        if "$ilmap" compile -q --force "$dll" -o "$tmp/c.ilmap" 2>"$tmp/err" &&
+           "$ilmap" dump --methods "$tmp/c.ilmap" >"$tmp/cli" 2>>"$tmp/err"; then
+            compare "$name cache dump --methods" "$tmp/oracle" "$tmp/cli"
+        else
+            echo "FAIL $name cache: $(head -n1 "$tmp/err")"
+            fail=$((fail + 1))
+        fi
+    fi
 
     # The runtime's own frames, for corpus programs with scenarios (exit 3: none).
     "$oracle" frames "$dll" "${probe[@]}" >"$tmp/frames" 2>"$tmp/err"

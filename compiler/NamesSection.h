@@ -1,0 +1,46 @@
+// NamesSection.h - the method-names section of a cache (format 1.1, SPEC.md section 3.6): for
+// every MethodDef row of the PE the frame text CoreCLR and Mono print, the name-index key, the
+// state-machine kickoff, and a name index of (XXH3-64 of the key, token, alias flag) entries.
+//
+// Kept apart from CacheBuilder.cpp: the caller builds a NamesSection from the PE's metadata
+// (a failure there is a warning, not a failed compile) and build_cache writes it at one place.
+#pragma once
+
+#include <flatbuffers/flatbuffers.h>
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "Guids.h"
+#include "Metadata.h"
+#include "ilmap/status.h"
+#include "ilmap_generated.h"
+
+namespace ilmap {
+
+struct NamesSection {
+  Guid mvid{};
+  std::string assembly_name, module_name;
+  bool has_assembly = false;
+  std::vector<fb::MethodNameRef> methods;  // MethodDef row order
+  std::vector<std::uint8_t> strings;       // deduplicated texts
+  std::vector<fb::NameIndexEntry> index;   // sorted by (hash, token, flags)
+  std::size_t bytes() const {
+    return methods.size() * sizeof(fb::MethodNameRef) + strings.size() +
+           index.size() * sizeof(fb::NameIndexEntry) + assembly_name.size() + module_name.size() + 64;
+  }
+};
+
+// From a PE's own metadata (compiler/names). Errors: the names library's (malformed tables,
+// over its text budget) or a string pool beyond 4 GiB.
+Result<NamesSection> build_names_section(const Metadata& md);
+// From the bytes of a PE file: parses it, then build_names_section. kUnsupported when the PE
+// has no CLI metadata.
+Result<NamesSection> build_names_section_from_pe(std::span<const std::uint8_t> pe_bytes);
+
+// Writes the Names table into `fbb` (SPEC.md 3.6).
+flatbuffers::Offset<fb::Names> write_names_section(flatbuffers::FlatBufferBuilder& fbb, const NamesSection& names);
+
+}  // namespace ilmap

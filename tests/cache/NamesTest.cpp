@@ -1,0 +1,321 @@
+// NamesTest.cpp - the method-names section (format 1.1, SPEC.md 3.6): the reader's and the C
+// API's names and name lookups equal compiler/names' for every method of the corpus DLLs
+// (overloads, state-machine aliases included); a cache without names (built without the PE, or a
+// committed format 1.0 cache) answers nothing; corrupt ranges and index entries give no answer
+// and fail verify.
+#include <gtest/gtest.h>
+#include <xxhash.h>
+
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <map>
+
+#include "CacheTestSupport.h"
+#include "FileBytes.h"
+#include "NamesSection.h"
+#include "PeFile.h"
+#include "ilmap/cache.h"
+#include "ilmap/ilmap.h"
+#include "ilmap_format.h"
+#include "ilmap_generated.h"
+#include "names/MethodNames.h"
+
+namespace ilmap::test {
+namespace {
+
+struct NamedCache {
+  std::unique_ptr<DebugInput> input;
+  std::optional<PeFile> pe;
+  std::optional<names::ModuleNames> names;  // the oracle: compiler/names itself
+  std::vector<std::uint8_t> bytes;
+};
+
+// Compiles a corpus DLL with its names section (as `ilmap compile` does), or without.
+NamedCache compile_dll(const std::string& rel, bool with_names = true) {
+  NamedCache c;
+  auto in = open_debug_input(corpus_dir() + "/" + rel);
+  EXPECT_TRUE(in) << (in ? "" : in.error().message);
+  if (!in) return c;
+  c.input = std::move(*in);
+  auto pe = PeFile::parse(c.input->file.bytes());
+  EXPECT_TRUE(pe && pe->metadata());
+  c.pe.emplace(std::move(*pe));
+  auto mn = names::ModuleNames::build(*c.pe->metadata());
+  EXPECT_TRUE(mn);
+  c.names.emplace(std::move(*mn));
+  auto section = build_names_section_from_pe(c.input->file.bytes());
+  EXPECT_TRUE(section) << (section ? "" : section.error().message);
+  CacheSource src;
+  src.pdb = &*c.input->pdb;
+  src.source_name = "x.dll";
+  if (with_names) src.names = &*section;
+  auto bytes = build_cache(src, CacheBuildOptions{});
+  EXPECT_TRUE(bytes);
+  if (bytes) c.bytes = bytes->to_vector();
+  return c;
+}
+
+bool have_corpus() { return std::filesystem::exists(corpus_dir() + "/out/cs-frames/Ilmap.Corpus.Frames.dll"); }
+
+std::string own_key(const names::ModuleNames& mn, const names::MethodName& m) {
+  std::string k = mn.coreclr_type(m.type_rid);
+  if (!k.empty()) k += '.';
+  k += m.name;
+  return k;
+}
+
+// Re-seals a patched cache: the header checksum over the payload.
+void reseal(std::vector<std::uint8_t>& b) {
+  const std::uint64_t h = XXH3_64bits(b.data() + 32, b.size() - 32);
+  std::memcpy(b.data() + 24, &h, 8);
+}
+
+// Offset in the file of the names section's method refs and index.
+std::size_t offset_in(const Cache& c, const void* p) {
+  return static_cast<std::size_t>(static_cast<const std::uint8_t*>(p) - c.bytes().data());
+}
+
+class CorpusNames : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(CorpusNames, EveryMethodAndEveryKeyAsTheNamesLibrary) {
+  if (!have_corpus()) GTEST_SKIP() << "corpus/out not built";
+  NamedCache c = compile_dll(GetParam());
+  auto cache = Cache::from_bytes(c.bytes);
+  ASSERT_TRUE(cache) << cache.error().message;
+  ASSERT_TRUE(cache->verify()) << cache->verify().message();
+  EXPECT_EQ(cache->header().version_minor, 1);
+  ASSERT_TRUE(cache->has_method_names());
+  const names::ModuleNames& mn = *c.names;
+  ASSERT_EQ(cache->method_name_count(), mn.method_count());
+  EXPECT_EQ(cache->assembly_name(), mn.assembly_name());
+  EXPECT_EQ(cache->module_name(), mn.module_name());
+  ASSERT_TRUE(cache->mvid());
+  EXPECT_EQ(*cache->mvid(), mn.mvid());
+
+  int errc = 0;
+  ilmap_cache* h = ilmap_open_bytes(c.bytes.data(), c.bytes.size(), &errc, nullptr, 0);
+  ASSERT_NE(h, nullptr);
+  EXPECT_EQ(ilmap_method_name_count(h), mn.method_count());
+  std::size_t alen = 0;
+  const char* an = ilmap_assembly_name(h, &alen);
+  ASSERT_NE(an, nullptr);
+  EXPECT_EQ(std::string(an, alen), mn.assembly_name());
+  std::uint8_t mvid[16];
+  ASSERT_EQ(ilmap_mvid(h, mvid), 1);
+  EXPECT_EQ(std::memcmp(mvid, mn.mvid().data(), 16), 0);
+
+  std::map<std::string, std::vector<std::uint32_t>> keys;
+  std::size_t overloaded = 0, aliased = 0;
+  std::vector<std::uint32_t> found;
+  for (const names::MethodName& m : mn.methods()) {
+    auto v = cache->method_name(m.token);
+    ASSERT_TRUE(v) << std::hex << m.token;
+    EXPECT_EQ(v->coreclr, mn.coreclr_frame(m.token));
+    EXPECT_EQ(v->mono, mn.mono_frame(m.token));
+    EXPECT_EQ(v->kickoff, m.kickoff);
+    EXPECT_EQ(v->iterator, m.kickoff && m.iterator);
+    const char* text = nullptr;
+    std::size_t len = 0;
+    ASSERT_EQ(ilmap_method_name(h, m.token, ILMAP_NAME_CORECLR, &text, &len), 1);
+    EXPECT_EQ(std::string_view(text, len), mn.coreclr_frame(m.token));
+    ASSERT_EQ(ilmap_method_name(h, m.token, ILMAP_NAME_MONO, &text, &len), 1);
+    EXPECT_EQ(std::string_view(text, len), mn.mono_frame(m.token));
+    EXPECT_EQ(ilmap_method_name(h, m.token, 2, &text, &len), 0);
+    keys[own_key(mn, m)];
+    if (m.kickoff) keys[own_key(mn, *mn.method(m.kickoff))];
+  }
+  for (const auto& [key, unused] : keys) {
+    const std::vector<std::uint32_t> want = mn.find(key);
+    ASSERT_FALSE(want.empty()) << key;
+    EXPECT_EQ(cache->find_methods(key, found), want.size()) << key;
+    EXPECT_EQ(found, want) << key;
+    std::vector<std::uint32_t> ct(want.size() + 1, 0);
+    ASSERT_EQ(ilmap_find_method(h, key.data(), key.size(), ct.data(), ct.size()), want.size());
+    ct.pop_back();
+    EXPECT_EQ(ct, want);
+    EXPECT_EQ(ilmap_find_method(h, key.data(), key.size(), nullptr, 0), want.size());
+    std::size_t own = 0;
+    for (std::uint32_t t : want) {
+      const names::MethodName* m = mn.method(t);
+      if (own_key(mn, *m) == key) ++own;
+      else aliased += m->kickoff != 0;
+    }
+    overloaded += own > 1;
+  }
+  // Misses: a prefix, a suffix, a Mono-style name.
+  EXPECT_EQ(cache->find_methods("", found), 0u);
+  EXPECT_EQ(cache->find_methods(keys.begin()->first + "x", found), 0u);
+  EXPECT_FALSE(cache->method_name(0x06000000u));
+  EXPECT_FALSE(cache->method_name(0x06000001u + mn.method_count()));
+  EXPECT_FALSE(cache->method_name(0x02000001u));
+  if (std::string(GetParam()).find("Frames") != std::string::npos) {
+    EXPECT_GT(aliased, 0u) << "cs-frames has async and iterator state machines";
+  }
+  if (std::string(GetParam()).find("Signatures") != std::string::npos) {
+    EXPECT_GT(overloaded, 0u) << "cs-signatures has overloads";
+  }
+  ilmap_close(h);
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, CorpusNames,
+                         ::testing::Values("out/cs-frames/Ilmap.Corpus.Frames.dll",
+                                           "out/cs-signatures/Ilmap.Corpus.Signatures.dll",
+                                           "out/cs-features/Ilmap.Corpus.Features.dll"),
+                         [](const ::testing::TestParamInfo<const char*>& info) {
+                           const std::string p = info.param;  // out/<case>/...: the case name
+                           return gtest_safe(p.substr(4, p.find('/', 4) - 4));
+                         });
+
+TEST(Names, StateMachineAliasFindsMoveNext) {
+  if (!have_corpus()) GTEST_SKIP() << "corpus/out not built";
+  NamedCache c = compile_dll("out/cs-frames/Ilmap.Corpus.Frames.dll");
+  auto cache = Cache::from_bytes(c.bytes);
+  ASSERT_TRUE(cache);
+  std::size_t checked = 0;
+  std::vector<std::uint32_t> found;
+  for (const names::MethodName& m : c.names->methods()) {
+    if (!m.kickoff) continue;
+    const std::string kickoff_key = own_key(*c.names, *c.names->method(m.kickoff));
+    cache->find_methods(kickoff_key, found);
+    EXPECT_NE(std::find(found.begin(), found.end(), m.token), found.end()) << kickoff_key;
+    EXPECT_NE(std::find(found.begin(), found.end(), m.kickoff), found.end()) << kickoff_key;
+    // The CoreCLR text of the state machine method is its kickoff's.
+    EXPECT_TRUE(cache->method_name(m.token)->coreclr.starts_with(kickoff_key));
+    ++checked;
+  }
+  EXPECT_GT(checked, 0u);
+}
+
+TEST(Names, CacheWithoutNamesAnswersNothing) {
+  if (!have_corpus()) GTEST_SKIP() << "corpus/out not built";
+  NamedCache c = compile_dll("out/cs-frames/Ilmap.Corpus.Frames.dll", false);
+  auto cache = Cache::from_bytes(c.bytes);
+  ASSERT_TRUE(cache);
+  EXPECT_TRUE(cache->verify());
+  EXPECT_FALSE(cache->has_method_names());
+  EXPECT_EQ(cache->method_name_count(), 0u);
+  EXPECT_FALSE(cache->method_name(0x06000001u));
+  std::vector<std::uint32_t> found{1};
+  EXPECT_EQ(cache->find_methods("Ilmap.Corpus.Frames.Program.Main", found), 0u);
+  EXPECT_TRUE(found.empty());
+  EXPECT_TRUE(cache->assembly_name().empty());
+}
+
+// A cache written by ilmap 0.2 (format 1.0, before the names section), committed as it was.
+TEST(Names, Format10CacheStillReads) {
+  const std::string path = std::string(ILMAP_TEST_SOURCE_DIR) + "/format-1.0.ilmap";
+  auto cache = Cache::open(path);
+  ASSERT_TRUE(cache) << cache.error().message;
+  EXPECT_EQ(cache->header().version_major, 1);
+  EXPECT_EQ(cache->header().version_minor, 0);
+  EXPECT_TRUE(cache->verify()) << cache->verify().message();
+  EXPECT_FALSE(cache->has_method_names());
+  EXPECT_FALSE(cache->method_name(0x06000001u));
+  std::vector<std::uint32_t> found;
+  EXPECT_EQ(cache->find_methods("C.M", found), 0u);
+  EXPECT_GT(cache->method_count(), 0u);
+  int errc = 0;
+  ilmap_cache* h = ilmap_open(path.c_str(), &errc, nullptr, 0);
+  ASSERT_NE(h, nullptr);
+  const char* text = nullptr;
+  std::size_t len = 0;
+  EXPECT_EQ(ilmap_method_name(h, 0x06000001u, ILMAP_NAME_CORECLR, &text, &len), 0);
+  EXPECT_EQ(ilmap_find_method(h, "C.M", 3, nullptr, 0), 0u);
+  EXPECT_EQ(ilmap_assembly_name(h, &len), nullptr);
+  ilmap_close(h);
+}
+
+TEST(Names, OutOfRangeStringOffsetGivesNoNameAndFailsVerify) {
+  if (!have_corpus()) GTEST_SKIP() << "corpus/out not built";
+  NamedCache c = compile_dll("out/cs-frames/Ilmap.Corpus.Frames.dll");
+  std::size_t refs_at = 0, strings_size = 0;
+  {
+    auto cache = Cache::from_bytes(c.bytes);
+    ASSERT_TRUE(cache);
+    const auto* n = static_cast<const fb::Cache*>(cache->root())->names();
+    refs_at = offset_in(*cache, n->methods()->Data());
+    strings_size = n->strings()->size();
+  }
+  // Method row 2: coreclr_offset (field 0) past the string bytes.
+  std::vector<std::uint8_t> b = c.bytes;
+  const std::uint32_t bad = static_cast<std::uint32_t>(strings_size);
+  std::memcpy(b.data() + refs_at + sizeof(fb::MethodNameRef) + 0, &bad, 4);
+  reseal(b);
+  auto cache = Cache::from_bytes(b);
+  ASSERT_TRUE(cache);
+  EXPECT_FALSE(cache->method_name(0x06000002u));
+  EXPECT_TRUE(cache->method_name(0x06000001u));
+  Status v = cache->verify();
+  ASSERT_FALSE(v);
+  EXPECT_EQ(v.code(), Errc::kMalformed);
+  EXPECT_NE(v.message().find("0x06000002"), std::string::npos) << v.message();
+  // Key range past the end: that method is no longer found by name, and verify says so.
+  b = c.bytes;
+  const std::uint32_t huge = 0xFFFFFFF0u;
+  std::memcpy(b.data() + refs_at + 4 * 4, &huge, 4);  // row 1 key_offset
+  reseal(b);
+  auto cache2 = Cache::from_bytes(b);
+  ASSERT_TRUE(cache2);
+  std::vector<std::uint32_t> found;
+  cache2->find_methods(own_key(*c.names, c.names->methods()[0]), found);
+  EXPECT_EQ(std::find(found.begin(), found.end(), 0x06000001u), found.end());
+  EXPECT_FALSE(cache2->verify());
+}
+
+TEST(Names, CorruptIndexFailsVerifyAndHitsAreConfirmed) {
+  if (!have_corpus()) GTEST_SKIP() << "corpus/out not built";
+  NamedCache c = compile_dll("out/cs-frames/Ilmap.Corpus.Frames.dll");
+  std::size_t index_at = 0;
+  std::uint32_t count = 0;
+  {
+    auto cache = Cache::from_bytes(c.bytes);
+    ASSERT_TRUE(cache);
+    const auto* n = static_cast<const fb::Cache*>(cache->root())->names();
+    index_at = offset_in(*cache, n->index()->Data());
+    count = n->index()->size();
+  }
+  ASSERT_GE(count, 2u);
+  // Entry 0 points at another token: its hash no longer matches the key it now names, and a
+  // name lookup never returns that token for entry 0's name (the confirm step).
+  std::vector<std::uint8_t> b = c.bytes;
+  fb::NameIndexEntry e0;
+  std::memcpy(&e0, b.data() + index_at, sizeof e0);
+  const std::uint32_t other = e0.token() == 0x06000001u ? 0x06000002u : 0x06000001u;
+  std::memcpy(b.data() + index_at + 8, &other, 4);
+  reseal(b);
+  auto cache = Cache::from_bytes(b);
+  ASSERT_TRUE(cache);
+  Status v = cache->verify();
+  ASSERT_FALSE(v);
+  EXPECT_NE(v.message().find("names: index entry"), std::string::npos) << v.message();
+  auto named = cache->method_name(e0.token());
+  ASSERT_TRUE(named);
+  std::vector<std::uint32_t> found;
+  const names::MethodName& m0 = *c.names->method(e0.token());
+  const std::string key = (e0.flags() & disk::kIndexAlias) ? own_key(*c.names, *c.names->method(m0.kickoff)) : own_key(*c.names, m0);
+  cache->find_methods(key, found);
+  if (own_key(*c.names, *c.names->method(other)) != key) {
+    EXPECT_EQ(std::find(found.begin(), found.end(), other), found.end());
+  }
+  // Unknown flags and out-of-order entries fail verify too.
+  b = c.bytes;
+  const std::uint32_t flags = 0x80;
+  std::memcpy(b.data() + index_at + 12, &flags, 4);
+  reseal(b);
+  EXPECT_FALSE(Cache::from_bytes(b)->verify());
+  b = c.bytes;
+  std::swap_ranges(b.begin() + static_cast<std::ptrdiff_t>(index_at), b.begin() + static_cast<std::ptrdiff_t>(index_at + 16),
+                   b.begin() + static_cast<std::ptrdiff_t>(index_at + 16));
+  reseal(b);
+  EXPECT_FALSE(Cache::from_bytes(b)->verify());
+}
+
+TEST(Names, Deterministic) {
+  if (!have_corpus()) GTEST_SKIP() << "corpus/out not built";
+  EXPECT_EQ(compile_dll("out/cs-signatures/Ilmap.Corpus.Signatures.dll").bytes,
+            compile_dll("out/cs-signatures/Ilmap.Corpus.Signatures.dll").bytes);
+}
+
+}  // namespace
+}  // namespace ilmap::test
