@@ -420,6 +420,30 @@ void encode_chunk(const BuildInput& in, BlockChunk& c) {
         return;
       }
     } else if (const msf::MsfMethod* m = in.msf_by_row[rid - 1]) {
+      // The format (as Portable PDBs) has strictly increasing IL offsets up to 0x7FFFFFFF and
+      // visible lines below 0xFEEFEE, end >= start. A hidden point (line 0xFEEFEE) is stored
+      // as hidden: its end line and columns, which mean nothing, are not kept.
+      for (std::size_t i = 0; i < m->points.size(); ++i) {
+        const SequencePoint& p = m->points[i];
+        if (!p.hidden() && (p.start_line > kHiddenLine || p.end_line >= kHiddenLine ||
+                            p.end_line < p.start_line)) {
+          c.status = Error{Errc::kMalformed,
+                           format("Windows PDB: method 0x%08x: point %zu has lines %u-%u (visible lines must lie below 0xFEEFEE)",
+                                  m->token, i, p.start_line, p.end_line)};
+          return;
+        }
+        if (p.il_offset > 0x7FFFFFFF) {  // as the Portable PDB decoder's cap (signed 32-bit offsets)
+          c.status = Error{Errc::kMalformed, format("Windows PDB: method 0x%08x: point %zu has IL offset 0x%x (above 0x7FFFFFFF)",
+                                                   m->token, i, p.il_offset)};
+          return;
+        }
+        if (i > 0 && p.il_offset <= m->points[i - 1].il_offset) {
+          c.status = Error{Errc::kMalformed,
+                           format("Windows PDB: method 0x%08x: point %zu has IL offset %u after %u (a method's IL offsets must increase)",
+                                  m->token, i, m->points[i].il_offset, m->points[i - 1].il_offset)};
+          return;
+        }
+      }
       enc.reserve(m->points.size());
       for (const SequencePoint& p : m->points) enc(p);
     }

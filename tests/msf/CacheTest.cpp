@@ -112,3 +112,50 @@ TEST(MsfCache, TokenOfAnotherTableIsRefused) {
   EXPECT_EQ(bytes.error().code, Errc::kMalformed);
   EXPECT_NE(bytes.error().message.find("0x02000005"), std::string::npos) << bytes.error().message;
 }
+
+// Every byte of a PDB with sourcelink and srcsrv streams flipped in turn: what still decodes
+// builds a cache that verifies and holds every decoded point, or fails with a code and a message.
+TEST(MsfCache, FlipSweep) {
+  Pdb p = two_methods();
+  const std::string srv =
+      "SRCSRV: ini ---\r\nVERSION=2\r\nSRCSRV: variables ---\r\nA=https://h/%var2%\r\nSRCSRVTRG=%A%\r\n"
+      "SRCSRV: source files ---\r\nC:\\src\\A.cs*A.cs\r\nD:\\other\\B.cs*B.cs\r\nSRCSRV: end ---\r\n";
+  p.named.push_back({"srcsrv", Bytes(srv.begin(), srv.end())});
+  const Bytes file = write_pdb(p);
+  ASSERT_TRUE(MsfPdb::parse(file).ok());
+  std::size_t built = 0;
+  for (std::size_t i = 0; i < file.size(); ++i) {
+    Bytes b = file;
+    b[i] ^= 0xFF;
+    auto pdb = MsfPdb::parse(b);
+    if (!pdb) continue;
+    auto bytes = build(*pdb);
+    if (!bytes) {
+      ASSERT_NE(bytes.error().code, Errc::kOk) << i;
+      ASSERT_FALSE(bytes.error().message.empty()) << i;
+      continue;
+    }
+    ++built;
+    auto cache = Cache::from_bytes(bytes->span());
+    ASSERT_TRUE(cache.ok()) << i;
+    const Status v = cache->verify();
+    ASSERT_TRUE(v.ok()) << i << ": " << v.message();
+    ASSERT_EQ(cache->point_count(), pdb->point_count()) << i;
+  }
+  EXPECT_GT(built, 0u);
+}
+
+// The cache format keeps a method's IL offsets strictly increasing (verify checks it): line
+// records out of order are refused with the method and the offsets, not stored.
+TEST(MsfCache, DecreasingOffsetsAreRefused) {
+  Pdb p = two_methods();
+  p.modules[0].lines[1].blocks[0].lines = {{4, 22, 22}, {0, 20, 21}};
+  const Bytes b = write_pdb(p);
+  auto pdb = MsfPdb::parse(b);
+  ASSERT_TRUE(pdb.ok()) << pdb.error().message;
+  auto bytes = build(*pdb);
+  ASSERT_FALSE(bytes.ok());
+  EXPECT_EQ(bytes.error().code, Errc::kMalformed);
+  EXPECT_NE(bytes.error().message.find("method 0x06000005: point 1 has IL offset 4 after 8"), std::string::npos)
+      << bytes.error().message;
+}
