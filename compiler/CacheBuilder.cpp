@@ -20,6 +20,8 @@
 #include "EmbeddedSources.h"
 #include "NamesSection.h"
 #include "SourceLink.h"
+#include "msf/MsfPdb.h"
+#include "msf/SrcSrv.h"
 #include "ilmap_format.h"
 #include "ilmap_generated.h"
 
@@ -339,14 +341,112 @@ struct BlockChunk {
 
 constexpr unsigned kMaxEncodeThreads = 64;
 
-void encode_chunk(const PortablePdb& pdb, BlockChunk& c) {
+// What the builder reads from its input: a Portable PDB, or a Windows (MSF) PDB whose methods
+// are placed at the MethodDef row of their token (rows without a method have no points).
+struct BuildInput {
+  const PortablePdb* portable = nullptr;
+  std::vector<const msf::MsfMethod*> msf_by_row;  // index rid - 1; null: no points
+  std::vector<Document> docs;
+  std::optional<std::string> sourcelink_json;
+  // Windows PDBs: each document's URL from the srcsrv stream ("" for none), used where
+  // SourceLink gives none.
+  std::vector<std::string> srcsrv_urls;
+  std::uint32_t methods = 0;
+  std::size_t parallel_bytes = 0;  // compared with parallel_min_blob_bytes
+  std::size_t name_budget = 0;
+  std::array<std::uint8_t, 20> id{};
+  std::uint32_t entry_point = 0;
+};
+
+// The highest MethodDef row a Windows PDB may name (a token's 24-bit row).
+constexpr std::uint32_t kMaxMethodRow = 0xFFFFFF;
+
+Result<BuildInput> portable_input(const PortablePdb& pdb) {
+  BuildInput in;
+  in.portable = &pdb;
+  auto docs = pdb.documents();
+  if (!docs) return docs.error();
+  in.docs = std::move(*docs);
+  auto sl = pdb.source_link();
+  if (!sl) return sl.error();
+  in.sourcelink_json = std::move(*sl);
+  in.methods = pdb.method_count();
+  in.parallel_bytes = pdb.metadata().stream_size("#Blob");
+  in.name_budget = pdb.name_budget();
+  in.id = pdb.id().bytes;
+  in.entry_point = pdb.entry_point();
+  return in;
+}
+
+Result<BuildInput> msf_input(const msf::MsfPdb& pdb, std::uint64_t source_size) {
+  BuildInput in;
+  for (const msf::MsfDocument& d : pdb.documents())
+    in.docs.push_back({d.name, d.language, d.hash_algorithm, d.hash});
+  if (const auto& sl = pdb.source_link())
+    in.sourcelink_json.emplace(reinterpret_cast<const char*>(sl->data()), sl->size());
+  // A srcsrv stream that is not srcsrv text gives no URLs (it is advice for debuggers; the
+  // points do not depend on it).
+  if (const auto& ss = pdb.source_server()) {
+    if (auto srv = msf::SrcSrv::parse(*ss)) {
+      for (const msf::MsfDocument& d : pdb.documents()) in.srcsrv_urls.push_back(srv->url(d.name).value_or(""));
+    }
+  }
+  for (const msf::MsfMethod& m : pdb.methods()) {
+    const std::uint32_t row = m.token & kMaxMethodRow;
+    if ((m.token >> 24) != 0x06 || row == 0)
+      return Error{Errc::kMalformed, format("Windows PDB: method token 0x%08x is not a MethodDef token", m.token)};
+    if (row > in.methods) in.methods = row;
+  }
+  in.msf_by_row.assign(in.methods, nullptr);
+  for (const msf::MsfMethod& m : pdb.methods()) in.msf_by_row[(m.token & kMaxMethodRow) - 1] = &m;
+  in.parallel_bytes = pdb.point_count() * 8;
+  in.name_budget = std::max<std::size_t>(PortablePdb::kMinNameBudget,
+                                         PortablePdb::kNameBudgetPerInputByte * static_cast<std::size_t>(source_size));
+  // pdb_id: the info stream's GUID, then the age a PE's CodeView entry carries (the DBI age),
+  // little-endian (SPEC.md section 3.2).
+  std::memcpy(in.id.data(), pdb.guid().data(), 16);
+  const std::uint32_t age = pdb.age();
+  for (int i = 0; i < 4; ++i) in.id[16 + i] = static_cast<std::uint8_t>(age >> (8 * i));
+  return in;
+}
+
+void encode_chunk(const BuildInput& in, BlockChunk& c) {
   BlockEncoder enc;
   c.ends.reserve(c.last >= c.first ? c.last - c.first + 1 : 0);
   for (std::uint32_t rid = c.first; rid <= c.last; ++rid) {
     enc.reset();
-    if (Status s = pdb.for_each_sequence_point(rid, enc); !s) {
-      c.status = s;
-      return;
+    if (in.portable) {
+      if (Status s = in.portable->for_each_sequence_point(rid, enc); !s) {
+        c.status = s;
+        return;
+      }
+    } else if (const msf::MsfMethod* m = in.msf_by_row[rid - 1]) {
+      // The format (as Portable PDBs) has strictly increasing IL offsets up to 0x7FFFFFFF and
+      // visible lines below 0xFEEFEE, end >= start. A hidden point (line 0xFEEFEE) is stored
+      // as hidden: its end line and columns, which mean nothing, are not kept.
+      for (std::size_t i = 0; i < m->points.size(); ++i) {
+        const SequencePoint& p = m->points[i];
+        if (!p.hidden() && (p.start_line > kHiddenLine || p.end_line >= kHiddenLine ||
+                            p.end_line < p.start_line)) {
+          c.status = Error{Errc::kMalformed,
+                           format("Windows PDB: method 0x%08x: point %zu has lines %u-%u (visible lines must lie below 0xFEEFEE)",
+                                  m->token, i, p.start_line, p.end_line)};
+          return;
+        }
+        if (p.il_offset > 0x7FFFFFFF) {  // as the Portable PDB decoder's cap (signed 32-bit offsets)
+          c.status = Error{Errc::kMalformed, format("Windows PDB: method 0x%08x: point %zu has IL offset 0x%x (above 0x7FFFFFFF)",
+                                                   m->token, i, p.il_offset)};
+          return;
+        }
+        if (i > 0 && p.il_offset <= m->points[i - 1].il_offset) {
+          c.status = Error{Errc::kMalformed,
+                           format("Windows PDB: method 0x%08x: point %zu has IL offset %u after %u (a method's IL offsets must increase)",
+                                  m->token, i, m->points[i].il_offset, m->points[i - 1].il_offset)};
+          return;
+        }
+      }
+      enc.reserve(m->points.size());
+      for (const SequencePoint& p : m->points) enc(p);
     }
     c.total += enc.count();
     c.hidden += enc.hidden();
@@ -377,7 +477,7 @@ fb::HashAlgorithm hash_algorithm_of(const Guid& g) {
 fb::Guid to_fb(const Guid& g) { return fb::Guid(flatbuffers::span<const std::uint8_t, 16>(g.data(), 16)); }
 
 // The nested Details buffer: cold per-document data, SourceLink entries, embedded sources.
-Result<std::vector<std::uint8_t>> build_details(const PortablePdb& pdb, const std::vector<Document>& docs,
+Result<std::vector<std::uint8_t>> build_details(const PortablePdb* pdb, const std::vector<Document>& docs,
                                                 const SourceLinkMap* sourcelink,
                                                 const CacheBuildOptions& opt, bool& holds_sources,
                                                 CacheStats* stats) {
@@ -400,14 +500,14 @@ Result<std::vector<std::uint8_t>> build_details(const PortablePdb& pdb, const st
   }
   flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::EmbeddedSource>>> es_vec;
   holds_sources = false;
-  if (opt.embed_sources) {
+  if (opt.embed_sources && pdb) {
     // Each distinct blob is inflated and compressed once; documents sharing it share the
     // compressed bytes too (one FlatBuffers vector referenced by several tables).
-    EmbeddedSourceReader reader(pdb, opt.max_embedded_source,
+    EmbeddedSourceReader reader(*pdb, opt.max_embedded_source,
                                 opt.max_embedded_total ? opt.max_embedded_total : opt.max_embedded_source);
     std::unordered_map<std::uint32_t, flatbuffers::Offset<flatbuffers::Vector<std::uint8_t>>> stored;
     std::vector<flatbuffers::Offset<fb::EmbeddedSource>> v;
-    for (std::uint32_t rid = 1; rid <= pdb.document_count(); ++rid) {
+    for (std::uint32_t rid = 1; rid <= pdb->document_count(); ++rid) {
       auto src = reader.read(rid);
       if (!src) return src.error();
       if (!*src) continue;
@@ -464,15 +564,14 @@ std::string compiler_version() {
 }
 
 Result<CacheBytes> build_cache(const CacheSource& src, const CacheBuildOptions& opt, CacheStats* stats) {
-  const PortablePdb& pdb = *src.pdb;
-  auto docs = pdb.documents();
-  if (!docs) return docs.error();
+  auto input = src.msf ? msf_input(*src.msf, src.source_size) : portable_input(*src.pdb);
+  if (!input) return input.error();
+  const BuildInput& in = *input;
+  const std::vector<Document>* const docs = &in.docs;
 
   std::optional<SourceLinkMap> sourcelink;
-  auto sl_json = pdb.source_link();
-  if (!sl_json) return sl_json.error();
-  if (*sl_json) {
-    auto m = SourceLinkMap::parse(**sl_json);
+  if (in.sourcelink_json) {
+    auto m = SourceLinkMap::parse(*in.sourcelink_json);
     if (!m) return m.error();
     sourcelink = std::move(*m);
   }
@@ -480,8 +579,8 @@ Result<CacheBytes> build_cache(const CacheSource& src, const CacheBuildOptions& 
   // Point blocks, method by method, in chunks of consecutive methods (one chunk, or several
   // encoded by worker threads when opt.threads > 1 and the PDB is large enough to repay them);
   // the chunks are concatenated in order, so the bytes do not depend on the thread count.
-  const std::uint32_t methods = pdb.method_count();
-  const std::size_t blob_bytes = pdb.metadata().stream_size("#Blob");
+  const std::uint32_t methods = in.methods;
+  const std::size_t blob_bytes = in.parallel_bytes;
   unsigned workers = 1;
   if (opt.threads > 1 && methods >= opt.parallel_min_methods && blob_bytes >= opt.parallel_min_blob_bytes)
     workers = std::min<unsigned>(opt.threads, kMaxEncodeThreads);
@@ -493,11 +592,11 @@ Result<CacheBytes> build_cache(const CacheSource& src, const CacheBuildOptions& 
   }
   if (workers == 1) {
     if (nchunks) chunks[0].blocks.reserve(blob_bytes + 64);
-    for (BlockChunk& c : chunks) encode_chunk(pdb, c);
+    for (BlockChunk& c : chunks) encode_chunk(in, c);
   } else {
     std::atomic<std::uint32_t> next{0};
     auto work = [&] {
-      for (std::uint32_t c; (c = next.fetch_add(1)) < nchunks;) encode_chunk(pdb, chunks[c]);
+      for (std::uint32_t c; (c = next.fetch_add(1)) < nchunks;) encode_chunk(in, chunks[c]);
     };
     std::vector<std::thread> pool;
     pool.reserve(workers - 1);
@@ -527,22 +626,24 @@ Result<CacheBytes> build_cache(const CacheSource& src, const CacheBuildOptions& 
   refs.reserve(docs->size());
   // Every URL repeats its entry's URL prefix, so a large prefix times many documents could
   // grow without bound: the resolved URLs share the document-name budget.
-  std::size_t url_budget = pdb.name_budget();
-  for (const Document& d : *docs) {
+  std::size_t url_budget = in.name_budget;
+  for (std::size_t i = 0; i < docs->size(); ++i) {
+    const Document& d = (*docs)[i];
     auto [po, pl] = strings.add(d.name);
     std::pair<std::uint32_t, std::uint32_t> url{0, 0};
-    if (sourcelink) {
-      if (auto u = sourcelink->map(d.name)) {
-        if (u->size() > url_budget)
-          return Error{Errc::kTooLarge, format("SourceLink: the resolved document URLs exceed %zu bytes (the limit for this PDB: max(64 MiB, 16 x its size))", pdb.name_budget())};
-        url_budget -= u->size();
-        url = strings.add(*u);
-      }
+    std::optional<std::string> u;
+    if (sourcelink) u = sourcelink->map(d.name);
+    if (!u && i < in.srcsrv_urls.size() && !in.srcsrv_urls[i].empty()) u = in.srcsrv_urls[i];
+    if (u) {
+      if (u->size() > url_budget)
+        return Error{Errc::kTooLarge, format("SourceLink: the resolved document URLs exceed %zu bytes (the limit for this PDB: max(64 MiB, 16 x its size))", in.name_budget)};
+      url_budget -= u->size();
+      url = strings.add(*u);
     }
     refs.emplace_back(po, pl, url.first, url.second, language_of(d.language));
   }
   bool holds_sources = false;
-  auto details = build_details(pdb, *docs, sourcelink ? &*sourcelink : nullptr, opt, holds_sources, stats);
+  auto details = build_details(in.portable, *docs, sourcelink ? &*sourcelink : nullptr, opt, holds_sources, stats);
   if (!details) return details.error();
 
   const std::uint64_t estimate = 4096 + blocks_size + f::kBlockTailPadding + offsets.size() * 4 +
@@ -555,8 +656,7 @@ Result<CacheBytes> build_cache(const CacheSource& src, const CacheBuildOptions& 
   fbb.ForceDefaults(false);
 
   // Identity.
-  const PdbId id = pdb.id();
-  auto pdb_id = fbb.CreateVector(id.bytes.data(), id.bytes.size());
+  auto pdb_id = fbb.CreateVector(in.id.data(), in.id.size());
   auto pdb_key = fbb.CreateString(src.pdb_key);
   auto debug_id = fbb.CreateString(src.debug_id);
   auto cver = fbb.CreateString(compiler_version());
@@ -582,7 +682,7 @@ Result<CacheBytes> build_cache(const CacheSource& src, const CacheBuildOptions& 
   }
   fb::IdentityBuilder ib(fbb);
   ib.add_pdb_id(pdb_id);
-  ib.add_entry_point(pdb.entry_point());
+  ib.add_entry_point(in.entry_point);
   ib.add_pdb_key(pdb_key);
   ib.add_debug_id(debug_id);
   if (src.pe) {

@@ -1,5 +1,6 @@
-// CacheBuilder.h - turns a decoded Portable PDB (plus the identity of the PE it came from)
-// into the bytes of an ilmap cache, format v1 (SPEC.md). Deterministic: same input, same bytes.
+// CacheBuilder.h - turns a decoded Portable PDB or Windows (MSF) PDB (plus the identity of the
+// PE it came from) into the bytes of an ilmap cache, format v1 (SPEC.md). Deterministic: same
+// input, same bytes.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +17,10 @@
 #include "ilmap/status.h"
 
 namespace ilmap {
+
+namespace msf {
+class MsfPdb;
+}
 
 struct CacheCodeView {
   Guid guid{};
@@ -38,8 +43,12 @@ struct CachePeIdentity {
 
 struct NamesSection;  // NamesSection.h
 
+// Exactly one of `pdb` and `msf` is set. A Windows PDB gives documents, points (methods keyed
+// by MethodDef row of their token), SourceLink JSON from its "sourcelink" stream, the pdb_id
+// GUID + age (SPEC.md section 3.2), entry point 0, and no embedded sources.
 struct CacheSource {
   const PortablePdb* pdb = nullptr;
+  const msf::MsfPdb* msf = nullptr;
   std::string source_name;        // file name of the input (no directories)
   std::uint64_t source_xxh3 = 0;  // XXH3-64 of the input file
   std::uint64_t source_size = 0;

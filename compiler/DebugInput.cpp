@@ -14,6 +14,14 @@ Error prefixed(const std::string& path, const Error& e) {
   return Error{e.code, path + ": " + e.message};
 }
 
+Status open_standalone_msf(DebugInput& in) {
+  auto pdb = msf::MsfPdb::parse(in.file.bytes());
+  if (!pdb) return prefixed(in.path, pdb.error());
+  in.msf.emplace(std::move(*pdb));
+  in.pdb_path = in.path;
+  return {};
+}
+
 Status open_standalone(DebugInput& in) {
   auto pdb = PortablePdb::parse(in.file.bytes());
   if (!pdb) return prefixed(in.path, pdb.error());
@@ -54,9 +62,44 @@ struct Search {
   }
 };
 
-// Tries the PDB file `p`: accepted when its id equals a Portable CodeView entry's. Returns
-// true on a match (in.sibling/in.pdb/in.matched_codeview_index set).
-bool try_candidate(DebugInput& in, const std::string& p, Search& search) {
+// A Windows PDB candidate: accepted when its GUID and DBI age equal a Windows CodeView entry's.
+bool try_msf_candidate(DebugInput& in, const std::string& p, FileBytes& file, Search& search) {
+  auto pdb = msf::MsfPdb::parse(file.bytes());
+  if (!pdb) {
+    search.reject(p, "corrupt Windows PDB: " + pdb.error().message, MissingPdb::kBad);
+    if (search.bad.ok()) search.bad = prefixed(p, pdb.error());
+    return false;
+  }
+  const std::vector<CodeViewEntry>& cvs = in.pe->codeview;
+  int match = -1;
+  for (std::size_t i = 0; i < cvs.size() && match < 0; ++i)
+    if (!cvs[i].portable() && cvs[i].guid == pdb->guid() && cvs[i].age == pdb->age()) match = static_cast<int>(i);
+  if (match < 0) {
+    const std::string have = windows_debug_id(pdb->guid(), pdb->age());
+    std::string want;
+    for (const CodeViewEntry& cv : cvs)
+      if (!cv.portable()) {
+        want = format("CodeView entry %u wants %s", cv.index, windows_debug_id(cv.guid, cv.age).c_str());
+        break;
+      }
+    if (want.empty()) want = "the PE has no Windows CodeView entry";
+    search.reject(p, "has Windows PDB id " + have + ", " + want, MissingPdb::kMismatch);
+    in.notes.push_back(p + " has Windows PDB id " + have + "; " + want);
+    return false;
+  }
+  in.sibling = std::move(file);
+  in.msf.emplace(std::move(*pdb));  // views the mmap, which the move kept in place
+  in.pdb_path = p;
+  in.source = PdbSource::kSibling;
+  in.matched_codeview_index = match;
+  return true;
+}
+
+// Tries the PDB file `p`: accepted when its id equals a Portable CodeView entry's (or, with
+// `windows`, set when windows_pdbs is on and the PE has a Windows CodeView entry, a Windows PDB
+// whose GUID + age equal such an entry's). Returns true on a match (in.sibling/in.pdb or
+// in.msf/in.matched_codeview_index set).
+bool try_candidate(DebugInput& in, const std::string& p, Search& search, bool windows) {
   std::error_code ec;
   if (!std::filesystem::exists(p, ec)) {
     search.reject(p, "missing", MissingPdb::kNotPresent);
@@ -77,6 +120,7 @@ bool try_candidate(DebugInput& in, const std::string& p, Search& search) {
     return false;
   }
   const auto bytes = file->bytes();
+  if (windows && is_windows_pdb(bytes)) return try_msf_candidate(in, p, *file, search);
   if (sniff_input(bytes) != InputKind::kPortablePdb) {
     search.reject(p, is_windows_pdb(bytes) ? "a Windows (MSF) PDB, not a Portable PDB" : "not a Portable PDB",
                   MissingPdb::kNotPresent);
@@ -119,12 +163,15 @@ Status open_pe(DebugInput& in, const DebugInputOptions& options) {
   if (!pe) return prefixed(in.path, pe.error());
   in.pe = pe->info();
   const PeInfo& info = *in.pe;
-  bool any_portable = false;
-  for (const CodeViewEntry& cv : info.codeview) any_portable |= cv.portable();
+  bool any_portable = false, any_windows = false;
+  for (const CodeViewEntry& cv : info.codeview) {
+    any_portable |= cv.portable();
+    any_windows |= options.windows_pdbs && !cv.portable();
+  }
   Search search;
   bool found = false;
   if (!options.pdb.empty()) {
-    found = try_candidate(in, options.pdb, search);
+    found = try_candidate(in, options.pdb, search, any_windows);
   } else {
     if (info.embedded_pdb) {
       auto bytes = pe->inflate_embedded_pdb();
@@ -143,20 +190,20 @@ Status open_pe(DebugInput& in, const DebugInputOptions& options) {
     auto add = [&](const std::string& p) {
       if (!p.empty() && std::find(candidates.begin(), candidates.end(), p) == candidates.end()) candidates.push_back(p);
     };
-    if (any_portable) {
+    if (any_portable || any_windows) {
       for (const CodeViewEntry& cv : info.codeview) {
-        if (!cv.portable()) continue;
+        if (!cv.portable() && !any_windows) continue;
         if (cv.path.starts_with('/')) add(cv.path);
         add(sibling_path(in.path, cv.path));
       }
       add(same_name_pdb(in.path));
     }
-    for (std::size_t i = 0; i < candidates.size() && !found; ++i) found = try_candidate(in, candidates[i], search);
+    for (std::size_t i = 0; i < candidates.size() && !found; ++i) found = try_candidate(in, candidates[i], search, any_windows);
   }
   if (!found) {
     in.source = PdbSource::kNone;
     Error e;
-    if (!options.pdb.empty() || any_portable || info.embedded_pdb) {
+    if (!options.pdb.empty() || any_portable || any_windows || info.embedded_pdb) {
       in.missing = search.worst;
       std::string tried;
       for (const std::string& t : search.tried) tried += (tried.empty() ? "" : ", ") + t;
@@ -178,7 +225,7 @@ Status open_pe(DebugInput& in, const DebugInputOptions& options) {
     in.pdb_status = e;
     return {};
   }
-  if (in.pdb->has_pdb_stream()) {
+  if (in.pdb && in.pdb->has_pdb_stream()) {
     const PdbId id = in.pdb->id();
     for (const CodeViewEntry& cv : info.codeview) {
       if (cv.portable()) {
@@ -262,6 +309,10 @@ Result<std::unique_ptr<DebugInput>> open_debug_input(const std::string& path,
       return Error{Errc::kUnsupported, path + ": is an ilmap cache, not a PDB or PE (compile the .pdb, .dll or .exe it was made from; `ilmap info` and `ilmap verify` read caches)"};
     case InputKind::kUnknown:
       break;
+  }
+  if (options.windows_pdbs && is_windows_pdb(bytes)) {
+    if (Status s = open_standalone_msf(*in); !s) return changed_or(*in, s);
+    return in;
   }
   if (is_windows_pdb(bytes))
     return Error{Errc::kUnsupported, path + ": is a Windows (MSF) PDB; only Portable PDBs are supported"};

@@ -8,6 +8,11 @@
 // accepted only if its PDB id equals (CodeView GUID, entry stamp) of a Portable CodeView entry.
 // When nothing matches, the error lists every file tried and why it was rejected. PdbChecksum
 // entries are then verified against the PDB that was used.
+//
+// With DebugInputOptions::windows_pdbs, Windows (MSF 7.00) PDBs open too (`msf` instead of
+// `pdb`): a .pdb input with the MSF signature, and for a PE's non-portable (Windows) CodeView
+// entries the same candidate files in the same order, accepted when the PDB info stream's GUID
+// and the DBI stream's age equal the entry's GUID and age (the age DIA matches with).
 #pragma once
 
 #include <memory>
@@ -19,6 +24,7 @@
 #include "PeFile.h"
 #include "PortablePdb.h"
 #include "ilmap/status.h"
+#include "msf/MsfPdb.h"
 
 namespace ilmap {
 
@@ -40,6 +46,8 @@ struct DebugInputOptions {
   // For a PE input: the PDB to use instead of searching (still accepted only when its id
   // matches a Portable CodeView entry). Ignored for a .pdb input.
   std::string pdb;
+  // Open Windows (MSF) PDBs (DebugInput::msf); without it they are refused as before.
+  bool windows_pdbs = false;
 };
 
 // Why a PE has no usable PDB, for callers that skip such files (compile's directory mode).
@@ -59,6 +67,8 @@ struct DebugInput {
   PdbSource source = PdbSource::kStandalone;
   std::string pdb_path;              // path of the PDB actually read ("" for embedded)
   std::optional<PortablePdb> pdb;    // views into file/sibling/inflated
+  std::optional<msf::MsfPdb> msf;    // instead of pdb: a Windows PDB (options.windows_pdbs)
+  bool has_pdb() const { return pdb || msf; }
 
   // PE inputs only.
   std::optional<PeInfo> pe;          // identity; checksum verdicts filled in for `pdb`

@@ -2,13 +2,18 @@
 // module streams, line matching) and the canonical listing of what it decoded. Properties: no
 // crash, no sanitizer report, every error has a code and a message; on success every stream
 // reads back at its directory size, every point names an existing document, the listing has one
-// line per point, and a second parse gives the same listing.
+// line per point, and a second parse gives the same listing. Then, as `compile` does: the srcsrv
+// stream's URL of every document (bounded), and the cache of what was decoded, which either
+// fails with a code or verifies and holds every point.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
+#include "CacheBuilder.h"
 #include "FuzzCommon.h"
+#include "ilmap/cache.h"
 #include "msf/MsfPdb.h"
+#include "msf/SrcSrv.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace ilmap;
@@ -43,5 +48,25 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                    "the listing has fewer lines than points");
   auto again = msf::MsfPdb::parse({data, size});
   ILMAP_FUZZ_CHECK(again.ok() && msf::msf_listing(*again) == listing, "a second parse differs");
+  if (const auto& ss = pdb->source_server()) {
+    if (auto srv = msf::SrcSrv::parse(*ss)) {
+      for (const msf::MsfDocument& d : pdb->documents())
+        if (auto u = srv->url(d.name)) ILMAP_FUZZ_CHECK(u->size() <= 2 * 65536, "a srcsrv URL past its bound");
+    } else {
+      fuzz::check_error(srv.error());
+    }
+  }
+  CacheSource src;
+  src.msf = &*pdb;
+  src.source_name = "fuzz.pdb";
+  src.source_size = size;
+  auto bytes = build_cache(src, CacheBuildOptions{});
+  if (!bytes) {
+    fuzz::check_error(bytes.error());
+    return 0;
+  }
+  auto cache = Cache::from_bytes(bytes->span());
+  ILMAP_FUZZ_CHECK(cache.ok() && cache->verify().ok(), "the cache of a decoded Windows PDB does not verify");
+  ILMAP_FUZZ_CHECK(cache->point_count() == points, "the cache holds another number of points");
   return 0;
 }

@@ -4,7 +4,7 @@
 //
 // Inputs are .pdb, .dll/.exe and directories (searched recursively). Each input is compiled
 // independently (in parallel with --jobs); a failure is reported and the others go on. In a
-// directory, files without a Portable PDB are skipped and counted. Output follows the rules of
+// directory, PEs without debug information are skipped and counted. Output follows the rules of
 // AtomicFile.h (never an input, write-through for devices, atomic replacement otherwise); an
 // up-to-date cache (same input hash, size and compiler version, and it verifies) is left alone.
 // Messages are printed in input order, so output is deterministic.
@@ -89,20 +89,26 @@ std::uint64_t hash_combine(std::uint64_t a, std::uint64_t b) {
 // Identity fields of the cache from the decoded input.
 CacheSource make_source(const DebugInput& in) {
   CacheSource src;
-  src.pdb = &*in.pdb;
+  if (in.msf) src.msf = &*in.msf;
+  else src.pdb = &*in.pdb;
   src.source_name = fs::path(in.path).filename().string();
   src.source_size = in.file.bytes().size();
   src.source_xxh3 = XXH3_64bits(in.file.bytes().data(), in.file.bytes().size());
   if (in.source == PdbSource::kSibling)
     src.source_xxh3 = hash_combine(src.source_xxh3, XXH3_64bits(in.sibling.bytes().data(), in.sibling.bytes().size()));
-  const PdbId id = in.pdb->id();
   std::string pdb_name = in.pdb_path.empty() ? std::string() : in.pdb_path;
   if (pdb_name.empty() && in.pe) {
     if (const CodeViewEntry* cv = in.matched_codeview()) pdb_name = cv->path;
   }
   if (pdb_name.empty()) pdb_name = fs::path(in.path).replace_extension(".pdb").string();
-  src.pdb_key = ssqp_portable_pdb_key(pdb_name, id.guid());
-  src.debug_id = portable_debug_id(id.guid(), id.stamp());
+  if (in.msf) {
+    src.pdb_key = ssqp_windows_pdb_key(pdb_name, in.msf->guid(), in.msf->age());
+    src.debug_id = windows_debug_id(in.msf->guid(), in.msf->age());
+  } else {
+    const PdbId id = in.pdb->id();
+    src.pdb_key = ssqp_portable_pdb_key(pdb_name, id.guid());
+    src.debug_id = portable_debug_id(id.guid(), id.stamp());
+  }
   if (in.pe) {
     CachePeIdentity pe;
     pe.name = fs::path(in.path).filename().string();
@@ -144,24 +150,13 @@ bool up_to_date(const OutputTarget& target, const CacheSource& src, bool embed_s
         id->source_name() && id->source_name()->str() == src.source_name))
     return false;
   const bool cache_has = id->holds_embedded_sources();
-  if (cache_has != embed_sources) return !cache_has && !has_embedded_sources(*src.pdb);
+  if (cache_has != embed_sources) return !cache_has && (!src.pdb || !has_embedded_sources(*src.pdb));
   return true;
 }
 
 bool same_file(const struct stat& a, const std::string& path) {
   struct stat b {};
   return ::stat(path.c_str(), &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
-}
-
-// True when the first bytes of `path` are a Windows (MSF) PDB's.
-bool file_is_windows_pdb(const std::string& path) {
-  std::uint8_t head[32] = {};
-  std::size_t n = 0;
-  if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
-    n = std::fread(head, 1, sizeof head, f);
-    std::fclose(f);
-  }
-  return is_windows_pdb({head, n});
 }
 
 void fail(Job& job, const Error& e) {
@@ -240,17 +235,15 @@ void run_job(Job& job, const CompileOptions& o, unsigned threads) {
   io.pe.max_embedded_pdb = static_cast<std::uint32_t>(std::min<std::uint64_t>(cap, UINT32_MAX));
   io.pdb = o.pdb;
   io.allow_missing_pdb = job.from_directory;
+  io.windows_pdbs = true;
   auto in = open_debug_input(job.input, io);
-  if (!in) {
-    if (job.from_directory && file_is_windows_pdb(job.input)) return skip(job, "no Portable PDB (a Windows PDB)");
-    return fail(job, in.error());
-  }
+  if (!in) return fail(job, in.error());
   const DebugInput& d = **in;
   if (!o.pe.empty() && d.pe)
     return fail(job, {Errc::kUsage, format("--pe %s: applies to a .pdb input, and %s is a PE", o.pe.c_str(), job.input.c_str())});
   if (!o.pdb.empty() && !d.pe)
     return fail(job, {Errc::kUsage, format("--pdb %s: applies to a .dll or .exe input, and %s is a PDB", o.pdb.c_str(), job.input.c_str())});
-  if (!d.pdb) {  // directory mode: a PE without usable debug information
+  if (!d.has_pdb()) {  // directory mode: a PE without usable debug information
     switch (d.missing) {
       case MissingPdb::kNoDebugInfo:
         if (d.pe && !d.pe->managed) return skip(job, "no Portable PDB (a native PE)");
@@ -501,19 +494,21 @@ void register_compile(CLI::App& app, int& rc) {
   auto o = std::make_shared<CompileOptions>();
   CLI::App* cmd = app.add_subcommand(
       "compile",
-      "Compile PDBs (or PEs carrying or naming one) into ilmap caches.\n"
+      "Compile PDBs (Portable or Windows/MSF, or PEs carrying or naming one) into ilmap caches.\n"
       "Without -o or --out-dir, each cache is written beside its input as NAME.ilmap.\n"
       "Up-to-date caches (same input, same compiler, verifying) are left alone.\n"
       "A PE's PDB is searched in order: the embedded PDB, the CodeView path as written, the\n"
       "CodeView file name beside the PE, NAME.pdb beside the PE; a file is used only when its\n"
-      "PDB id matches the PE's CodeView entry (--pdb names the file instead).\n"
+      "PDB id matches the PE's CodeView entry (a Windows PDB: GUID and age) (--pdb names the\n"
+      "file instead).\n"
       "Method names (as CoreCLR and Mono print stack frames, for `dump --methods` and the\n"
       "reader's method_name/find_methods) are stored when the PE is known: a PE input, --pe\n"
       "for a PDB input, or a same-named .dll/.exe beside the PDB whose CodeView names it; a PE\n"
       "whose names cannot be built gives a warning and a cache without them.\n"
       "Directories are searched recursively for .dll/.exe files and for .pdb files without a\n"
-      "same-named .dll/.exe; files there that carry no Portable PDB (native or framework PEs,\n"
-      "Windows PDBs) are skipped and counted; a PDB that does not match its PE fails (exit 3).\n"
+      "same-named .dll/.exe; PEs there without debug information (native or framework PEs, or\n"
+      "whose PDB is absent) are skipped and counted; a PDB that does not match its PE fails\n"
+      "(exit 3).\n"
       "Output: an output that is an input (or the PDB read for a PE) is refused (exit 1); -o -\n"
       "writes to standard output; an existing device or FIFO (/dev/null) is written through;\n"
       "a symlink's target is replaced atomically and the link stays; other files are written\n"

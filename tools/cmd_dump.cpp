@@ -14,6 +14,7 @@
 #include "DebugInput.h"
 #include "EmbeddedSources.h"
 #include "Guids.h"
+#include "Identity.h"
 #include "Listing.h"
 #include "NamesSection.h"
 #include "TextEscape.h"
@@ -252,6 +253,47 @@ int dump_cache(const DumpOptions& o) {
   return ok ? 0 : 2;
 }
 
+// A Windows (MSF) PDB: the same listing, JSON and document table as a Portable PDB (no
+// embedded sources: the embedded source column is -1).
+int dump_msf(const msf::MsfPdb& pdb, const DumpOptions& o) {
+  const auto& docs = pdb.documents();
+  std::string buf;
+  if (o.documents) {
+    Json arr = Json::array();
+    for (std::size_t i = 0; i < docs.size(); ++i) {
+      const msf::MsfDocument& d = docs[i];
+      const DocumentRow row{static_cast<std::uint32_t>(i + 1), d.name, d.language, d.hash_algorithm, hex_lower(d.hash), -1};
+      if (o.json) arr.push_back(row_json(row));
+      else append_row(buf, row);
+    }
+    if (o.json) buf = arr.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+    write_out(buf);
+    return 0;
+  }
+  std::vector<std::string> escaped;
+  if (!o.json)
+    for (const msf::MsfDocument& d : docs) escaped.push_back(escape_text(d.name));
+  std::vector<SequencePoint> pts;
+  for (const msf::MsfMethod& m : pdb.methods()) {
+    pts = m.points;
+    sort_points_by_offset(pts);
+    for (const SequencePoint& p : pts) {
+      if (o.json)
+        append_point_json(buf, m.token, p.il_offset, p.start_line, p.start_column, p.end_line,
+                          p.end_column, p.hidden(), docs[p.document - 1].name);
+      else
+        append_listing_line_escaped(buf, m.token, p.il_offset, p.start_line, p.start_column,
+                                    p.end_line, p.end_column, p.hidden(), escaped[p.document - 1]);
+    }
+    if (buf.size() > (1u << 16)) {
+      write_out(buf);
+      buf.clear();
+    }
+  }
+  write_out(buf);
+  return 0;
+}
+
 // FileBytes::open refuses what is not a regular file without blocking (a FIFO would hang an
 // fopen) and checks the first bytes before mapping; its errors are reported by the PDB path.
 bool is_cache_file(const std::string& path) {
@@ -269,10 +311,12 @@ int run_dump(const DumpOptions& o) {
   }
   DebugInputOptions io;
   io.pe.max_embedded_pdb = static_cast<std::uint32_t>(std::min<std::uint64_t>(o.max_decompressed, UINT32_MAX));
+  io.windows_pdbs = true;
   auto in = open_debug_input(o.input, io);
   if (!in) return report(in.error());
   if (const Status& cs = (*in)->checksum_status; !cs.ok())
     std::fprintf(stderr, "ilmap: warning: %s\n", escape_text(cs.message()).c_str());
+  if ((*in)->msf) return dump_msf(*(*in)->msf, o);
   const PortablePdb& pdb = *(*in)->pdb;
   auto docs = pdb.documents();
   if (!docs) return report(Error{docs.error().code, o.input + ": " + docs.error().message});

@@ -9,6 +9,7 @@
 // A PE whose PDB cannot be read (missing, mismatched, over --max-decompressed, corrupt) still
 // gets its PE identity printed, with `pdb_error` saying why the PDB part is missing; the error
 // also goes to stderr and sets the exit code (2 bad input, 3 not found or mismatched).
+#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -53,8 +54,9 @@ void add_pe(const DebugInput& in, Json& j) {
     j["codeview_guid"] = guid_to_text(cv->guid);
     j["codeview_age"] = cv->age;
     j["codeview_path"] = cv->path;
-    j["codeview_debug_id"] = portable_debug_id(cv->guid, cv->stamp);
-    j["codeview_ssqp_key"] = ssqp_portable_pdb_key(cv->path, cv->guid);
+    j["codeview_debug_id"] = cv->portable() ? portable_debug_id(cv->guid, cv->stamp) : windows_debug_id(cv->guid, cv->age);
+    j["codeview_ssqp_key"] = cv->portable() ? ssqp_portable_pdb_key(cv->path, cv->guid)
+                                            : ssqp_windows_pdb_key(cv->path, cv->guid, cv->age);
   }
   Json cvs = Json::array();
   for (const CodeViewEntry& cv : pe.codeview) {
@@ -83,7 +85,7 @@ void add_pe(const DebugInput& in, Json& j) {
     sums.push_back(std::move(e));
   }
   j["checksums"] = std::move(sums);
-  j["checksum_verdict"] = in.pdb ? checksum_verdict_name(pe.checksum_verdict) : "not-checked";
+  j["checksum_verdict"] = in.has_pdb() ? checksum_verdict_name(pe.checksum_verdict) : "not-checked";
   j["symbol_checksum"] = symbol_checksum_header(pe.checksums);
   j["pdb_source"] = pdb_source_name(in.source);
   if (!in.pdb_path.empty()) j["pdb_path"] = in.pdb_path;
@@ -139,6 +141,37 @@ Status add_pdb(const DebugInput& in, Json& j) {
   j["sequence_points"] = points;
   j["hidden_sequence_points"] = hidden;
   return {};
+}
+
+// A Windows (MSF 7.00) PDB: the container (block size and count, streams, named streams), the
+// identity (info stream GUID and age, the DBI age a PE must carry, debug id, SSQP key), the
+// modules, and the content counts as for a Portable PDB.
+void add_msf(const DebugInput& in, Json& j) {
+  const msf::MsfPdb& pdb = *in.msf;
+  j["msf_block_size"] = pdb.msf().block_size();
+  j["msf_block_count"] = pdb.msf().block_count();
+  j["msf_stream_count"] = pdb.msf().stream_count();
+  std::vector<msf::NamedStream> named = pdb.info().named_streams();
+  std::sort(named.begin(), named.end(), [](const msf::NamedStream& a, const msf::NamedStream& b) { return a.name < b.name; });
+  Json ns = Json::array();
+  for (const msf::NamedStream& n : named) ns.push_back({{"name", n.name}, {"stream", n.stream}, {"size", pdb.msf().stream_size(n.stream)}});
+  j["named_streams"] = std::move(ns);
+  j["pdb_guid"] = guid_to_text(pdb.guid());
+  j["pdb_info_age"] = pdb.info().age();
+  j["pdb_age"] = pdb.age();
+  j["debug_id"] = windows_debug_id(pdb.guid(), pdb.age());
+  const CodeViewEntry* cv = in.matched_codeview();
+  j["ssqp_key"] = ssqp_windows_pdb_key(cv ? cv->path : in.pdb_path, pdb.guid(), pdb.age());
+  j["dbi_modules"] = pdb.dbi().modules().size();
+  j["sourcelink"] = pdb.source_link() ? Json(pdb.source_link()->size()) : Json(nullptr);
+  j["srcsrv"] = pdb.source_server() ? Json(pdb.source_server()->size()) : Json(nullptr);
+  j["documents"] = pdb.documents().size();
+  j["methods"] = pdb.methods().size();
+  std::uint64_t hidden = 0;
+  for (const msf::MsfMethod& m : pdb.methods())
+    for (const SequencePoint& p : m.points) hidden += p.hidden();
+  j["sequence_points"] = pdb.point_count();
+  j["hidden_sequence_points"] = hidden;
 }
 
 std::string scalar_text(const Json& v) {
@@ -203,6 +236,7 @@ int run_info(const InfoOptions& o) {
   if (kind == InputKind::kCache) return info_cache(o.input, o.json);
   DebugInputOptions options;
   options.allow_missing_pdb = true;
+  options.windows_pdbs = true;
   options.pe.max_embedded_pdb = static_cast<std::uint32_t>(std::min<std::uint64_t>(o.max_decompressed, UINT32_MAX));
   auto in = open_debug_input(o.input, options);
   if (!in) {
@@ -214,9 +248,11 @@ int run_info(const InfoOptions& o) {
   const DebugInput& d = **in;
   Json j;
   j["input"] = d.path;
-  j["kind"] = "portable-pdb";
+  j["kind"] = d.msf ? "windows-pdb" : "portable-pdb";
   if (d.pe) add_pe(d, j);
-  if (d.pdb) {
+  if (d.msf) {
+    add_msf(d, j);
+  } else if (d.pdb) {
     if (Status s = add_pdb(d, j); !s)
       return report_error(Error{s.code(), d.pdb_path.empty() ? d.path + ": embedded PDB: " + s.message()
                                                               : d.pdb_path + ": " + s.message()});
@@ -224,7 +260,7 @@ int run_info(const InfoOptions& o) {
     j["pdb_error"] = d.pdb_status.message();
   }
   print_info(j, o.json);
-  if (!d.pdb) return report_error(d.pdb_status.error());
+  if (!d.has_pdb()) return report_error(d.pdb_status.error());
   return 0;
 }
 

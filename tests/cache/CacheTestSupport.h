@@ -73,6 +73,26 @@ inline std::vector<TestInput> shared_inputs() {
   return out;
 }
 
+// The Windows (MSF) PDBs of corpus-public (win_* folders): each .pdb, and each .dll beside it
+// (matched through its CodeView entry). Empty when the folder is absent.
+inline std::vector<TestInput> windows_inputs() {
+  namespace fs = std::filesystem;
+  std::vector<TestInput> out;
+  std::error_code ec;
+  if (!fs::is_directory(shared_dir(), ec)) return out;
+  for (const auto& dir : fs::directory_iterator(shared_dir(), ec)) {
+    if (!dir.is_directory()) continue;
+    const std::string folder = dir.path().filename().string();
+    if (folder.rfind("win_", 0) != 0) continue;
+    for (const auto& f : fs::directory_iterator(dir.path(), ec))
+      if (f.path().extension() == ".pdb" || f.path().extension() == ".dll")
+        out.push_back({gtest_safe(folder + f.path().extension().string()), f.path().string()});
+  }
+  std::sort(out.begin(), out.end(), [](const TestInput& a, const TestInput& b) { return a.name < b.name; });
+  if (out.empty()) out.push_back({"none", ""});  // keeps the suite instantiated; the test skips
+  return out;
+}
+
 inline std::vector<TestInput> corpus_inputs() {
   std::vector<TestInput> out;
   for (const ManifestRow& r : manifest_rows()) {
@@ -95,13 +115,17 @@ struct Compiled {
   std::vector<std::uint8_t> bytes;
 };
 
-inline Result<Compiled> compile_in_memory(const std::string& path) {
-  auto in = open_debug_input(path);
+// With `windows`, Windows (MSF) PDBs open too (DebugInputOptions::windows_pdbs).
+inline Result<Compiled> compile_in_memory(const std::string& path, bool windows = false) {
+  DebugInputOptions options;
+  options.windows_pdbs = windows;
+  auto in = open_debug_input(path, options);
   if (!in) return in.error();
   Compiled c;
   c.input = std::move(*in);
   CacheSource src;
-  src.pdb = &*c.input->pdb;
+  if (c.input->msf) src.msf = &*c.input->msf;
+  else src.pdb = &*c.input->pdb;
   src.source_name = std::filesystem::path(path).filename().string();
   auto bytes = build_cache(src, CacheBuildOptions{});
   if (!bytes) return bytes.error();

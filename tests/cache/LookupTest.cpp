@@ -135,5 +135,64 @@ TEST_P(ExhaustiveLookup, MatchesNaiveWalk) {
 
 INSTANTIATE_TEST_SUITE_P(Inputs, ExhaustiveLookup, ::testing::ValuesIn(cases()), case_name);
 
+// The same for the Windows (MSF) PDBs of corpus-public, each as its .pdb and through its .dll:
+// the naive walk runs over the points msf::MsfPdb decoded (PDB order), rows are token rows.
+class WindowsLookup : public ::testing::TestWithParam<TestInput> {};
+
+TEST_P(WindowsLookup, MatchesNaiveWalk) {
+  const TestInput& t = GetParam();
+  if (t.path.empty() || !std::filesystem::exists(t.path)) GTEST_SKIP() << "input absent: " << t.path;
+  auto compiled = compile_in_memory(t.path, true);
+  ASSERT_TRUE(compiled) << compiled.error().message;
+  ASSERT_TRUE(compiled->input->msf.has_value()) << t.path << " did not open as a Windows PDB";
+  const msf::MsfPdb& pdb = *compiled->input->msf;
+  auto cache = Cache::from_bytes(compiled->bytes);
+  ASSERT_TRUE(cache) << cache.error().message;
+
+  std::vector<const msf::MsfMethod*> by_row;
+  for (const msf::MsfMethod& m : pdb.methods()) {
+    const std::uint32_t rid = m.token & 0xFFFFFFu;
+    if (by_row.size() < rid) by_row.resize(rid, nullptr);
+    by_row[rid - 1] = &m;
+  }
+  ASSERT_EQ(cache->method_count(), by_row.size());
+  ASSERT_EQ(cache->point_count(), pdb.point_count());
+  std::uint64_t hits = 0;
+  const std::vector<SequencePoint> none;
+  for (std::uint32_t rid = 1; rid <= by_row.size(); ++rid) {
+    const std::vector<SequencePoint>& pts = by_row[rid - 1] ? by_row[rid - 1]->points : none;
+    std::uint32_t last = 0;
+    for (const SequencePoint& p : pts) last = std::max(last, p.il_offset);
+    const std::uint32_t token = 0x06000000u | rid;
+    for (std::uint32_t il = 0; il <= last + 16; ++il) {
+      const long want = naive_lookup(pts, il);
+      const auto got = cache->lookup(token, il);
+      const auto where = [&] {
+        return ::testing::Message() << t.name << " token 0x" << std::hex << token << std::dec << " il " << il;
+      };
+      if (want < 0) {
+        ASSERT_FALSE(got.has_value()) << where();
+        continue;
+      }
+      ++hits;
+      const SequencePoint& p = pts[static_cast<std::size_t>(want)];
+      const msf::MsfDocument& d = pdb.documents()[p.document - 1];
+      ASSERT_TRUE(got.has_value()) << where();
+      ASSERT_EQ(got->file, d.name) << where();
+      ASSERT_EQ(got->language, expected_language(d.language)) << where();
+      ASSERT_EQ(got->il_offset, p.il_offset) << where();
+      ASSERT_EQ(got->line, p.start_line) << where();
+      ASSERT_EQ(got->column, p.start_column) << where();
+      ASSERT_EQ(got->end_line, p.end_line) << where();
+      ASSERT_EQ(got->end_column, p.end_column) << where();
+    }
+  }
+  EXPECT_GT(hits, 0u);
+}
+
+std::string input_name(const ::testing::TestParamInfo<TestInput>& info) { return info.param.name; }
+
+INSTANTIATE_TEST_SUITE_P(Windows, WindowsLookup, ::testing::ValuesIn(windows_inputs()), input_name);
+
 }  // namespace
 }  // namespace ilmap::test

@@ -3,7 +3,12 @@
 #
 #   expected  ILMAP PDB EXPECTED_TXT   dump == body of EXPECTED_TXT (lines not starting with '#')
 #   oracle    ILMAP ORACLE PDB         dump == `Oracle listing`, dump --documents == `Oracle documents`
-#   windows   ILMAP PDB                dump exits 2 and says "Windows"
+#   windows   ILMAP DIR                a win_* folder (one Windows PDB, its DLL, the expected
+#                                      listing): dump of the .pdb and the .dll, and of the caches
+#                                      compiled from each, == the listing's body; info of the .pdb
+#                                      says windows-pdb with the SSQP key of the DLL's CodeView;
+#                                      the DLL beside another win_* PDB under its name: exit 3;
+#                                      a directory holding the DLL and its PDB compiles the DLL
 #   truncated ILMAP PROBE PDB          a copy cut in the middle of #Blob: exit 2, error names a
 #                                      structure and a 0x offset, stdout empty
 #   bad-blob  ILMAP PROBE PDB EXPECTED_TXT
@@ -56,14 +61,45 @@ case "$mode" in
     echo "ok: $(wc -l <"$work/ilmap-listing") points, $(wc -l <"$work/ilmap-docs") documents"
     ;;
   windows)
-    ilmap=$1 pdb=$2
-    need_file "$pdb"
-    rc=0
-    "$ilmap" dump "$pdb" >"$work/out" 2>"$work/err" || rc=$?
-    [[ $rc -eq 2 ]] || fail "exit $rc, expected 2 (stderr: $(cat "$work/err"))"
-    grep -q Windows "$work/err" || fail "stderr does not mention Windows: $(cat "$work/err")"
-    [[ ! -s "$work/out" ]] || fail "stdout not empty"
-    echo "ok: $(cat "$work/err")"
+    ilmap=$1 dir=$2
+    pdbs=("$dir"/*.pdb) dlls=("$dir"/*.dll)
+    pdb=${pdbs[0]} dll=${dlls[0]}
+    need_file "$pdb"; need_file "$dll"; need_file "$dir/expected-sequence-points.txt"
+    grep -v '^#' "$dir/expected-sequence-points.txt" >"$work/expected" || true
+    for input in "$pdb" "$dll"; do
+      name=$(basename "$input")
+      "$ilmap" dump "$input" >"$work/actual" || fail "ilmap dump $name exited $?"
+      diff_or_fail "$work/expected" "$work/actual" "dump of $name"
+      "$ilmap" compile -q "$input" -o "$work/$name.ilmap" || fail "ilmap compile $name exited $?"
+      "$ilmap" dump "$work/$name.ilmap" >"$work/actual" || fail "ilmap dump $name.ilmap exited $?"
+      diff_or_fail "$work/expected" "$work/actual" "dump of the cache of $name"
+    done
+    "$ilmap" info --json "$pdb" >"$work/info" || fail "ilmap info $pdb exited $?"
+    grep -q '"kind": "windows-pdb"' "$work/info" || fail "info kind: $(head -5 "$work/info")"
+    key=$("$ilmap" info "$dll" | sed -n 's/^codeview_ssqp_key: *//p')
+    [[ -n $key ]] || fail "info $dll: no codeview_ssqp_key"
+    "$ilmap" info "$work/$(basename "$dll").ilmap" | grep '^ssqp_key:' | grep -qF "$key" ||
+      fail "the cache of $(basename "$dll") does not carry the SSQP key $key"
+    # Another win_* PDB under this one's name: a mismatch (exit 3), naming both ids.
+    other=""
+    for p in "$dir"/../win_*/*.pdb; do [[ $(basename "$p") != $(basename "$pdb") ]] && other=$p && break; done
+    if [[ -n $other ]]; then
+      mkdir "$work/stale"
+      cp "$dll" "$work/stale/"
+      cp "$other" "$work/stale/$(basename "$pdb")"
+      rc=0
+      "$ilmap" compile "$work/stale/$(basename "$dll")" 2>"$work/err" || rc=$?
+      [[ $rc -eq 3 ]] || fail "stale PDB: exit $rc, expected 3 ($(cat "$work/err"))"
+      grep -q "has Windows PDB id" "$work/err" || fail "stale PDB: $(cat "$work/err")"
+    fi
+    # Directory mode: the DLL compiles through its PDB (which is not compiled on its own).
+    mkdir "$work/bin"
+    cp "$dll" "$pdb" "$work/bin/"
+    "$ilmap" compile -q "$work/bin" || fail "compile of a directory exited $?"
+    [[ $(find "$work/bin" -name '*.ilmap' | wc -l) -eq 1 ]] || fail "directory mode: $(ls "$work/bin")"
+    "$ilmap" dump "$work/bin/$(basename "$dll" .dll).ilmap" >"$work/actual" || fail "dump of the directory's cache"
+    diff_or_fail "$work/expected" "$work/actual" "dump of the directory's cache"
+    echo "ok: $(wc -l <"$work/expected") points"
     ;;
   truncated)
     ilmap=$1 probe=$2 pdb=$3
