@@ -22,3 +22,5 @@ echo "== info"
 read -r _ _ _ token il file line column method < <(grep -v '^#' corpus/runtime-frames.tsv | head -n 1)
 echo "== lookup $token +$il  ($method; the runtime said $file:$line:$column)"
 "$ilmap" lookup "$cache" "$token" "$il"
+echo "== the method, as the runtime prints it (names stored because the DLL beside the PDB names it)"
+"$ilmap" dump --methods "$cache" | grep "^$token"
