@@ -50,7 +50,11 @@ std::string name_of(const std::string& path) { return fs::path(path).filename().
 
 }  // namespace
 
-Status check_cache_guid(const std::string& path, std::span<const std::uint8_t> guid16) {
+namespace {
+
+// The cache at `path` opens, verifies and records a PDB id starting with `want` (all 20 bytes,
+// or the 16 GUID bytes when only a key is known; the message names `want` only when whole).
+Status check_cache_id(const std::string& path, std::span<const std::uint8_t> want) {
   auto cache = Cache::open(path);
   if (!cache) return cache.error();
   if (Status s = cache->verify(); !s) return s;
@@ -58,23 +62,20 @@ Status check_cache_guid(const std::string& path, std::span<const std::uint8_t> g
   const fb::Identity* id = root->identity();
   if (!id || !id->pdb_id() || id->pdb_id()->size() != 20)
     return {Errc::kMalformed, "the cache records no PDB id"};
-  if (!std::equal(guid16.begin(), guid16.end(), id->pdb_id()->begin()))
-    return {Errc::kMismatch, "the cache was compiled from another PDB (id " + hex_lower({id->pdb_id()->data(), 20}) + ")"};
+  if (!std::equal(want.begin(), want.end(), id->pdb_id()->begin()))
+    return {Errc::kMismatch, "the cache was compiled from another PDB (id " + hex_lower({id->pdb_id()->data(), 20}) +
+                                 (want.size() == 20 ? ", wanted " + hex_lower(want) : std::string()) + ")"};
   return {};
 }
 
+}  // namespace
+
+Status check_cache_guid(const std::string& path, std::span<const std::uint8_t> guid16) {
+  return check_cache_id(path, guid16);
+}
+
 Status check_cache(const std::string& path, const std::array<std::uint8_t, 20>& pdb_id) {
-  auto cache = Cache::open(path);
-  if (!cache) return cache.error();
-  if (Status s = cache->verify(); !s) return s;
-  const auto* root = static_cast<const fb::Cache*>(cache->root());
-  const fb::Identity* id = root->identity();
-  if (!id || !id->pdb_id() || id->pdb_id()->size() != 20)
-    return {Errc::kMalformed, "the cache records no PDB id"};
-  if (!std::equal(pdb_id.begin(), pdb_id.end(), id->pdb_id()->begin()))
-    return {Errc::kMismatch, "the cache was compiled from another PDB (id " + hex_lower({id->pdb_id()->data(), 20}) +
-                                 ", wanted " + hex_lower(pdb_id) + ")"};
-  return {};
+  return check_cache_id(path, pdb_id);
 }
 
 Result<std::vector<StoredFile>> add_to_store(SymbolStore& store, const std::string& path) {
