@@ -130,6 +130,26 @@ static class Program
         }
     }
 
+    // A message, not an exception: the SDK attaches the current stack (AttachStacktrace) to
+    // `threads`. The runtime's truth is not recorded for it (its own StackTrace would stand at
+    // another IL offset); run.sh compares it with the SDK's frames with the PDB only.
+    sealed class Reporter<T>
+    {
+        public void Report(T value) => Deeper(value, 2);
+
+        void Deeper(T value, int n)
+        {
+            if (n > 0)
+            {
+                Deeper(value, n - 1);
+                return;
+            }
+            FileTransport.Scenario = "message";
+            SentrySdk.CaptureMessage("report of " + value);
+            SentrySdk.Flush(TimeSpan.FromSeconds(10));
+        }
+    }
+
     static void Run(string scenario, Action action)
     {
         FileTransport.Scenario = scenario;
@@ -162,6 +182,7 @@ static class Program
             o.IsGlobalModeEnabled = true;
             o.SendDefaultPii = false;
             o.Release = "sentry-probe@1.0";
+            o.AttachStacktrace = true;
         }))
         {
             Run("async", () => MiddleAsync().GetAwaiter().GetResult());
@@ -171,6 +192,7 @@ static class Program
             Run("generic-nested", () => Outer<int>.Inner<string>.Combine(1, "x"));
             Run("overloads", () => Shapes.Describe((object?)null));
             Run("inner-exception", Nested);
+            new Reporter<int>().Report(42);
         }
         File.WriteAllText(Path.Combine(dir, "truth.tsv"), string.Join('\n', Truth) + "\n", new UTF8Encoding(false));
         return 0;
