@@ -38,4 +38,4 @@ if grep -q '"lineno"' "$out/without"/*.envelope; then
     exit 1
 fi
 "$ilmap" compile "$out/bin/SentryProbe.dll" --embed-sources -o "$out/SentryProbe.ilmap"
-"$check" verify "$out/SentryProbe.ilmap" "$out/with" "$out/without" "$out/symbolicated"
+"$check" verify "$out/SentryProbe.ilmap" "$out/with" "$out/without" "$out/symbolicated" "/_/tests/sentry=$here"

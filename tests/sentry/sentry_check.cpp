@@ -1,13 +1,14 @@
 // sentry_check.cpp - test driver for symbolicate/SentryEvent (tests/sentry/run.sh).
 //
 //   ilmap_sentry_check symbolicate CACHE...      stdin -> stdout, the summary on stderr
-//   ilmap_sentry_check verify CACHE WITH WITHOUT OUT
+//   ilmap_sentry_check verify CACHE WITH WITHOUT OUT MAPPED=DIR
 //       WITH/WITHOUT: SentryProbe's output run with and without its PDB (envelopes and
 //       truth.tsv). Every envelope of WITHOUT is symbolicated into OUT; then each frame of the
 //       probe's own module must carry the file, line and column that (1) the SDK itself
 //       reported in WITH's envelope, frame for frame, and (2) the runtime's own StackTrace
 //       printed for that method token and IL offset (WITH/truth.tsv); its context_line must be
-//       that line of the source file; frames of other modules (System.Linq, ...) must be left
+//       that line of the source file (document paths starting with MAPPED are read from DIR:
+//       the build maps its source folder as CI builds do); frames of other modules (System.Linq, ...) must be left
 //       exactly as they were. Exit 0 when all agree, 1 otherwise.
 #include <algorithm>
 #include <filesystem>
@@ -78,7 +79,9 @@ std::vector<std::string> source_lines(const std::string& path) {
   return lines;
 }
 
-int verify(const char* cache_path, const fs::path& with, const fs::path& without, const fs::path& out) {
+int verify(const char* cache_path, const fs::path& with, const fs::path& without, const fs::path& out,
+           const std::string& path_map) {
+  const std::string mapped = path_map.substr(0, path_map.find('=')), local = path_map.substr(path_map.find('=') + 1);
   ilmap::SentryCacheSetProvider provider;
   char* argv[] = {const_cast<char*>(cache_path)};
   if (!load_caches(argv, 0, 1, provider)) return 2;
@@ -150,12 +153,15 @@ int verify(const char* cache_path, const fs::path& with, const fs::path& without
           continue;
         }
         // (1) the SDK's own answer with the PDB deployed, frame for frame
+        // The SDK writes the document path as abs_path when it lies under the project folder
+        // (then filename is relative to it), else as filename alone (so with mapped paths).
+        const Json sdk_path = want ? want->value("abs_path", want->value("filename", Json())) : Json();
         if (!want) {
           ++merged;
         } else if (f["lineno"] != (*want)["lineno"] || f.value("colno", 0) != want->value("colno", 0) ||
-                   f["abs_path"] != (*want)["abs_path"] || f["filename"] != (*want)["filename"]) {
+                   f["abs_path"] != sdk_path) {
           fail(where, "ilmap " + f["abs_path"].dump() + ":" + f["lineno"].dump() + ":" + f.value("colno", Json(0)).dump() +
-                          " but the SDK with the PDB " + want->value("abs_path", Json()).dump() + ":" +
+                          " but the SDK with the PDB " + sdk_path.dump() + ":" +
                           want->value("lineno", Json()).dump() + ":" + want->value("colno", Json()).dump());
         } else {
           ++sdk_agreed;
@@ -176,7 +182,9 @@ int verify(const char* cache_path, const fs::path& with, const fs::path& without
         // (3) the context line is that line of the source, and the URL is the SourceLink one
         if (f.contains("context_line")) {
           ++contexts;
-          const auto lines = source_lines(f["abs_path"].get<std::string>());
+          std::string path = f["abs_path"];
+          if (path.compare(0, mapped.size(), mapped) == 0) path = local + path.substr(mapped.size());
+          const auto lines = source_lines(path);
           const int n = f["lineno"].get<int>();
           if (n < 1 || static_cast<std::size_t>(n) > lines.size() || lines[n - 1] != f["context_line"])
             fail(where, "context_line is not line " + std::to_string(n) + " of the source");
@@ -222,8 +230,8 @@ int main(int argc, char** argv) {
     std::cerr << stats.summary();
     return 0;
   }
-  if (mode == "verify" && argc == 6) return verify(argv[2], argv[3], argv[4], argv[5]);
+  if (mode == "verify" && argc == 7) return verify(argv[2], argv[3], argv[4], argv[5], argv[6]);
   std::cerr << "usage: ilmap_sentry_check symbolicate CACHE... < IN > OUT\n"
-               "       ilmap_sentry_check verify CACHE WITH_PDB_DIR WITHOUT_PDB_DIR OUTDIR\n";
+               "       ilmap_sentry_check verify CACHE WITH_PDB_DIR WITHOUT_PDB_DIR OUTDIR MAPPED=DIR\n";
   return 1;
 }
