@@ -328,8 +328,22 @@ std::string_view take_line(std::string_view s, std::size_t& pos) {
 Status envelope(std::string_view in, std::string& out, EventSymbolicator& sym, SentryStats& stats) {
   std::size_t pos = 0;
   const std::string_view header = take_line(in, pos);
-  if (!Json::accept(header) || !Json::parse(header).is_object())
-    return {Errc::kMalformed, "line 1: neither a Sentry event (one JSON object) nor an envelope header"};
+  if (!Json::accept(header) || !Json::parse(header).is_object()) {
+    // Not an envelope: say where the text stops being JSON (the parser's own message quotes
+    // the input, which may hold anything, so only its position is used).
+    std::size_t at = 0;
+    try {
+      const Json whole = Json::parse(in);  // throws: accept(in) failed
+      (void)whole;
+    } catch (const Json::parse_error& e) {
+      at = e.byte == 0 ? 0 : e.byte - 1;
+    }
+    const std::size_t line = line_number_at(in, at);
+    const std::size_t nl = at == 0 ? std::string_view::npos : in.rfind('\n', at - 1);
+    const std::size_t column = nl == std::string_view::npos ? at + 1 : at - nl;
+    return {Errc::kMalformed, format("line %zu, column %zu: not JSON; the input is neither a Sentry event (one JSON "
+                                     "object) nor an envelope (a header line, then items)", line, column)};
+  }
   out.append(header);
   if (pos <= in.size() && pos > header.size()) out.push_back('\n');
   std::size_t item = 0;
@@ -343,19 +357,19 @@ Status envelope(std::string_view in, std::string& out, EventSymbolicator& sym, S
       continue;
     }
     ++item;
-    const std::size_t line = line_number_at(in, header_pos);
+    auto line = [&] { return line_number_at(in, header_pos); };  // for messages only
     Json h;
     if (json_depth(ih) > kMaxDepth || !Json::accept(ih) || !(h = Json::parse(ih)).is_object())
-      return {Errc::kMalformed, format("line %zu: envelope item %zu: header is not a JSON object", line, item)};
+      return {Errc::kMalformed, format("line %zu: envelope item %zu: header is not a JSON object", line(), item)};
     std::string_view payload;
     bool payload_lf = false;
     auto len = h.find("length");
     if (len != h.end() && !len->is_null()) {
       const std::optional<std::uint64_t> n = hex_value(*len);
       if (!n || !len->is_number())
-        return {Errc::kMalformed, format("line %zu: envelope item %zu: length is not a number", line, item)};
+        return {Errc::kMalformed, format("line %zu: envelope item %zu: length is not a number", line(), item)};
       if (*n > in.size() - pos)
-        return {Errc::kTruncated, format("line %zu: envelope item %zu: length %llu runs past the end of the input", line, item,
+        return {Errc::kTruncated, format("line %zu: envelope item %zu: length %llu runs past the end of the input", line(), item,
                                          static_cast<unsigned long long>(*n))};
       payload = in.substr(pos, static_cast<std::size_t>(*n));
       pos += payload.size();

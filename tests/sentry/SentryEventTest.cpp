@@ -352,6 +352,16 @@ TEST_F(SentryEventTest, BadTextIsRefusedWithoutOutput) {
   }
 }
 
+TEST_F(SentryEventTest, BadJsonIsLocated) {
+  std::string out;
+  SentryStats s;
+  const Status st = symbolicate_sentry_text("{\n  \"a\": 1,\n  \"b\": tru\n}\n", out, provider_, {}, s);
+  EXPECT_EQ(st.code(), Errc::kMalformed);
+  EXPECT_EQ(st.message().rfind("line 3, column 11: not JSON", 0), 0u) << st.message();
+  const Status st2 = symbolicate_sentry_text("{}\n{\"type\":\"x\"}\n{}\n[]\n", out, provider_, {}, s);
+  EXPECT_EQ(st2.message(), "line 4: envelope item 2: header is not a JSON object");
+}
+
 TEST_F(SentryEventTest, UnreadableEventItemsPassThrough) {
   const std::string env = "{}\n{\"type\":\"event\"}\n{\"broken\": \n{\"type\":\"event\"}\n[1,2]\n{\"type\":\"event\"}\n\"\xff\xfe\"\n";
   std::string out;
