@@ -11,6 +11,7 @@
 #include <limits>
 #include <unordered_map>
 
+#include "TextEscape.h"
 #include "ilmap_generated.h"
 
 namespace ilmap {
@@ -433,6 +434,8 @@ void symbolicate_sentry_event(nlohmann::ordered_json& event, SentryModuleProvide
 
 Status symbolicate_sentry_text(std::string_view input, std::string& output, SentryModuleProvider& provider,
                                const SentryOptions& options, SentryStats& stats) {
+  if (input.size() > options.max_input_bytes)
+    return {Errc::kTooLarge, format("Sentry input of %zu bytes (the limit is %zu)", input.size(), options.max_input_bytes)};
   if (!looks_like_sentry_json(input))
     return {Errc::kMalformed, "line 1: a Sentry event or envelope starts with '{'"};
   const std::size_t depth = json_depth(input);
@@ -511,7 +514,7 @@ std::string SentryStats::summary() const {
     s += format("; %llu event items not JSON objects (copied unchanged)", static_cast<unsigned long long>(events_unreadable));
   s.push_back('\n');
   for (const auto& [why, n] : why_not)
-    s += format("sentry:   %s (%llu frames)\n", why.c_str(), static_cast<unsigned long long>(n));
+    s += format("sentry:   %s (%llu frames)\n", escape_text(why).c_str(), static_cast<unsigned long long>(n));
   return s;
 }
 

@@ -74,6 +74,7 @@ struct SentryOptions {
   bool overwrite = false;                 // also resolve frames that already have a lineno
   std::size_t max_frames = 1'000'000;     // per event; frames past it are counted, not read
   int indent = -1;                        // output JSON indentation (-1: one line)
+  std::size_t max_input_bytes = std::size_t{1} << 30;  // symbolicate_sentry_text reads it whole
 };
 
 // Why frames were left as they were, and what was done (summed over calls).
@@ -101,7 +102,7 @@ struct SentryStats {
            module_not_found + no_line + over_limit;
   }
   // "sentry: 12 frames in 2 events: 10 resolved (10 with source context); 2 left: 2 module not
-  // found" and one line per provider reason.
+  // found" and one line per provider reason (escaped with escape_text: it quotes the event).
   std::string summary() const;
 };
 
@@ -115,7 +116,7 @@ void symbolicate_sentry_event(nlohmann::ordered_json& event, SentryModuleProvide
 // line). Only `event` items are rewritten (their `length` updated); every other byte of an
 // envelope is copied unchanged. Errors (nothing is written to `output` then): kMalformed when
 // the text is neither (naming the line), kTruncated when an item's length runs past the end,
-// kTooLarge for JSON nested deeper than 512 levels.
+// kTooLarge for JSON nested deeper than 512 levels or input over max_input_bytes.
 Status symbolicate_sentry_text(std::string_view input, std::string& output,
                                SentryModuleProvider& provider, const SentryOptions& options,
                                SentryStats& stats);

@@ -403,6 +403,26 @@ TEST_F(SentryEventTest, SummaryNamesReasons) {
             "sentry:   no cache for Other.pdb (debug id x) (1 frames)\n");
 }
 
+TEST_F(SentryEventTest, SummaryEscapesEventText) {
+  Json image{{"type", "pe_dotnet"}, {"debug_id", "x\x1b[31m"}, {"debug_file", "a\nsentry: 99 resolved.pdb"}};
+  Json e = event_with(good_frame(), image);
+  SentryStats s;
+  symbolicate_sentry_event(e, provider_, {}, s);
+  const std::string sum = s.summary();
+  EXPECT_EQ(std::count(sum.begin(), sum.end(), '\n'), 2) << sum;
+  EXPECT_NE(sum.find("no cache for a\\nsentry: 99 resolved.pdb (debug id x\\x1b[31m)"), std::string::npos) << sum;
+}
+
+TEST_F(SentryEventTest, InputSizeLimit) {
+  SentryOptions o;
+  o.max_input_bytes = 100;
+  std::string out = "untouched";
+  SentryStats s;
+  const Status st = symbolicate_sentry_text(event_with(good_frame()).dump(), out, provider_, o, s);
+  EXPECT_EQ(st.code(), Errc::kTooLarge);
+  EXPECT_EQ(out, "untouched");
+}
+
 TEST(SentryText, LooksLikeSentry) {
   EXPECT_TRUE(looks_like_sentry_json(" \n\t{"));
   EXPECT_FALSE(looks_like_sentry_json("   at X"));
