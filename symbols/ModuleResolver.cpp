@@ -122,7 +122,7 @@ Result<Resolved> ModuleResolver::resolve(const ModuleIdentity& want) const {
     bool cache;
   };
   std::vector<Want> wants;
-  if (want.kind == ModuleKind::kPortablePdb && want.pdb_id) wants.push_back({cache_key_for(want.key), true});
+  if (options_.want_cache && want.kind == ModuleKind::kPortablePdb && want.pdb_id) wants.push_back({cache_key_for(want.key), true});
   wants.push_back({want.key, false});
 
   std::optional<Error> worst;
@@ -246,7 +246,7 @@ Result<Resolved> ModuleResolver::resolve(const ModuleIdentity& want) const {
       }
       auto p = store.find(w.key);
       if (!p) return p.error();
-      if (!w.cache && want.kind == ModuleKind::kPortablePdb) {
+      if (!w.cache && want.kind == ModuleKind::kPortablePdb && options_.want_cache) {
         // A downloaded Portable PDB gets its cache compiled beside it in the local cache.
         auto added = add_to_store(store, *p);
         if (!added) {

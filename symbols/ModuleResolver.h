@@ -26,6 +26,8 @@ namespace ilmap::symbols {
 struct ResolveOptions {
   HttpOptions http;
   long negative_ttl_s = 3600;
+  // False: only the PDB is wanted (compile): no cache is asked for or compiled.
+  bool want_cache = true;
   // Called with one line per notable event (a refused download, a cached 404), for -v.
   std::function<void(const std::string&)> note;
 };
