@@ -18,6 +18,7 @@ applied to the file named by the rest of the path:
   /wrongsum/KEY    the file with its last byte changed
   /loop/KEY        302 to itself
   /notfound/KEY    404
+  /delay/KEY       the file after 50 ms (a distant server's latency, for bench/fetch-parallel.sh)
 
 Every request is logged to LOG as "FAULT STATUS KEY" (one line, flushed). Nothing outside ROOT
 is served (a key with '..' or a leading '/' is a 404).
@@ -80,6 +81,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_header("Location", self.path)
             self.send_header("Content-Length", "0")
             return self.end_headers()
+        if fault == "delay":
+            time.sleep(0.05)
         log(fault, 200, key)
         self.send_response(200)
         if fault == "endless":
