@@ -240,14 +240,17 @@ void run_job(Job& job, const CompileOptions& o, unsigned threads) {
   io.windows_pdbs = true;
   auto in = open_debug_input(job.input, io);
   // --symbol-path: a PE whose PDB is not found locally gets it from the symbol path (verified
-  // there; then matched like --pdb).
-  const auto pdb_missing = [](const Status& s) { return s.code() == Errc::kNotFound || s.code() == Errc::kMismatch; };
-  if (!o.symbol_path.empty() && o.pdb.empty() && lower_ext(job.input) != ".pdb" &&
-      (in ? !(*in)->has_pdb() && pdb_missing((*in)->pdb_status) : pdb_missing(Status(in.error())))) {
+  // there; then matched like --pdb). In directory mode, one the symbol path lacks is skipped.
+  const bool pdb_absent = in ? ((*in)->missing == MissingPdb::kNotPresent || (*in)->missing == MissingPdb::kMismatch)
+                             : (in.error().code == Errc::kNotFound || in.error().code == Errc::kMismatch);
+  if (!o.symbol_path.empty() && o.pdb.empty() && lower_ext(job.input) != ".pdb" && pdb_absent) {
     auto fetched = resolve_with_symbol_path(o.symbol_path, job.input, false);
-    if (!fetched) return fail(job, fetched.error());
-    io.pdb = fetched->path;
-    in = open_debug_input(job.input, io);
+    if (fetched) {
+      io.pdb = fetched->path;
+      in = open_debug_input(job.input, io);
+    } else if (!job.from_directory || fetched.error().code != Errc::kNotFound) {
+      return fail(job, fetched.error());
+    }
   }
   if (!in) return fail(job, in.error());
   const DebugInput& d = **in;

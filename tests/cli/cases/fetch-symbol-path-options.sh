@@ -40,6 +40,11 @@ echo "-- compile: another PDB under the key: refused (exit 3), no output"
 cp "$FEATURES.pdb" www/$F/ilmap.corpus.frames.pdb
 show ilmap compile -q --symbol-path "srv*c5*$URL" pe/Ilmap.Corpus.Frames.dll -o wrong.ilmap
 ls wrong.ilmap 2>/dev/null
+echo "-- compile, directory mode: one PDB fetched, one the server lacks skipped"
+mkdir dir && cp "$FRAMES.dll" "$FEATURES.dll" dir/
+cp in/Ilmap.Corpus.Frames.pdb www/$F/ilmap.corpus.frames.pdb
+show ilmap compile --symbol-path "srv*c6*$URL" dir --out-dir outdir
+ls outdir
 echo "-- usage"
 show ilmap compile -q --symbol-path "srv*$URL" pe/Ilmap.Corpus.Frames.dll -o x.ilmap
 show ilmap compile -q --symbol-path www --pdb in/Ilmap.Corpus.Frames.pdb pe/Ilmap.Corpus.Frames.dll -o x.ilmap
