@@ -536,7 +536,7 @@ void register_compile(CLI::App& app, int& rc) {
   auto* dir = cmd->add_option("--out-dir", o->out_dir, "Directory for the caches (mirrors input directories)");
   out->excludes(dir);
   cmd->add_option("--pdb", o->pdb, "The PDB of the one PE input, instead of searching (its id must match)");
-  add_symbol_path_option(cmd, o->symbol_path, "the PDB of a PE input")->excludes("--pdb");
+  add_symbol_path_option(cmd, o->symbol_path, "the PDB of a PE input when none is found beside it")->excludes("--pdb");
   cmd->add_option("--pe", o->pe, "The PE of the one PDB input, for method names (its CodeView entry must name the PDB; "
                                  "without it a same-named .dll/.exe beside the PDB is used when it names the PDB)");
   cmd->add_option("--include", o->include, "Directory mode: compile only files matching this glob (path relative to the directory, or file name); repeatable")
