@@ -23,6 +23,11 @@ struct FilePointer {
   std::string value;  // the path/URL, or the message (trimmed)
   bool url() const { return value.rfind("http://", 0) == 0 || value.rfind("https://", 0) == 0; }
   bool unc() const { return value.rfind("\\\\", 0) == 0; }
+  // A Windows path ("C:\..." or "C:/..."): not reachable on this system either.
+  bool drive() const {
+    return value.size() >= 3 && ((value[0] | 0x20) >= 'a' && (value[0] | 0x20) <= 'z') && value[1] == ':' &&
+           (value[2] == '\\' || value[2] == '/');
+  }
 };
 
 // kMalformed when `bytes` is not `PATH:...` or `MSG:...` (prefix without case, surrounding

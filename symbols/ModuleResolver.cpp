@@ -137,10 +137,12 @@ Result<Resolved> ModuleResolver::resolve(const ModuleIdentity& want) const {
     auto fp = parse_file_pointer(*raw);
     if (!fp) return Error{fp.error().code, ptr + ": " + fp.error().message};
     if (fp->kind == FilePointer::Kind::kMessage) return Error{Errc::kNotFound, ptr + ": the store says: " + fp->value};
-    if (fp->url() || fp->unc())
+    if (fp->url() || fp->unc() || fp->drive())
       return Error{Errc::kNotFound, ptr + ": points to " + fp->value + ", which a local store does not follow"};
     fs::path target(fp->value);
     if (target.is_relative()) target = fs::path(ptr).parent_path() / target;
+    std::error_code ec;
+    if (!fs::exists(target, ec)) return Error{Errc::kNotFound, ptr + ": points to " + fp->value + ", which does not exist"};
     return target.lexically_normal().string();
   };
   // The bytes a server's file.ptr for `key` points to; nullopt when the server has none (404).
@@ -162,7 +164,8 @@ Result<Resolved> ModuleResolver::resolve(const ModuleIdentity& want) const {
       if (!want.symbol_checksum.empty()) headers.push_back("SymbolChecksum: " + want.symbol_checksum);
       return http_get(fp->value, headers, options_.http);
     }
-    if (fp->unc() || fs::path(fp->value).is_relative())
+    std::error_code ec;
+    if (fp->unc() || fp->drive() || fs::path(fp->value).is_relative() || !fs::exists(fp->value, ec))
       return Error{Errc::kNotFound, ptr_url + ": points to " + fp->value + ", which is not reachable from here"};
     auto f = FileBytes::open(fp->value, options_.http.max_bytes);
     if (!f) return Error{f.error().code, source + ": " + f.error().message};

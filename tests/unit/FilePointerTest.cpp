@@ -21,6 +21,11 @@ TEST(FilePointer, PathAndMessage) {
   EXPECT_EQ(p->value, "\\\\build\\syms\\foo.pdb");
   EXPECT_TRUE(p->unc());
   EXPECT_FALSE(p->url());
+  EXPECT_FALSE(p->drive());
+  auto d = parse("PATH:c:/syms/foo.pdb");
+  ASSERT_TRUE(d);
+  EXPECT_TRUE(d->drive());
+  EXPECT_FALSE(d->unc());
   auto u = parse("  path: https://x.example/foo.pdb ");
   ASSERT_TRUE(u);
   EXPECT_EQ(u->value, "https://x.example/foo.pdb");

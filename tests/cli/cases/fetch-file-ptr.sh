@@ -46,4 +46,12 @@ show ilmap fetch --symbol-path "srv*c6*$URL" in/Ilmap.Corpus.Frames.dll
 echo "-- a UNC path is not followed"
 echo 'PATH:\\build\symbols\frames.pdb' >www/$F/file.ptr
 show ilmap fetch --symbol-path "srv*c7*$URL" in/Ilmap.Corpus.Frames.dll
-find c3 c4 c5 c6 c7 -type f -not -name .ilmap-store.lock -not -path '*/.ilmap-404/*' 2>/dev/null | wc -l
+echo "-- a Windows drive path, a missing target: not found (local and HTTP)"
+printf 'PATH:C:\\syms\\frames.pdb\r\n' >www/$F/file.ptr
+show ilmap fetch --symbol-path www in/Ilmap.Corpus.Frames.dll
+show ilmap fetch --symbol-path "srv*c8*$URL" in/Ilmap.Corpus.Frames.dll
+echo "PATH:elsewhere/gone.pdb" >www/$F/file.ptr
+show ilmap fetch --symbol-path www in/Ilmap.Corpus.Frames.dll
+echo "PATH:$PWD/elsewhere/gone.pdb" >www/$F/file.ptr
+show ilmap fetch --symbol-path "srv*c9*$URL" in/Ilmap.Corpus.Frames.dll | sed "s#$PWD#PWD#"
+find c3 c4 c5 c6 c7 c8 c9 -type f -not -name .ilmap-store.lock -not -path '*/.ilmap-404/*' 2>/dev/null | wc -l
