@@ -75,6 +75,7 @@ int run(int argc, char** argv) {
   ilmap::cli::register_verify(app, rc);
   ilmap::cli::register_store(app, rc);
   ilmap::cli::register_fetch(app, rc);
+  ilmap::cli::register_symbolicate(app, rc);
   for (CLI::App* sub : app.get_subcommands({}))
     if (CLI::Option* o = sub->get_option_no_throw("--max-decompressed")) ilmap::cli::show_as_size(o);
 
