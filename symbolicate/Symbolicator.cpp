@@ -162,9 +162,11 @@ struct Agreement {
     if (r->file != result.file || r->line != result.line || r->column != result.column) same_location = false;
     if (name_text != name) same_name = false;
   }
+  // Candidates without a point at the offset cannot have printed a line (a state machine's
+  // kickoff stub, its constructor): only those that answer must agree.
   Reason verdict() const {
     if (!any) return Reason::kNoPoint;
-    if (!same_location || some_without) return Reason::kAmbiguous;
+    if (!same_location) return Reason::kAmbiguous;
     return Reason::kCount;  // resolved
   }
 };

@@ -14,6 +14,8 @@ namespace Ilmap.Trace
     {
         public static int Main(string[] args)
         {
+            if (args.Length == 1)
+                return RunScenariosOf(args[0]);
             var scenarios = new List<KeyValuePair<string, Action>>
             {
                 Pair("plain", () => Plain.Level1(3)),
@@ -38,6 +40,32 @@ namespace Ilmap.Trace
                 catch (Exception e)
                 {
                     Console.WriteLine("== " + s.Key);
+                    Console.WriteLine(e.ToString());
+                }
+            }
+            return 0;
+        }
+
+        // Runs the public static Scenarios.All() of a corpus program (IEnumerable of (string, Action)
+        // tuples, read by reflection: this program is built against .NET Framework's mscorlib).
+        static int RunScenariosOf(string path)
+        {
+            var asm = System.Reflection.Assembly.LoadFrom(path);
+            Type scenarios = asm.GetTypes().FirstOrDefault(t => t.Name == "Scenarios");
+            if (scenarios == null) return 3;
+            var all = (System.Collections.IEnumerable)scenarios.GetMethod("All").Invoke(null, null);
+            foreach (object pair in all)
+            {
+                var name = (string)pair.GetType().GetField("Item1").GetValue(pair);
+                var action = (Action)pair.GetType().GetField("Item2").GetValue(pair);
+                try
+                {
+                    action();
+                    Console.WriteLine("== " + name + ": did not throw");
+                }
+                catch (Exception e)
+                {
+                    Console.WriteLine("== " + name);
                     Console.WriteLine(e.ToString());
                 }
             }
