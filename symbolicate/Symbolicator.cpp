@@ -299,10 +299,13 @@ void Symbolicator::handle(std::string_view line, const std::unordered_map<std::s
 
 void Symbolicator::flush_block(bool too_far) {
   std::size_t from = 0;
-  for (std::size_t end : block_ends_) {
-    handle(std::string_view(block_).substr(from, end - from), too_far ? nullptr : &modules_, too_far);
-    from = end;
+  const std::uint64_t now = line_no_;
+  for (std::size_t i = 0; i < block_ends_.size(); ++i) {
+    line_no_ = block_first_line_ + i;  // --json's input_line of the held line
+    handle(std::string_view(block_).substr(from, block_ends_[i] - from), too_far ? nullptr : &modules_, too_far);
+    from = block_ends_[i];
   }
+  line_no_ = now;
   block_.clear();
   block_ends_.clear();
   modules_.clear();
@@ -335,6 +338,7 @@ void Symbolicator::line(std::string_view l, bool fragment) {
   }
   if (!fragment && parse_frame(body).format == FrameFormat::kPst) {
     in_block_ = true;
+    block_first_line_ = line_no_;
     block_.append(l), block_ends_.push_back(block_.size());
     return;
   }

@@ -103,7 +103,7 @@ class Symbolicator {
   std::string block_;
   std::vector<std::size_t> block_ends_;
   std::unordered_map<std::string, PstModule> modules_;
-  std::uint64_t line_no_ = 0;
+  std::uint64_t line_no_ = 0, block_first_line_ = 0;
 };
 
 }  // namespace ilmap::symbolicate
