@@ -296,7 +296,11 @@ struct ModuleIndex::Impl {
 
   // A PDB of the search set (or of the symbol path) named like `cv` whose id is `id`; sets
   // `mismatch` when one of that name has another id.
+  // A cache the symbol path had where no PDB was beside it (set by find_pdb).
+  std::string resolved_cache;
+
   std::string find_pdb(const CodeView& cv, const std::array<std::uint8_t, 20>& id, bool& mismatch) {
+    resolved_cache.clear();
     const std::string want = symstore_file_name(cv.path);
     for (Entry& e : entries) {
       if (e.kind != Kind::kPdb || e.lname != want) continue;
@@ -312,6 +316,12 @@ struct ModuleIndex::Impl {
       mi.pdb_id = id;
       auto r = resolver->resolve(mi);
       if (r && !r->is_cache) return r->path;
+      if (r && r->is_cache) {  // a store holds the PDB beside its cache: compile with names from it
+        std::error_code ec;
+        const fs::path pdb = fs::path(r->path).parent_path() / want;
+        if (fs::is_regular_file(pdb, ec)) return pdb.string();
+        resolved_cache = r->path;
+      }
       if (!r && r.error().code == Errc::kMismatch) mismatch = true;
       if (!r) note(want + " via --symbol-path: " + r.error().message);
     }
@@ -345,6 +355,13 @@ struct ModuleIndex::Impl {
       if (!other.empty()) {
         io.pdb = other;
         in = open_debug_input(e.path, io);
+      } else if (!resolved_cache.empty()) {  // verified by the resolver (id and checksums)
+        auto c = Cache::open(resolved_cache);
+        if (c) {
+          ++stats.reused;
+          note("from the symbol path: " + resolved_cache);
+          return {keep(std::move(*c)), Miss::kNone, {}};
+        }
       } else if (mismatch) {
         return {nullptr, Miss::kPdbMismatch, e.path + ": " + in.error().message};
       }
