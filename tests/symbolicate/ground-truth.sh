@@ -2,7 +2,8 @@
 # ground-truth.sh REPO_ROOT ILMAP [coreclr|mono]
 # `ilmap symbolicate` against the runtimes' own answers (README "symbolicate", tests/symbolicate/README.md).
 #   coreclr: trace/Trace.cs (built by the SDK's Roslyn against Mono's mscorlib, so that both runtimes
-#            run it) and the corpus programs with a Scenarios class (cs-frames, cs-signatures) are run
+#            run it), the corpus programs with a Scenarios class (cs-frames, cs-signatures) and a
+#            throwing call into the F# and VB corpus libraries (fs-basic, vb-basic) are run
 #            (a) with their PDBs: the runtime prints "in FILE:line N";
 #            (b) without PDBs and with Switch.System.Diagnostics.StackTrace.ShowILOffsets: "in X.dll:token".
 #            symbolicate(b) must equal (a), byte for byte. The same frames of (b) rendered in the
@@ -59,14 +60,30 @@ if [ "$mode" = coreclr ]; then
         cp "$dll" "${dll%.dll}.pdb" "$tmp/pdb/" && cp "$dll" "$tmp/nopdb/"
         progs+=("Ilmap.Trace.exe|$(basename "$dll")")
     done
+    # F# and VB: a function called with null arguments (their corpus programs have no Scenarios).
+    fsharp=$sdk/FSharp
+    for c in "fs-basic|Ilmap.Corpus.FsBasic.Library|totalArea" "vb-basic|Ilmap.Corpus.VbBasic.Counter|Add"; do
+        IFS='|' read -r case type method <<<"$c"
+        dll=$(ls "$root"/corpus/out/$case/*.dll 2>/dev/null | head -n1)
+        [ -n "$dll" ] || continue
+        cp "$dll" "${dll%.dll}.pdb" "$tmp/pdb/" && cp "$dll" "$tmp/nopdb/"
+        progs+=("Ilmap.Trace.exe|$(basename "$dll")|$type|$method")
+    done
     for p in "${progs[@]}"; do
-        exe=${p%%|*} arg=${p#*|}
+        IFS='|' read -r exe arg type method <<<"$p"
         name=${arg:-$exe}
-        dotnet exec --runtimeconfig "$tmp/lines.json" "$tmp/pdb/$exe" ${arg:+"$tmp/pdb/$arg"} >"$tmp/a" 2>&1
-        dotnet exec --runtimeconfig "$tmp/il.json" "$tmp/nopdb/$exe" ${arg:+"$tmp/nopdb/$arg"} >"$tmp/b" 2>&1
-        grep -q 'token 0x' "$tmp/b" || { echo "FAIL $name: the ShowILOffsets run printed no token frame"; fail=$((fail + 1)); continue; }
+        if [ -n "${type:-}" ]; then
+            dotnet exec --runtimeconfig "$tmp/lines.json" "$tmp/pdb/$exe" --call "$tmp/pdb/$arg" "$type" "$method" "$fsharp" >"$tmp/a" 2>&1
+            dotnet exec --runtimeconfig "$tmp/il.json" "$tmp/nopdb/$exe" --call "$tmp/nopdb/$arg" "$type" "$method" "$fsharp" >"$tmp/b" 2>&1
+        else
+            dotnet exec --runtimeconfig "$tmp/lines.json" "$tmp/pdb/$exe" ${arg:+"$tmp/pdb/$arg"} >"$tmp/a" 2>&1
+            dotnet exec --runtimeconfig "$tmp/il.json" "$tmp/nopdb/$exe" ${arg:+"$tmp/nopdb/$arg"} >"$tmp/b" 2>&1
+        fi
+        grep -q " in $name:token 0x" "$tmp/b" || { echo "FAIL $name: the ShowILOffsets run printed no frame of $name"; cat "$tmp/b" | head -n 5; fail=$((fail + 1)); continue; }
         sym "$tmp/b" >"$tmp/got" 2>"$tmp/err"
         check "coreclr $name" "$tmp/a" "$tmp/got"
+        grep -q ', [1-9][0-9]* resolved' "$tmp/err" || { echo "FAIL coreclr $name: nothing resolved: $(cat "$tmp/err")"; fail=$((fail + 1)); }
+        [ -n "${type:-}" ] && sed -n '/^== /,$p' "$tmp/got" | grep -F -- "$(basename "$name" .dll | sed 's/Ilmap.Corpus.//')/" | sed 's/^/     /'
         # Android form of the program's own frames: "   at NS.T.M + 0xOFF(Unknown Source)".
         mod=${arg:-$exe}
         awk -v m="$mod" '

@@ -16,6 +16,8 @@ namespace Ilmap.Trace
         {
             if (args.Length == 1)
                 return RunScenariosOf(args[0]);
+            if (args.Length >= 4 && args[0] == "--call")
+                return Call(args);
             var scenarios = new List<KeyValuePair<string, Action>>
             {
                 Pair("plain", () => Plain.Level1(3)),
@@ -68,6 +70,41 @@ namespace Ilmap.Trace
                     Console.WriteLine("== " + name);
                     Console.WriteLine(e.ToString());
                 }
+            }
+            return 0;
+        }
+
+        // --call DLL TYPE METHOD [PROBE_DIR...]: calls TYPE.METHOD of a corpus library with null
+        // arguments (on a new instance when it is not static; F# and VB code without a Scenarios
+        // class) and prints the exception it throws. Referenced assemblies (FSharp.Core) are
+        // looked for in the PROBE_DIRs.
+        static int Call(string[] args)
+        {
+            var probes = args.Skip(4).ToArray();
+            AppDomain.CurrentDomain.AssemblyResolve += (sender, e) =>
+            {
+                string file = new System.Reflection.AssemblyName(e.Name).Name + ".dll";
+                foreach (string dir in probes)
+                {
+                    string path = System.IO.Path.Combine(dir, file);
+                    if (System.IO.File.Exists(path)) return System.Reflection.Assembly.LoadFrom(path);
+                }
+                return null;
+            };
+            var asm = System.Reflection.Assembly.LoadFrom(args[1]);
+            Type type = asm.GetType(args[2], true);
+            var method = type.GetMethods().First(m => m.Name == args[3]);
+            object target = method.IsStatic ? null : Activator.CreateInstance(type);
+            try
+            {
+                method.Invoke(target, new object[method.GetParameters().Length]);
+                Console.WriteLine("== " + args[3] + ": did not throw");
+                return 1;
+            }
+            catch (System.Reflection.TargetInvocationException e)
+            {
+                Console.WriteLine("== " + args[2] + "." + args[3]);
+                Console.WriteLine(e.InnerException.ToString());
             }
             return 0;
         }
