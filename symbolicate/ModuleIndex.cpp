@@ -28,6 +28,9 @@ namespace fs = std::filesystem;
 
 constexpr std::size_t kMaxFiles = 200000;  // files listed over all search paths
 constexpr int kMaxDepth = 12;              // directory levels below a search root
+// Memoized answers: beyond this many, new ones are not kept (a log naming millions of distinct
+// unknown modules must not grow memory); they are recomputed, O(files) each.
+constexpr std::size_t kMaxAnswers = 65536;
 
 enum class Kind : std::uint8_t { kPe, kPdb, kCache };
 
@@ -106,6 +109,15 @@ struct ModuleIndex::Impl {
   std::vector<Entry> entries;
   std::vector<std::unique_ptr<Cache>> caches;
   std::unordered_map<std::string, ModuleAnswer> answers;
+  ModuleAnswer scratch;  // the last answer not memoized
+
+  const ModuleAnswer& remember(std::string key, ModuleAnswer a) {
+    if (answers.size() >= kMaxAnswers) {
+      scratch = std::move(a);
+      return scratch;
+    }
+    return answers.emplace(std::move(key), std::move(a)).first->second;
+  }
   std::unordered_map<std::string, ModuleAnswer> pe_answers;  // by PE path
   std::optional<std::vector<const Cache*>> with_names;
   std::optional<symbols::ModuleResolver> resolver;
@@ -488,7 +500,7 @@ const ModuleAnswer& ModuleIndex::by_file_name(std::string_view module_file) {
         }
       }
   }
-  return impl_->answers.emplace(std::move(key), std::move(best)).first->second;
+  return impl_->remember(std::move(key), std::move(best));
 }
 
 const ModuleAnswer& ModuleIndex::by_mvid(const Guid& mvid) {
@@ -507,14 +519,14 @@ const ModuleAnswer& ModuleIndex::by_mvid(const Guid& mvid) {
     }
     if (best.miss == Miss::kNone) break;
   }
-  return impl_->answers.emplace(std::move(key), std::move(best)).first->second;
+  return impl_->remember(std::move(key), std::move(best));
 }
 
 const ModuleAnswer& ModuleIndex::by_codeview(const Guid& guid, std::uint32_t age, std::string_view name_hint) {
   std::string key = "c:" + guid_to_n(guid) + "/" + std::to_string(age);
   if (auto it = impl_->answers.find(key); it != impl_->answers.end()) return it->second;
   ModuleAnswer a = impl_->find_by_id(guid, std::nullopt, age, name_hint);
-  return impl_->answers.emplace(std::move(key), std::move(a)).first->second;
+  return impl_->remember(std::move(key), std::move(a));
 }
 
 const ModuleAnswer& ModuleIndex::by_pdb_id(const std::array<std::uint8_t, 20>& pdb_id) {
@@ -525,7 +537,7 @@ const ModuleAnswer& ModuleIndex::by_pdb_id(const std::array<std::uint8_t, 20>& p
   const std::uint32_t stamp = std::uint32_t(pdb_id[16]) | std::uint32_t(pdb_id[17]) << 8 |
                               std::uint32_t(pdb_id[18]) << 16 | std::uint32_t(pdb_id[19]) << 24;
   ModuleAnswer a = impl_->find_by_id(g, stamp, std::nullopt, {});
-  return impl_->answers.emplace(std::move(key), std::move(a)).first->second;
+  return impl_->remember(std::move(key), std::move(a));
 }
 
 const ModuleAnswer& ModuleIndex::by_debug_id(std::string_view debug_id) {

@@ -10,7 +10,8 @@
 // A reused cache must open, verify and record the wanted 20-byte PDB id. No answer ever comes
 // from a PDB whose id differs from the one the PE's CodeView entry (or the trace) names: that
 // is Miss::kPdbMismatch. Answers are memoized per identity (a query is a hash lookup after the
-// first), and Cache pointers live as long as the index.
+// first; at most 65,536 answers are kept), and Cache pointers live as long as the index. A
+// reference returned past that bound may be overwritten by the next query.
 #pragma once
 
 #include <array>
