@@ -22,6 +22,11 @@ expect "--json" '{"input_line":2,"format":"coreclr","module":"Ilmap.Corpus.Frame
   "$(printf 'text\n%s\n' "${frame/Ilmap.Corpus.Frames.Scenarios.Fail(String why)/Scenarios.Fail}" | sym --search "$dir" --json)"
 expect "--json unresolved" '{"input_line":1,"format":"coreclr","module":"X.dll","token":"0x06000001","il_offset":1,"method":"A.B()","resolved":false,"reason":"module not found"}' \
   "$(printf '%s\n' '   at A.B() in X.dll:token 0x6000001+0x1' | sym --search "$dir" --json)"
+shapes=$root/corpus/out/cs-sourcelink
+expect "--urls (SourceLink)" "   at X.Y() in https://example.invalid/ilmap/corpus/Shapes/Polygon.cs:line 11" \
+  "$(printf '%s\n' '   at X.Y() in Ilmap.Corpus.Shapes.dll:token 0x6000001+0x6' | sym --search "$shapes" --urls)"
+expect "without --urls" "   at X.Y() in /_/Shapes/Polygon.cs:line 11" \
+  "$(printf '%s\n' '   at X.Y() in Ilmap.Corpus.Shapes.dll:token 0x6000001+0x6' | sym --search "$shapes")"
 printf '%s\n' "$frame" >"$tmp/one"
 expect "two files and stdin" "$(printf '%s\n%s\n%s\n' "$line37" "$line37" "$line37")" \
   "$(printf '%s\n' "$frame" | sym --search "$dir" "$tmp/one" - "$tmp/one")"
