@@ -453,7 +453,42 @@ struct ModuleIndex::Impl {
         if (best.miss == Miss::kNone) return best;
       }
     }
+    if (best.miss == Miss::kModuleNotFound && resolver && !hint.empty()) prefer(best, from_symbol_path(guid, stamp, hint));
     return best;
+  }
+
+  // The PDB `hint`(.pdb) with id GUID `guid` from the symbol path (no PE known: the trace names
+  // the PDB's id itself). The resolver verifies what it returns against the key's GUID (and the
+  // full id when the stamp is known).
+  ModuleAnswer from_symbol_path(const Guid& guid, std::optional<std::uint32_t> stamp, std::string_view hint) {
+    std::string name = lower(hint);
+    if (name.size() < 4 || name.substr(name.size() - 4) != ".pdb") {
+      if (kind_of(name)) name = stem_of(name);
+      name += ".pdb";
+    }
+    symbols::ModuleIdentity mi;
+    mi.kind = symbols::ModuleKind::kPortablePdb;
+    mi.file_name = name;
+    mi.key = ssqp_portable_pdb_key(name, guid);
+    if (stamp) mi.pdb_id = make_pdb_id(guid, *stamp);
+    auto r = resolver->resolve(mi);
+    if (!r) {
+      const Miss m = r.error().code == Errc::kMismatch ? Miss::kPdbMismatch
+                     : r.error().code == Errc::kNotFound ? Miss::kModuleNotFound
+                                                         : Miss::kBadFile;
+      return {nullptr, m, name + " via --symbol-path: " + r.error().message};
+    }
+    if (r->is_cache) {
+      auto c = Cache::open(r->path);
+      if (!c) return {nullptr, Miss::kBadFile, r->path + ": " + c.error().message};
+      ++stats.reused;
+      note("from the symbol path: " + r->path);
+      return {keep(std::move(*c)), Miss::kNone, {}};
+    }
+    auto in = open_debug_input(r->path);
+    if (!in) return {nullptr, Miss::kBadFile, in.error().message};
+    if (!(*in)->pdb || (*in)->pdb->id().guid() != guid) return {nullptr, Miss::kPdbMismatch, r->path + ": another PDB id"};
+    return compile(**in, {}, cache_path(name, guid));
   }
 };
 

@@ -51,4 +51,10 @@ expect "pst" "$(printf '%s\n==========\nMODULE: Ilmap.Corpus.Frames => x; G:%s; 
   "$(printf '   at Ilmap.Corpus.Frames!0x0600000a!Ilmap.Corpus.Frames.Scenarios.Fail(String why) +0x7\n==========\nMODULE: Ilmap.Corpus.Frames => x; G:%s; A:1\n' "$guid" | sym --search "$tmp/store")"
 expect "android" "at Ilmap.Corpus.Frames.Scenarios.Fail(String why) in /_/Frames/Scenarios.cs:line 37" \
   "$(printf 'at Ilmap.Corpus.Frames.Scenarios.Fail + 0x7(Unknown Source)\n' | sym --search "$tmp/store")"
+# A PST frame whose module is in no search path, only in a store given as --symbol-path (by the
+# CodeView GUID of its MODULE line and the assembly name).
+"$ilmap" store add "$tmp/pdbstore" "$dir/Ilmap.Corpus.Frames.pdb" >/dev/null 2>&1 || { echo "FAIL store add"; exit 1; }
+mkdir -p "$tmp/empty"
+expect "pst from --symbol-path only" "$(printf '%s\n==========\nMODULE: Ilmap.Corpus.Frames => x; G:%s; A:1' "$line37" "$guid")" \
+  "$(printf '   at Ilmap.Corpus.Frames!0x0600000a!Ilmap.Corpus.Frames.Scenarios.Fail(String why) +0x7\n==========\nMODULE: Ilmap.Corpus.Frames => x; G:%s; A:1\n' "$guid" | sym --search "$tmp/empty" --symbol-path "$tmp/pdbstore")"
 exit $fail
