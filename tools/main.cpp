@@ -70,6 +70,7 @@ int run(int argc, char** argv) {
   int rc = 0;
   ilmap::cli::register_compile(app, rc);
   ilmap::cli::register_lookup(app, rc);
+  ilmap::cli::register_lines(app, rc);
   ilmap::cli::register_dump(app, rc);
   ilmap::cli::register_info(app, rc);
   ilmap::cli::register_verify(app, rc);
