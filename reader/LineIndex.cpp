@@ -217,18 +217,22 @@ Status Cache::lines_in(std::span<const std::uint32_t> documents, std::uint32_t l
   std::vector<Cand> chosen;
   // Step 4: a column on the requested line selects the innermost points containing it.
   if (column && target == line) {
-    for (const Cand& x : cands) {
-      if (!x.starts_before_or_at(line, column) || !x.ends_at_or_after(line, column)) continue;
+    std::vector<Cand> inside;
+    for (const Cand& x : cands)
+      if (x.starts_before_or_at(line, column) && x.ends_at_or_after(line, column)) inside.push_back(x);
+    // Per method, among its points that contain no other of its containing points, the first
+    // in IL order; then no result that contains another method's result.
+    for (const Cand& x : inside) {
+      if (std::any_of(inside.begin(), inside.end(), [&](const Cand& y) { return y.row == x.row && x.strictly_contains(y); }))
+        continue;
       auto it = std::find_if(chosen.begin(), chosen.end(), [&](const Cand& y) { return y.row == x.row; });
       if (it == chosen.end()) chosen.push_back(x);
-      else if (it->strictly_contains(x) || (!x.strictly_contains(*it) && x.il < it->il)) *it = x;
+      else if (x.il < it->il) *it = x;
     }
-    if (!chosen.empty()) {
-      std::vector<Cand> keep;
-      for (const Cand& x : chosen)
-        if (std::none_of(chosen.begin(), chosen.end(), [&](const Cand& y) { return x.strictly_contains(y); })) keep.push_back(x);
-      chosen.swap(keep);
-    }
+    std::vector<Cand> keep;
+    for (const Cand& x : chosen)
+      if (std::none_of(chosen.begin(), chosen.end(), [&](const Cand& y) { return x.strictly_contains(y); })) keep.push_back(x);
+    chosen.swap(keep);
   }
   // Step 5: otherwise, per method its first point of the line (column, then IL offset), and
   // no point nested in another method's point.

@@ -1,0 +1,209 @@
+// LinesTest.cpp - the reverse line index (format 1.2, SPEC.md 3.7, 6.2, 6.3) against a naive
+// scan: for every input, every document and every line from 1 to 2 past its last line with
+// code, Cache::lines_in (cache built in memory) must give exactly what a literal reading of the
+// rule over all the document's decoded points gives; with a column, every start and end column
+// of every point of the line (and one past them) is queried too. The C API's ilmap_lines agrees
+// on a sample. Also: verify accepts every cache (step 12), document matching, index size.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "CacheTestSupport.h"
+#include "TestCases.h"
+#include "ilmap/cache.h"
+#include "ilmap/ilmap.h"
+#include "ilmap_generated.h"
+
+namespace ilmap::test {
+namespace {
+
+struct Pt {
+  std::uint32_t row, il, line, column, end_line, end_column;
+};
+
+bool le(std::uint32_t l1, std::uint32_t c1, std::uint32_t l2, std::uint32_t c2) { return l1 < l2 || (l1 == l2 && c1 <= c2); }
+bool inside(const Pt& inner, const Pt& outer) {  // inner's span lies in outer's and differs
+  const bool same = inner.line == outer.line && inner.column == outer.column && inner.end_line == outer.end_line &&
+                    inner.end_column == outer.end_column;
+  return !same && le(outer.line, outer.column, inner.line, inner.column) &&
+         le(inner.end_line, inner.end_column, outer.end_line, outer.end_column);
+}
+
+// SPEC.md 6.2 steps 3-6, literally, over all visible points of the document.
+std::vector<Pt> naive_lines(const std::vector<Pt>& all, std::uint32_t line, std::uint32_t column) {
+  std::uint32_t target = 0;
+  for (const Pt& p : all)
+    if (p.line >= line && (!target || p.line < target)) target = p.line;
+  std::vector<Pt> q;
+  for (const Pt& p : all)
+    if (target && p.line == target) q.push_back(p);
+  std::vector<Pt> out;
+  if (column && target == line) {
+    std::vector<Pt> k;
+    for (const Pt& p : q)
+      if (le(p.line, p.column, line, column) && le(line, column, p.end_line, p.end_column)) k.push_back(p);
+    std::map<std::uint32_t, Pt> per;
+    for (const Pt& p : k) {
+      bool contains_other = false;
+      for (const Pt& o : k) contains_other |= o.row == p.row && inside(o, p);
+      if (contains_other) continue;
+      auto it = per.find(p.row);
+      if (it == per.end() || p.il < it->second.il) per[p.row] = p;
+    }
+    for (const auto& [row, p] : per) {
+      bool contains_other = false;
+      for (const auto& [r2, o] : per) contains_other |= inside(o, p);
+      if (!contains_other) out.push_back(p);
+    }
+  }
+  if (out.empty()) {
+    std::map<std::uint32_t, Pt> per;
+    for (const Pt& p : q) {
+      auto it = per.find(p.row);
+      if (it == per.end() || p.column < it->second.column || (p.column == it->second.column && p.il < it->second.il))
+        per[p.row] = p;
+    }
+    for (const auto& [row, p] : per) {
+      bool nested = false;
+      for (const auto& [r2, o] : per) nested |= inside(p, o);
+      if (!nested) out.push_back(p);
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const Pt& a, const Pt& b) { return a.row != b.row ? a.row < b.row : a.il < b.il; });
+  return out;
+}
+
+std::string show(const std::vector<Pt>& v) {
+  std::string s;
+  for (const Pt& p : v)
+    s += format("[row %u il %u %u:%u-%u:%u] ", p.row, p.il, p.line, p.column, p.end_line, p.end_column);
+  return s.empty() ? "(none)" : s;
+}
+
+class LinesIndex : public ::testing::TestWithParam<Case> {};
+
+TEST_P(LinesIndex, MatchesNaiveScan) {
+  const TestInput& t = GetParam().input;
+  SCOPED_TRACE("input: " + t.path);
+  if (t.path.empty() || !std::filesystem::exists(t.path)) GTEST_SKIP() << "input absent: " << t.path;
+  auto compiled = compile_in_memory(t.path);
+  ASSERT_TRUE(compiled) << compiled.error().message;
+  const PortablePdb& pdb = *compiled->input->pdb;
+  auto cache = Cache::from_bytes(compiled->bytes);
+  ASSERT_TRUE(cache) << cache.error().message;
+  ASSERT_TRUE(cache->has_line_index());
+  ASSERT_TRUE(cache->verify()) << cache->verify().error().message;
+
+  // Visible points per document, from the PDB decoder (not from the cache).
+  std::vector<std::vector<Pt>> per_doc(cache->document_count());
+  std::vector<SequencePoint> pts;
+  std::uint64_t visible = 0;
+  for (std::uint32_t rid = 1; rid <= pdb.method_count(); ++rid) {
+    pts.clear();
+    ASSERT_TRUE(pdb.sequence_points(rid, pts));
+    for (const SequencePoint& p : pts) {
+      if (p.hidden()) continue;
+      ASSERT_LT(p.document - 1, per_doc.size());
+      per_doc[p.document - 1].push_back({rid, p.il_offset, p.start_line, p.start_column, p.end_line, p.end_column});
+      ++visible;
+    }
+  }
+  const auto* root = static_cast<const fb::Cache*>(cache->root());
+  ASSERT_NE(root->lines(), nullptr);
+  const std::uint64_t index_bytes = root->lines()->doc_blocks()->size() * 4 +
+                                    root->lines()->blocks()->size() * sizeof(fb::LineBlockRef) +
+                                    root->lines()->data()->size();
+  std::printf("[ index    ] %s: %llu visible points, %llu index bytes (%.2f per point)\n", GetParam().name.c_str(),
+              static_cast<unsigned long long>(visible), static_cast<unsigned long long>(index_bytes),
+              visible ? double(index_bytes) / double(visible) : 0.0);
+
+  int err = -1;
+  char msg[256];
+  ilmap_cache* c = ilmap_open_bytes(compiled->bytes.data(), compiled->bytes.size(), &err, msg, sizeof msg);
+  ASSERT_NE(c, nullptr) << msg;
+  std::unique_ptr<ilmap_cache, void (*)(ilmap_cache*)> guard(c, ilmap_close);
+  EXPECT_EQ(ilmap_has_line_index(c), 1);
+
+  std::uint64_t queries = 0;
+  std::vector<LineMatch> got;
+  for (std::uint32_t d = 0; d < cache->document_count(); ++d) {
+    const std::vector<Pt>& all = per_doc[d];
+    std::uint32_t last = 0;
+    std::map<std::uint32_t, std::set<std::uint32_t>> columns;
+    for (const Pt& p : all) {
+      last = std::max(last, p.line);
+      auto& cs = columns[p.line];
+      for (std::uint32_t x : {p.column, p.column + 1, p.end_line == p.line ? p.end_column : p.column,
+                              p.end_line == p.line ? p.end_column + 1 : p.column})
+        cs.insert(x);
+    }
+    const std::uint32_t doc = d;
+    for (std::uint32_t line = 1; line <= last + 2; ++line) {
+      std::vector<std::uint32_t> cols{0};
+      if (auto it = columns.find(line); it != columns.end()) cols.insert(cols.end(), it->second.begin(), it->second.end());
+      for (std::uint32_t col : cols) {
+        if (col > 0xFFFF) continue;
+        ASSERT_TRUE(cache->lines_in(std::span<const std::uint32_t>(&doc, 1), line, col, got));
+        const std::vector<Pt> want = naive_lines(all, line, col);
+        std::vector<Pt> have;
+        for (const LineMatch& m : got) {
+          EXPECT_EQ(m.document, d);
+          have.push_back({m.token & 0xFFFFFF, m.il_offset, m.line, m.column, m.end_line, m.end_column});
+        }
+        const bool same = have.size() == want.size() &&
+                          std::equal(have.begin(), have.end(), want.begin(), [](const Pt& a, const Pt& b) {
+                            return a.row == b.row && a.il == b.il && a.line == b.line && a.column == b.column &&
+                                   a.end_line == b.end_line && a.end_column == b.end_column;
+                          });
+        ASSERT_TRUE(same) << "document " << d << " line " << line << " column " << col << ": cache " << show(have)
+                          << " naive " << show(want);
+        ++queries;
+        // The C API on the exact path (unique paths only: a repeated path merges documents).
+        if (col == 0 && line % 7 == 1) {
+          const std::string_view path = cache->document_path(d);
+          std::vector<std::uint32_t> same_path;
+          ASSERT_TRUE(cache->match_documents(path, same_path));
+          if (same_path.size() != 1) continue;
+          ilmap_line_match out[64];
+          size_t count = 0;
+          ASSERT_EQ(ilmap_lines(c, path.data(), path.size(), line, 0, out, 64, &count, msg, sizeof msg), ILMAP_OK) << msg;
+          ASSERT_EQ(count, got.size());
+          for (size_t i = 0; i < count && i < 64; ++i) {
+            EXPECT_EQ(out[i].token, got[i].token);
+            EXPECT_EQ(out[i].il_offset, got[i].il_offset);
+            EXPECT_EQ(std::string_view(out[i].file, out[i].file_len), path);
+          }
+        }
+      }
+    }
+  }
+  std::printf("[ queries  ] %llu\n", static_cast<unsigned long long>(queries));
+}
+
+INSTANTIATE_TEST_SUITE_P(Inputs, LinesIndex, ::testing::ValuesIn(cases()), case_name);
+
+// The budget of issue 13: at most 2 index bytes per visible point on average over all inputs
+// (the corpus and ../shared), counting the whole index (block refs, document ranges, data).
+TEST(LinesIndexSize, AtMostTwoBytesPerVisiblePoint) {
+  std::uint64_t points = 0, bytes = 0;
+  for (const Case& k : cases()) {
+    if (k.input.path.empty() || !std::filesystem::exists(k.input.path)) continue;
+    auto compiled = compile_in_memory(k.input.path);
+    ASSERT_TRUE(compiled) << compiled.error().message;
+    auto cache = Cache::from_bytes(compiled->bytes);
+    ASSERT_TRUE(cache);
+    const auto* li = static_cast<const fb::Cache*>(cache->root())->lines();
+    ASSERT_NE(li, nullptr);
+    points += li->entry_count();
+    bytes += li->doc_blocks()->size() * 4 + li->blocks()->size() * sizeof(fb::LineBlockRef) + li->data()->size();
+  }
+  if (points == 0) GTEST_SKIP() << "no inputs";
+  const double per = double(bytes) / double(points);
+  std::printf("[ index    ] all inputs: %llu visible points, %llu index bytes, %.3f bytes per point\n",
+              static_cast<unsigned long long>(points), static_cast<unsigned long long>(bytes), per);
+  EXPECT_LE(per, 2.0);
+}
+
+}  // namespace
+}  // namespace ilmap::test
