@@ -183,6 +183,62 @@ TEST_P(LinesIndex, MatchesNaiveScan) {
 
 INSTANTIATE_TEST_SUITE_P(Inputs, LinesIndex, ::testing::ValuesIn(cases()), case_name);
 
+// Document matching (SPEC.md 6.3) on a PDB whose paths repeat file names, mix separators and
+// letter case (symreader's Documents.pdb).
+TEST(LinesDocuments, ExactSeparatorSuffixAmbiguous) {
+  const std::string path = shared_dir() + "/symreader_Documents/Documents.pdb";
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << "input absent: " << path;
+  auto compiled = compile_in_memory(path);
+  ASSERT_TRUE(compiled) << compiled.error().message;
+  auto cache = Cache::from_bytes(compiled->bytes);
+  ASSERT_TRUE(cache);
+  auto paths_of = [&](std::string_view q, Status& st) {
+    std::vector<std::uint32_t> docs;
+    st = cache->match_documents(q, docs);
+    std::string out;
+    for (std::uint32_t d : docs) out += std::string(out.empty() ? "" : "|") + std::string(cache->document_path(d));
+    return out;
+  };
+  Status st;
+  EXPECT_EQ(paths_of("C:\\a\\b\\x.cs", st), "C:\\a\\b\\x.cs");                 // exact
+  EXPECT_EQ(paths_of("C:/a/b/c/d/1.cs", st), "C:\\a\\b\\c\\d\\1.cs");          // other separator
+  EXPECT_EQ(paths_of("1.cs", st), "C:\\a\\b\\c\\d\\1.cs");                     // file name
+  EXPECT_EQ(paths_of("c/d/x.cs", st), "C:\\a\\b\\c\\d\\x.cs");                 // path suffix
+  EXPECT_EQ(paths_of("\\c\\x.cs", st), "C:\\A\\b\\c\\x.cs");                   // leading separator
+  EXPECT_EQ(paths_of("X.cs", st), "C:\\a\\b\\X.cs");                           // case-sensitive
+  EXPECT_EQ(paths_of("x.cs", st), "");
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().code, Errc::kNotFound);
+  EXPECT_EQ(st.error().message,
+            "document 'x.cs' is ambiguous: it matches 4 documents: C:\\A\\b\\c\\x.cs, C:\\a\\B\\x.cs, C:\\a\\b\\c\\d\\x.cs, C:\\a\\b\\x.cs");
+  EXPECT_EQ(paths_of("Documents.cs", st), "");
+  EXPECT_EQ(st.error().code, Errc::kNotFound);
+  EXPECT_EQ(paths_of("/Documents.cs", st), "/Documents.cs");  // exact wins over the suffix
+  EXPECT_EQ(paths_of("ments.cs", st), "");                    // not on a component boundary
+  EXPECT_EQ(st.error().message,
+            "no document of the cache matches 'ments.cs' (exact path, either separator, or a path suffix)");
+  EXPECT_EQ(paths_of("", st), "");
+  EXPECT_EQ(st.error().code, Errc::kUsage);
+}
+
+// A cache written before format 1.2 has no index: lines fail with kUnsupported (recompile),
+// everything else reads as before.
+TEST(LinesDocuments, Format10CacheHasNoIndex) {
+  auto cache = Cache::open(std::string(ILMAP_TEST_SOURCE_DIR) + "/format-1.0.ilmap");
+  ASSERT_TRUE(cache) << cache.error().message;
+  EXPECT_FALSE(cache->has_line_index());
+  EXPECT_TRUE(cache->verify());
+  std::vector<LineMatch> out{LineMatch{}};
+  Status st = cache->lines("Program.cs", 1, 0, out);
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().code, Errc::kUnsupported);
+  EXPECT_NE(st.error().message.find("recompile"), std::string::npos);
+  EXPECT_TRUE(out.empty());
+  std::vector<std::uint32_t> docs{0};
+  st = cache->lines_in(docs, 1, 0, out);
+  EXPECT_EQ(st.error().code, Errc::kUnsupported);
+}
+
 // The budget of issue 13: at most 2 index bytes per visible point on average over all inputs
 // (the corpus and ../shared), counting the whole index (block refs, document ranges, data).
 TEST(LinesIndexSize, AtMostTwoBytesPerVisiblePoint) {
