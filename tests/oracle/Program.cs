@@ -428,7 +428,8 @@ static class Program
 
     /// <summary>
     /// The breakpoint binding rule of SPEC.md 6.2 (no column), from SRM's sequence points: for every
-    /// distinct document path and every line from 1 to 2 past its last line with code, a block
+    /// distinct document path, line 1 and every line that starts code with the lines just before and
+    /// after it (a line between two lines with code binds as the next one does), ascending, a block
     /// "PATH:LINE", then one "TOKEN IL PATH L:C-EL:EC" line per binding (method row, then IL
     /// order), then an empty line. Documents that share a path are searched together.
     /// </summary>
@@ -462,7 +463,15 @@ static class Program
                 last = Math.Max(last, p.Line);
             if (last == 0)
                 continue;
-            for (int line = 1; line <= last + 2; line++)
+            var lines = new SortedSet<int> { 1 };
+            foreach (var p in points)
+            {
+                lines.Add(p.Line - 1);
+                lines.Add(p.Line);
+                lines.Add(p.Line + 1);
+            }
+            lines.Remove(0);
+            foreach (int line in lines)
             {
                 w.Write(string.Create(Inv, $"{path}:{line}\n"));
                 // Step 3: the first line at or after `line` with code.

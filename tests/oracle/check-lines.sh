@@ -2,7 +2,8 @@
 # check-lines.sh ILMAP ORACLE_BIN INPUT...
 # The breakpoint binding rule (SPEC.md 6.2, no column) from two sides: for each Portable PDB
 # INPUT, `ORACLE lines PDB` computes, from System.Reflection.Metadata's sequence points, the
-# bindings of every line (1 to 2 past the last line with code) of every document; the same
+# bindings of line 1 and of every line that starts code and the lines around it, of every
+# document (other lines bind as the next line with code does); the same
 # queries ("PATH:LINE", the first line of each oracle block) go through `ilmap lines CACHE
 # --batch` on the PDB's cache. Both print a query's bindings then an empty line; ilmap's "no code
 # at or after line N" error lines are the oracle's empty answers. Inputs that do not exist are
