@@ -6,6 +6,7 @@
 # whose package directory is a symlink is never written through.
 . "$(dirname "$0")/../common.sh"
 need "$FEATURES.pdb" "$FEATURES.dll"
+command -v python3 >/dev/null || { echo "python3 not found"; exit 77; }
 mk() { python3 "$(dirname "$0")/../mkzip.py" "$@" || exit 1; }
 NS=P.nuspec=nuspec:P/1.0.0
 mk dotdot.nupkg $NS '../evil.pdb=text:x'

@@ -7,6 +7,7 @@
 # SourceLink URLs; a source that differs from the one published is refused (exit 3).
 . "$(dirname "$0")/../common.sh"
 need "$FEATURES.pdb" "$FEATURES.dll" "$CORPUS/out/cs-sourcelink/Ilmap.Corpus.Shapes.pdb"
+command -v python3 >/dev/null || { echo "python3 not found"; exit 77; }
 mk() { python3 "$(dirname "$0")/../mkzip.py" "$@" || exit 1; }
 NS=Ilmap.Corpus.Features.nuspec=nuspec:Ilmap.Corpus.Features/1.0.0
 mk pkg.symbols.nupkg $NS "lib/net10.0/Ilmap.Corpus.Features.dll=@$FEATURES.dll:deflate" \

@@ -7,6 +7,7 @@
 # ends a polling watcher cleanly.
 . "$(dirname "$0")/../common.sh"
 need "$FRAMES.pdb" "$FRAMES.dll" "$FEATURES.pdb" "$FEATURES.dll"
+command -v python3 >/dev/null || { echo "python3 not found"; exit 77; }
 mk() { python3 "$(dirname "$0")/../mkzip.py" "$@" || exit 1; }
 mk good.nupkg P.nuspec=nuspec:P/1.0.0 "lib/a/Ilmap.Corpus.Frames.dll=@$FRAMES.dll" "lib/a/Ilmap.Corpus.Frames.pdb=@$FRAMES.pdb" \
   "lib/b/Ilmap.Corpus.Features.dll=@$FEATURES.dll" "lib/b/Ilmap.Corpus.Features.pdb=@$FEATURES.pdb:deflate"
