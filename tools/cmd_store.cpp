@@ -184,10 +184,11 @@ int run_watch(symbols::WatchOptions o) {
 }  // namespace
 
 void register_store(CLI::App& app, int& rc) {
-  CLI::App* store = app.add_subcommand("store", "Add, get and verify PEs/PDBs (with caches) in a symbol store.");
+  CLI::App* store = app.add_subcommand("store", "Add, get, verify PEs/PDBs (with caches) in a symbol store; ingest NuGet packages.");
   store->footer(
       "A symbol store: PEs and PDBs under their SSQP keys (file/id/file), each Portable PDB's\n"
       "ilmap cache beside it (file/id/stem.ilmap). Reads one-tier and two-tier (index2.txt) stores.\n"
+      "NuGet packages (.nupkg, .snupkg) are added with `store add` or from an inbox (`store watch`).\n"
       "`ilmap store add --help` etc. describe the subcommands.");
   store->require_subcommand(1);
 
