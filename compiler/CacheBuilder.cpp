@@ -644,6 +644,8 @@ Result<CacheBytes> build_cache(const CacheSource& src, const CacheBuildOptions& 
     std::optional<std::string> u;
     if (sourcelink) u = sourcelink->map(d.name);
     if (!u && i < in.srcsrv_urls.size() && !in.srcsrv_urls[i].empty()) u = in.srcsrv_urls[i];
+    if (!u && src.document_urls && i < src.document_urls->size() && !(*src.document_urls)[i].empty())
+      u = (*src.document_urls)[i];
     if (u) {
       if (u->size() > url_budget)
         return Error{Errc::kTooLarge, format("SourceLink: the resolved document URLs exceed %zu bytes (the limit for this PDB: max(64 MiB, 16 x its size))", in.name_budget)};

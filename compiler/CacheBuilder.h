@@ -56,6 +56,10 @@ struct CacheSource {
   std::string debug_id;
   std::optional<CachePeIdentity> pe;
   const NamesSection* names = nullptr;  // method names of the PE (format 1.1), when known
+  // Each document's URL by document index ("" for none), used where SourceLink (and a Windows
+  // PDB's srcsrv stream) gives none: the source-store URLs `store add` of a NuGet package with
+  // sources assigns (symbols/PackageIngest.h). Stored like any resolved document URL.
+  const std::vector<std::string>* document_urls = nullptr;
 };
 
 struct CacheBuildOptions {

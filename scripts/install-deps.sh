@@ -10,6 +10,7 @@ pkgs=(
   libgtest-dev libbenchmark-dev
   libdeflate-dev libssl-dev nlohmann-json3-dev
   libcurl4-openssl-dev nginx
+  libzip-dev
   mono-runtime mono-mcs
 )
 if [[ "${1:-}" == "--fuzz" ]]; then

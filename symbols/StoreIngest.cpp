@@ -23,9 +23,19 @@ namespace {
 namespace fs = std::filesystem;
 
 // The cache of `pdb`, compiled from the input file `source_name` (its bytes `source`).
+// `has_urls` tells whether options.document_urls gave any document a URL.
 Result<CacheBytes> compile_cache(const PortablePdb& pdb, const std::string& source_name,
-                                 std::span<const std::uint8_t> source, const std::string& pdb_key) {
+                                 std::span<const std::uint8_t> source, const std::string& pdb_key,
+                                 const AddOptions& options, bool& has_urls) {
+  std::vector<std::string> urls;
   CacheSource src;
+  if (options.document_urls) {
+    auto u = options.document_urls(pdb);
+    if (!u) return u.error();
+    urls = std::move(*u);
+    src.document_urls = &urls;
+    has_urls = std::any_of(urls.begin(), urls.end(), [](const std::string& x) { return !x.empty(); });
+  }
   src.pdb = &pdb;
   src.source_name = source_name;
   src.source_size = source.size();
@@ -37,12 +47,20 @@ Result<CacheBytes> compile_cache(const PortablePdb& pdb, const std::string& sour
   return build_cache(src, bo);
 }
 
+// A cache already there that is valid for the PDB is kept ("already present"), unless
+// `replace_valid` (the new one records package-source URLs: it knows more); an invalid one or
+// one of another PDB is replaced.
 Status put_cache(SymbolStore& store, const std::string& pdb_key, const PdbId& id, const CacheBytes& bytes,
-                 std::vector<StoredFile>& out) {
+                 std::vector<StoredFile>& out, bool replace_valid) {
   const std::string key = cache_key_for(pdb_key);
-  auto r = store.put(key, bytes.span(), [&](const std::string& existing) { return !check_cache(existing, id.bytes); });
-  if (!r) return r.error();
-  out.push_back({key, *r});
+  bool kept = false;
+  auto r = store.put(key, bytes.span(), [&](const std::string& existing) {
+    if (replace_valid || !check_cache(existing, id.bytes)) return true;
+    kept = true;
+    return false;
+  });
+  if (!r && !kept) return r.error();
+  out.push_back({key, r ? *r : PutOutcome::kAlreadyPresent});
   return {};
 }
 
@@ -81,19 +99,25 @@ Status check_cache(const std::string& path, const std::array<std::uint8_t, 20>& 
 Result<std::vector<StoredFile>> add_to_store(SymbolStore& store, const std::string& path) {
   auto file = FileBytes::open(path);
   if (!file) return file.error();
-  const auto bytes = file->bytes();
+  return add_bytes_to_store(store, path, path, file->bytes());
+}
+
+Result<std::vector<StoredFile>> add_bytes_to_store(SymbolStore& store, const std::string& path,
+                                                   const std::string& where, std::span<const std::uint8_t> bytes,
+                                                   const AddOptions& options) {
   auto ident = identify_file(path, bytes);
-  if (!ident) return Error{ident.error().code, path + ": " + ident.error().message};
+  if (!ident) return Error{ident.error().code, where + ": " + ident.error().message};
   // Everything is decoded and compiled before the first write: an input that fails leaves the
   // store as it was.
   std::optional<CacheBytes> cache;
+  bool has_urls = false;
   std::string cache_pdb_key;
   PdbId cache_id{};
   if (ident->kind == ModuleKind::kPortablePdb) {
     auto pdb = PortablePdb::parse(bytes);
-    if (!pdb) return Error{pdb.error().code, path + ": " + pdb.error().message};
-    auto c = compile_cache(*pdb, ident->file_name, bytes, ident->key);
-    if (!c) return Error{c.error().code, path + ": " + c.error().message};
+    if (!pdb) return Error{pdb.error().code, where + ": " + pdb.error().message};
+    auto c = compile_cache(*pdb, ident->file_name, bytes, ident->key, options, has_urls);
+    if (!c) return Error{c.error().code, where + ": " + c.error().message};
     cache = std::move(*c);
     cache_pdb_key = ident->key;
     cache_id = pdb->id();
@@ -104,9 +128,9 @@ Result<std::vector<StoredFile>> add_to_store(SymbolStore& store, const std::stri
     if (!pe) return pe.error();
     if (pe->info().embedded_pdb) {
       auto inflated = pe->inflate_embedded_pdb();
-      if (!inflated) return Error{inflated.error().code, path + ": embedded PDB: " + inflated.error().message};
+      if (!inflated) return Error{inflated.error().code, where + ": embedded PDB: " + inflated.error().message};
       auto pdb = PortablePdb::parse(*inflated);
-      if (!pdb) return Error{pdb.error().code, path + ": embedded PDB: " + pdb.error().message};
+      if (!pdb) return Error{pdb.error().code, where + ": embedded PDB: " + pdb.error().message};
       cache_id = pdb->id();
       // The key a client derives from the PE: the Portable CodeView entry with this GUID.
       for (const ModuleIdentity& w : pdbs_wanted_by(pe->info()))
@@ -117,8 +141,8 @@ Result<std::vector<StoredFile>> add_to_store(SymbolStore& store, const std::stri
         }
       if (cache_pdb_key.empty())
         cache_pdb_key = ssqp_portable_pdb_key(fs::path(name_of(path)).replace_extension(".pdb").string(), cache_id.guid());
-      auto c = compile_cache(*pdb, ident->file_name, bytes, cache_pdb_key);
-      if (!c) return Error{c.error().code, path + ": embedded PDB: " + c.error().message};
+      auto c = compile_cache(*pdb, ident->file_name, bytes, cache_pdb_key, options, has_urls);
+      if (!c) return Error{c.error().code, where + ": embedded PDB: " + c.error().message};
       cache = std::move(*c);
     }
   }
@@ -127,7 +151,7 @@ Result<std::vector<StoredFile>> add_to_store(SymbolStore& store, const std::stri
   if (!r) return r.error();
   out.push_back({ident->key, *r});
   if (cache)
-    if (Status s = put_cache(store, cache_pdb_key, cache_id, *cache, out); !s) return s.error();
+    if (Status s = put_cache(store, cache_pdb_key, cache_id, *cache, out, has_urls); !s) return s.error();
   return out;
 }
 

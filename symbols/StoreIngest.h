@@ -13,12 +13,18 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "SymbolStore.h"
 #include "ilmap/status.h"
+
+namespace ilmap {
+class PortablePdb;
+}
 
 namespace ilmap::symbols {
 
@@ -31,6 +37,19 @@ struct StoredFile {
 // embedding one, its compiled cache. Returns what was stored, in order. Errors: the file's
 // read/parse error (exit 2), kMismatch when different bytes sit under its key (exit 3).
 Result<std::vector<StoredFile>> add_to_store(SymbolStore& store, const std::string& path);
+
+struct AddOptions {
+  // When set, called with the Portable PDB a cache is compiled from (a PDB file, or a PE's
+  // embedded one): each document's URL by index ("" for none), recorded where SourceLink gives
+  // none (CacheSource::document_urls). Package ingestion uses it for source-store URLs.
+  std::function<Result<std::vector<std::string>>(const PortablePdb&)> document_urls;
+};
+
+// add_to_store for bytes already in memory: `name` gives the file name (its last '/'
+// component), `where` names the input in messages (e.g. "pkg.snupkg: lib/net8.0/Foo.pdb").
+Result<std::vector<StoredFile>> add_bytes_to_store(SymbolStore& store, const std::string& name,
+                                                   const std::string& where, std::span<const std::uint8_t> bytes,
+                                                   const AddOptions& options = {});
 
 // True when the cache at `path` opens, passes Cache::verify and records the PDB id `pdb_id`.
 Status check_cache(const std::string& path, const std::array<std::uint8_t, 20>& pdb_id);

@@ -1,7 +1,10 @@
 // cmd_store.cpp - `ilmap store add STORE INPUT...`, `ilmap store get STORE KEY [-o OUT]`,
-// `ilmap store get STORE --for FILE`, `ilmap store verify STORE`: a symbol store laid out
-// under SSQP keys, with the ilmap cache of every Portable PDB beside it (symbols/).
+// `ilmap store get STORE --for FILE`, `ilmap store verify STORE`, `ilmap store watch INBOX
+// STORE`: a symbol store laid out under SSQP keys, with the ilmap cache of every Portable PDB
+// beside it, fed with files or NuGet symbol packages (symbols/).
 #include <algorithm>
+#include <atomic>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -10,8 +13,10 @@
 #include "Commands.h"
 #include "FileBytes.h"
 #include "ModuleIdentity.h"
+#include "PackageIngest.h"
 #include "PeFile.h"
 #include "StoreIngest.h"
+#include "StoreWatch.h"
 #include "SymbolStore.h"
 
 namespace ilmap::cli {
@@ -31,7 +36,37 @@ bool is_module_ext(const fs::path& p) {
   return e == ".pdb" || e == ".dll" || e == ".exe";
 }
 
-int run_add(const std::string& root, const std::vector<std::string>& inputs) {
+const char* outcome_word(PutOutcome o) {
+  return o == PutOutcome::kAdded ? "added" : o == PutOutcome::kReplaced ? "replaced" : "already present";
+}
+
+// --sources and --source-url-root come together (exit 1 otherwise).
+bool check_source_options(const symbols::PackageAddOptions& po) {
+  if (po.sources_dir.empty() != po.source_url_root.empty()) {
+    std::fprintf(stderr, "ilmap: error: --sources and --source-url-root go together\n");
+    return false;
+  }
+  return true;
+}
+
+int add_one_package(symbols::SymbolStore& store, const std::string& path, const symbols::PackageAddOptions& po) {
+  Status s = symbols::add_package(store, path, po, [](const symbols::PackageEvent& ev) {
+    switch (ev.kind) {
+      case symbols::PackageEvent::kStored:
+        print_line(std::string(outcome_word(ev.stored.outcome)) + ": " + escape_text(ev.stored.key));
+        break;
+      case symbols::PackageEvent::kSource:
+        print_line("source " + std::string(outcome_word(ev.source_outcome)) + ": " + escape_text(ev.source));
+        break;
+      case symbols::PackageEvent::kMatched:
+        print_line(escape_text(ev.source) + format(": %zu of %zu documents matched to package sources", ev.matched, ev.documents));
+        break;
+    }
+  });
+  return s ? 0 : report_error(s.error());
+}
+
+int run_add(const std::string& root, const std::vector<std::string>& inputs, const symbols::PackageAddOptions& po) {
   symbols::SymbolStore store(root);
   std::vector<std::string> files;
   int rc = 0;
@@ -49,14 +84,17 @@ int run_add(const std::string& root, const std::vector<std::string>& inputs) {
     }
   }
   for (const std::string& f : files) {
+    if (symbols::is_package_name(f)) {
+      rc = std::max(rc, add_one_package(store, f, po));
+      continue;
+    }
     auto r = symbols::add_to_store(store, f);
     if (!r) {
       rc = std::max(rc, report_error(r.error()));
       continue;
     }
     for (const symbols::StoredFile& s : *r) {
-      const char* what = s.outcome == PutOutcome::kAdded ? "added" : s.outcome == PutOutcome::kReplaced ? "replaced" : "already present";
-      print_line(std::string(what) + ": " + escape_text(s.key));
+      print_line(std::string(outcome_word(s.outcome)) + ": " + escape_text(s.key));
     }
   }
   return rc;
@@ -124,25 +162,74 @@ int run_store_verify(const std::string& root) {
   return rc;
 }
 
+std::atomic<bool> g_stop{false};
+extern "C" void on_stop_signal(int) { g_stop = true; }
+
+int run_watch(symbols::WatchOptions o) {
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  ::sigaction(SIGINT, &sa, nullptr);
+  ::sigaction(SIGTERM, &sa, nullptr);
+  auto r = symbols::run_watch(o, g_stop, [](const std::string& line) {
+    print_line(line);
+    std::fflush(stdout);
+  });
+  if (!r) return report_error(r.error());
+  print_line(format("%zu archived, %zu failed", r->archived, r->failed));
+  return 0;
+}
+
 }  // namespace
 
 void register_store(CLI::App& app, int& rc) {
-  CLI::App* store = app.add_subcommand("store", "Add, get and verify PEs/PDBs (with caches) in a symbol store.");
+  CLI::App* store = app.add_subcommand("store", "Add, get, verify PEs/PDBs (with caches) in a symbol store; ingest NuGet packages.");
   store->footer(
       "A symbol store: PEs and PDBs under their SSQP keys (file/id/file), each Portable PDB's\n"
       "ilmap cache beside it (file/id/stem.ilmap). Reads one-tier and two-tier (index2.txt) stores.\n"
+      "NuGet packages (.nupkg, .snupkg) are added with `store add` or from an inbox (`store watch`).\n"
       "`ilmap store add --help` etc. describe the subcommands.");
   store->require_subcommand(1);
 
-  auto a = std::make_shared<std::pair<std::string, std::vector<std::string>>>();
+  struct AddArgs {
+    std::string root;
+    std::vector<std::string> inputs;
+    symbols::PackageAddOptions po;
+  };
+  auto a = std::make_shared<AddArgs>();
   CLI::App* add = store->add_subcommand(
       "add",
       "Add PEs and PDBs (files, or directories searched for .dll/.exe/.pdb) and compile each\n"
       "Portable PDB's cache beside it. Same bytes twice: 'already present'. Different bytes under\n"
-      "an existing key: refused (exit 3). Writes are atomic and locked (concurrent adds are safe).");
-  add->add_option("STORE", a->first, "Store directory (created if absent)")->required();
-  add->add_option("INPUT", a->second, "PE/PDB files or directories")->required();
-  add->callback([a, &rc] { rc = run_add(a->first, a->second); });
+      "an existing key: refused (exit 3). Writes are atomic and locked (concurrent adds are safe).\n"
+      "A .nupkg/.snupkg file is a NuGet package: every PE/PDB inside is added; with --sources,\n"
+      "its src/ files are published there as ID/VERSION/PATH and documents of PDBs without\n"
+      "SourceLink get URLs under --source-url-root (longest common path suffix; README).");
+  add->add_option("STORE", a->root, "Store directory (created if absent)")->required();
+  add->add_option("INPUT", a->inputs, "PE/PDB files, directories, NuGet packages")->required();
+  add->add_option("--sources", a->po.sources_dir, "Source store directory for package sources");
+  add->add_option("--source-url-root", a->po.source_url_root, "URL the source store is served under");
+  add->callback([a, &rc] { rc = check_source_options(a->po) ? run_add(a->root, a->inputs, a->po) : 1; });
+
+  auto w = std::make_shared<symbols::WatchOptions>();
+  CLI::App* watch = store->add_subcommand(
+      "watch",
+      "Add the NuGet packages (*.nupkg, *.snupkg) dropped into INBOX to STORE, one at a time:\n"
+      "claimed into INBOX/.ilmap-work/, then moved to --archive (default INBOX/archive) or to\n"
+      "INBOX/failed/ with NAME.reason. Resumes claimed packages after a crash. Write packages\n"
+      "under another name and rename them into INBOX (files younger than --settle are left).\n"
+      "Runs until SIGINT/SIGTERM (finishing the current package), or one pass with --once.");
+  watch->add_option("INBOX", w->inbox, "Directory packages are dropped into")->required();
+  watch->add_option("STORE", w->store, "Store directory (created if absent)")->required();
+  watch->add_option("--sources", w->package.sources_dir, "Source store directory for package sources");
+  watch->add_option("--source-url-root", w->package.source_url_root, "URL the source store is served under");
+  watch->add_option("--archive", w->archive, "Where processed packages go (default INBOX/archive)");
+  watch->add_flag("--once", w->once, "Process what is there, then exit");
+  watch->add_option("--interval", w->interval, "Seconds between scans (default 2)")->check(CLI::Range(0.05, 3600.0));
+  watch->add_option("--settle", w->settle, "Seconds a package must be unmodified before it is taken (default 2)")
+      ->check(CLI::Range(0.0, 86400.0));
+  watch->callback([w, &rc] { rc = check_source_options(w->package) ? run_watch(*w) : 1; });
 
   struct GetArgs {
     std::string root, key, for_file, out;

@@ -1,0 +1,226 @@
+// StoreWatch.cpp - see StoreWatch.h. The queue's state is where each package file is (INBOX,
+// INBOX/.ilmap-work, the archive, INBOX/failed): every move is one rename, so a kill at any
+// point leaves each package in exactly one of those places, and a claimed one is redone.
+#include "StoreWatch.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <thread>
+
+#include "AtomicFile.h"
+#include "TextEscape.h"
+
+namespace ilmap::symbols {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kMaxAttempts = 3;
+constexpr const char* kWorkDir = ".ilmap-work";
+
+void test_hook(const char* point) {
+  const char* v = std::getenv("ILMAP_TEST_WATCH_KILL");
+  if (v && std::strcmp(v, point) == 0) {
+    std::fflush(nullptr);
+    std::raise(SIGKILL);
+  }
+}
+
+bool exists(const std::string& p) {
+  struct stat st {};
+  return ::lstat(p.c_str(), &st) == 0;
+}
+
+// Moves `from` into `dir` under `name`, or `name.1`, `name.2`... when taken (never replacing
+// anything: renameat2 RENAME_NOREPLACE, or copy + rename across file systems). `reserve_also`
+// is a suffix whose file must be free too (".reason"). Returns the final path.
+Result<std::string> move_into(const std::string& from, const std::string& dir, const std::string& name,
+                              const std::string& reserve_also, const std::function<Status(const std::string&)>& before) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return Error{Errc::kIo, dir + ": cannot create: " + ec.message()};
+  for (int k = 0; k < 10000; ++k) {
+    const std::string to = dir + "/" + (k ? name + "." + std::to_string(k) : name);
+    if (exists(to) || (!reserve_also.empty() && exists(to + reserve_also))) continue;
+    if (before)
+      if (Status s = before(to); !s) return s.error();
+    if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return to;
+    if (errno == EEXIST) continue;
+    if (errno != EXDEV && errno != EINVAL && errno != ENOSYS)
+      return Error{Errc::kIo, from + ": cannot move to " + to + ": " + std::strerror(errno)};
+    // Another file system (or no RENAME_NOREPLACE): copy atomically, then drop the original.
+    auto bytes = read_plain_file(from, std::uint64_t(64) << 30);
+    if (!bytes) return bytes.error();
+    if (Status s = write_file_atomically(to, *bytes, true); !s) return s.error();
+    if (::unlink(from.c_str()) != 0) return Error{Errc::kIo, from + ": cannot remove after copying: " + std::strerror(errno)};
+    return to;
+  }
+  return Error{Errc::kIo, dir + ": no free name for " + name};
+}
+
+int read_attempts(const std::string& p) {
+  auto f = read_plain_file(p, 64);
+  if (!f) return 0;
+  return std::atoi(std::string(f->begin(), f->end()).c_str());
+}
+
+class Watcher {
+ public:
+  Watcher(const WatchOptions& o, const std::function<void(const std::string&)>& log)
+      : o_(o), log_(log), store_(o.store), work_(o.inbox + "/" + kWorkDir),
+        archive_(o.archive.empty() ? o.inbox + "/archive" : o.archive), failed_(o.inbox + "/failed") {}
+
+  Status setup() {
+    struct stat st {};
+    if (::stat(o_.inbox.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return {Errc::kIo, o_.inbox + ": not a directory"};
+    if (::mkdir(work_.c_str(), 0777) != 0 && errno != EEXIST) return {Errc::kIo, work_ + ": cannot create: " + std::strerror(errno)};
+    const std::string lock = work_ + "/.lock";
+    lock_fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (lock_fd_ < 0) return {Errc::kIo, lock + ": cannot open: " + std::strerror(errno)};
+    if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0)
+      return {Errc::kIo, o_.inbox + ": another `ilmap store watch` is processing this inbox"};
+    return {};
+  }
+  ~Watcher() {
+    if (lock_fd_ >= 0) ::close(lock_fd_);
+  }
+
+  // Packages in `dir` (regular files, package names, not dotfiles), sorted; with a settle
+  // time, only those whose mtime is old enough.
+  std::vector<std::string> list(const std::string& dir, double settle) const {
+    std::vector<std::string> out;
+    std::error_code ec;
+    const auto now = std::chrono::system_clock::now();
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      if (name.empty() || name[0] == '.' || !is_package_name(name)) continue;
+      struct stat st {};
+      if (::lstat(it->path().c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+      if (settle > 0) {
+        const auto mtime = std::chrono::system_clock::from_time_t(st.st_mtim.tv_sec) + std::chrono::nanoseconds(st.st_mtim.tv_nsec);
+        if (std::chrono::duration<double>(now - mtime).count() < settle) continue;
+      }
+      out.push_back(name);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+  void process(const std::string& name) {
+    const std::string path = work_ + "/" + name;
+    const std::string attempts_path = path + ".attempts";
+    const int attempts = read_attempts(attempts_path) + 1;
+    const std::string count = std::to_string(attempts) + "\n";
+    (void)write_file_atomically(attempts_path, {reinterpret_cast<const std::uint8_t*>(count.data()), count.size()}, true);
+    Status s;
+    if (attempts > kMaxAttempts) {
+      s = Status(Errc::kIo, format("%s: processing started %d times without finishing (a crash?)", name.c_str(), kMaxAttempts));
+    } else {
+      bool first = true;
+      s = add_package(store_, path, o_.package, [&](const PackageEvent& ev) {
+        std::string line = escape_text(name) + ": ";
+        switch (ev.kind) {
+          case PackageEvent::kStored:
+            line += std::string(outcome_word(ev.stored.outcome)) + ": " + escape_text(ev.stored.key);
+            break;
+          case PackageEvent::kSource:
+            line += "source " + std::string(outcome_word(ev.source_outcome)) + ": " + escape_text(ev.source);
+            break;
+          case PackageEvent::kMatched:
+            line += escape_text(ev.source) + format(": %zu of %zu documents matched to package sources", ev.matched, ev.documents);
+            break;
+        }
+        log_(line);
+        if (ev.kind == PackageEvent::kStored && first) {
+          first = false;
+          test_hook("after-first-file");
+        }
+      });
+    }
+    if (s) {
+      auto to = move_into(path, archive_, name, "", {});
+      if (!to) {
+        log_("ilmap: error: " + escape_text(to.error().message));
+        return;  // stays claimed; retried next pass
+      }
+      ::unlink(attempts_path.c_str());
+      ++stats_.archived;
+      log_("archived: " + escape_text(name) + " -> " + escape_text(*to));
+      return;
+    }
+    const std::string reason = "ilmap: error: " + s.error().message + "\n";
+    auto to = move_into(path, failed_, name, ".reason", [&](const std::string& dest) {
+      return write_file_atomically(dest + ".reason", {reinterpret_cast<const std::uint8_t*>(reason.data()), reason.size()}, true);
+    });
+    if (!to) {
+      log_("ilmap: error: " + escape_text(to.error().message));
+      return;
+    }
+    ::unlink(attempts_path.c_str());
+    ++stats_.failed;
+    log_("failed: " + escape_text(name) + " -> " + escape_text(*to) + ": " + escape_text(s.error().message));
+  }
+
+  static const char* outcome_word(PutOutcome o) {
+    return o == PutOutcome::kAdded ? "added" : o == PutOutcome::kReplaced ? "replaced" : "already present";
+  }
+
+  // One pass: claimed packages first (a previous run's), then the inbox.
+  void pass(const std::atomic<bool>& stop) {
+    for (const std::string& n : list(work_, 0)) {
+      if (stop) return;
+      log_("resuming: " + escape_text(n));
+      process(n);
+    }
+    for (const std::string& n : list(o_.inbox, o_.settle)) {
+      if (stop) return;
+      const std::string from = o_.inbox + "/" + n, to = work_ + "/" + n;
+      if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) != 0) {
+        if (errno == ENOENT) continue;  // gone meanwhile
+        if (errno == EEXIST) continue;  // a claimed package of that name is pending: next pass
+        log_("ilmap: error: " + escape_text(from) + ": cannot claim: " + std::strerror(errno));
+        continue;
+      }
+      test_hook("after-claim");
+      process(n);
+    }
+  }
+
+  WatchStats stats() const { return stats_; }
+
+ private:
+  const WatchOptions& o_;
+  const std::function<void(const std::string&)>& log_;
+  SymbolStore store_;
+  std::string work_, archive_, failed_;
+  int lock_fd_ = -1;
+  WatchStats stats_;
+};
+
+}  // namespace
+
+Result<WatchStats> run_watch(const WatchOptions& options, const std::atomic<bool>& stop,
+                             const std::function<void(const std::string&)>& log) {
+  Watcher w(options, log);
+  if (Status s = w.setup(); !s) return s.error();
+  for (;;) {
+    w.pass(stop);
+    if (options.once || stop) break;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(options.interval);
+    while (!stop && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (stop) break;
+  }
+  return w.stats();
+}
+
+}  // namespace ilmap::symbols

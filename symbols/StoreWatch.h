@@ -1,0 +1,56 @@
+// StoreWatch.h - `ilmap store watch INBOX STORE`: a pipeline drops NuGet symbol packages into
+// INBOX; each is added to STORE (add_package) one at a time, then moved to the archive, or to
+// INBOX/failed/ with a reason file. The queue survives crashes and kill -9:
+//
+//   INBOX/NAME                     waiting: a regular file named *.nupkg or *.snupkg (not a
+//                                  dotfile) whose mtime is at least `settle` seconds old. Writers
+//                                  should write under another name (e.g. ".NAME.part") and rename;
+//                                  the settle time covers those that copy in place.
+//   INBOX/.ilmap-work/NAME         claimed (rename from INBOX: atomic, so a package is claimed
+//                                  once); processed before anything new after a restart.
+//   INBOX/.ilmap-work/NAME.attempts  how many runs started NAME; the fourth start moves it to
+//                                  failed/ instead of crashing forever on the same package.
+//   INBOX/.ilmap-work/.lock        flock of the one watcher of INBOX (a second one is refused).
+//   ARCHIVE/NAME                   done (default ARCHIVE: INBOX/archive); a taken name gets
+//                                  ".1", ".2"... appended.
+//   INBOX/failed/NAME + NAME.reason  refused; the reason file ("ilmap: error: ..." line) is
+//                                  written before the package is moved.
+// Re-running a claimed package is safe because store add is idempotent: what the killed run
+// stored is "already present", the rest is added, nothing is stored twice.
+//
+// Test hook (test-only, documented in README): ILMAP_TEST_WATCH_KILL=after-claim or
+// after-first-file makes the watcher SIGKILL itself right after claiming a package, or right
+// after storing the package's first file.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <string>
+
+#include "PackageIngest.h"
+#include "ilmap/status.h"
+
+namespace ilmap::symbols {
+
+struct WatchOptions {
+  std::string inbox;
+  std::string store;
+  std::string archive;  // "" = INBOX/archive
+  PackageAddOptions package;
+  bool once = false;        // process what is there (claimed first, then INBOX), then return
+  double interval = 2.0;    // seconds between scans of INBOX
+  double settle = 2.0;      // seconds a package's mtime must be in the past
+};
+
+struct WatchStats {
+  std::size_t archived = 0;
+  std::size_t failed = 0;
+};
+
+// Runs until `stop` becomes true (checked between packages and while waiting), or after one
+// pass with `once`. Lines for the log go to `log` (already escaped). Errors: the inbox cannot
+// be set up or is watched by another process (kIo).
+Result<WatchStats> run_watch(const WatchOptions& options, const std::atomic<bool>& stop,
+                             const std::function<void(const std::string&)>& log);
+
+}  // namespace ilmap::symbols
