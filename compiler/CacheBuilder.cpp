@@ -1,4 +1,4 @@
-// CacheBuilder.cpp - writes format v1: 32-byte header + FlatBuffers payload (schema/ilmap.fbs)
+// CacheBuilder.cpp - writes format 2.0: 32-byte header + FlatBuffers payload (schema/ilmap.fbs)
 // with bit-packed point blocks (schema/ilmap_format.h, SPEC.md section 5).
 #include "CacheBuilder.h"
 
@@ -452,7 +452,7 @@ void encode_chunk(const BuildInput& in, BlockChunk& c) {
     c.hidden += enc.hidden();
     enc.append_to(c.blocks);
     if (c.blocks.size() > UINT32_MAX) {
-      c.status = {Errc::kTooLarge, "point blocks exceed 4 GiB, the limit of format v1"};
+      c.status = {Errc::kTooLarge, "point blocks exceed 4 GiB, the limit of the cache format"};
       return;
     }
     c.ends.push_back(static_cast<std::uint32_t>(c.blocks.size()));
@@ -557,6 +557,33 @@ class StringPool {
   std::vector<std::uint8_t> bytes_;
 };
 
+// The method directory of format 2.0 (SPEC.md section 4) from the block ends of rows 1..M
+// (offsets[r] = end of row r's block, offsets[0] = 0): per 64 rows the start of the group's
+// first block, and per row the end of its block relative to that start, in 16 bits, with the
+// high 16 bits kept apart for a group that spans 64 KiB or more.
+struct MethodDirectory {
+  std::vector<fb::MethodGroup> groups;
+  std::vector<std::uint16_t> ends, high;
+};
+MethodDirectory build_directory(const std::vector<std::uint32_t>& offsets) {
+  MethodDirectory dir;
+  const std::size_t rows = offsets.size() - 1;
+  dir.groups.reserve((rows + f::kGroupRows - 1) / f::kGroupRows);
+  dir.ends.reserve(rows);
+  for (std::size_t first = 0; first < rows; first += f::kGroupRows) {
+    const std::size_t last = std::min(rows, first + f::kGroupRows);
+    const std::uint32_t base = offsets[first];
+    const bool wide = offsets[last] - base > 0xFFFF;
+    dir.groups.emplace_back(base, wide ? static_cast<std::uint32_t>(dir.high.size()) : f::kGroupNarrow);
+    for (std::size_t r = first; r < last; ++r) {
+      const std::uint32_t rel = offsets[r + 1] - base;
+      dir.ends.push_back(static_cast<std::uint16_t>(rel));
+      if (wide) dir.high.push_back(static_cast<std::uint16_t>(rel >> 16));
+    }
+  }
+  return dir;
+}
+
 }  // namespace
 
 std::string compiler_version() {
@@ -612,7 +639,7 @@ Result<CacheBytes> build_cache(const CacheSource& src, const CacheBuildOptions& 
     if (!c.status) return c.status.error();
     for (std::uint32_t end : c.ends) {
       if (blocks_size + end > UINT32_MAX - f::kBlockTailPadding)
-        return Error{Errc::kTooLarge, "point blocks exceed 4 GiB, the limit of format v1"};
+        return Error{Errc::kTooLarge, "point blocks exceed 4 GiB, the limit of the cache format"};
       offsets.push_back(static_cast<std::uint32_t>(blocks_size + end));
     }
     blocks_size += c.blocks.size();
@@ -704,7 +731,10 @@ Result<CacheBytes> build_cache(const CacheSource& src, const CacheBuildOptions& 
 
   auto documents = fbb.CreateVectorOfStructs(refs);
   auto string_bytes = fbb.CreateVector(strings.bytes());
-  auto method_offsets = fbb.CreateVector(offsets);
+  const MethodDirectory dir = build_directory(offsets);
+  auto method_groups = fbb.CreateVectorOfStructs(dir.groups);
+  auto block_ends = fbb.CreateVector(dir.ends);
+  auto block_ends_high = fbb.CreateVector(dir.high);
   fbb.ForceVectorAlignment(static_cast<std::size_t>(blocks_size) + f::kBlockTailPadding, 1, 8);
   std::uint8_t* blocks_out = nullptr;
   auto point_blocks = fbb.CreateUninitializedVector(static_cast<std::size_t>(blocks_size) + f::kBlockTailPadding, 1, &blocks_out);
@@ -722,7 +752,10 @@ Result<CacheBytes> build_cache(const CacheSource& src, const CacheBuildOptions& 
   cb.add_identity(identity);
   cb.add_documents(documents);
   cb.add_strings(string_bytes);
-  cb.add_method_offsets(method_offsets);
+  cb.add_method_rows(methods);
+  cb.add_method_groups(method_groups);
+  cb.add_block_ends(block_ends);
+  cb.add_block_ends_high(block_ends_high);
   cb.add_point_blocks(point_blocks);
   cb.add_point_count(total);
   cb.add_hidden_count(hidden);
@@ -751,7 +784,8 @@ Result<CacheBytes> build_cache(const CacheSource& src, const CacheBuildOptions& 
   if (stats) {
     stats->points = total;
     stats->hidden = hidden;
-    stats->point_bytes = blocks_size + f::kBlockTailPadding + offsets.size() * 4;
+    stats->point_bytes = blocks_size + f::kBlockTailPadding + dir.groups.size() * sizeof(fb::MethodGroup) +
+                         (dir.ends.size() + dir.high.size()) * 2;
     stats->total_bytes = out.size();
   }
   return out;

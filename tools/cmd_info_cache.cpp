@@ -58,7 +58,7 @@ int info_cache(const std::string& path, bool json) {
   j["documents"] = cache->document_count();
   j["sequence_points"] = points;
   j["hidden_sequence_points"] = cache->hidden_count();
-  j["section_method_directory_bytes"] = root->method_offsets()->size() * 4;
+  j["section_method_directory_bytes"] = cache->point_section_bytes() - root->point_blocks()->size();
   j["section_point_blocks_bytes"] = root->point_blocks()->size();
   j["bytes_per_sequence_point"] = points ? format("%.2f", double(point_bytes) / double(points)) : "n/a";
   j["file_bytes_per_sequence_point"] = points ? format("%.2f", double(cache->bytes().size()) / double(points)) : "n/a";
