@@ -10,14 +10,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
+#include <zstd.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cerrno>
 #include <cstring>
+#include <mutex>
+#include <new>
 
 #include "ilmap_format.h"
 #include "ilmap_generated.h"
@@ -83,8 +87,31 @@ struct Cache::Impl {
   std::size_t blocks_size = 0;
   const fb::DocumentRef* docs = nullptr;
   std::uint32_t docs_count = 0;
-  const std::uint8_t* strings = nullptr;
-  std::size_t strings_size = 0;
+  // Document strings: the `strings` vector, or `strings_zstd` unpacked on first use (format
+  // 2.0, SPEC.md 3.3). `strings_ready` is published once (acquire/release) and never changes.
+  struct Bytes {
+    const std::uint8_t* data = nullptr;
+    std::size_t size = 0;
+    bool ok = true;  // false: the packed form did not unpack (verify reports it)
+  };
+  Bytes strings_plain;
+  const flatbuffers::Vector<std::uint8_t>* strings_packed = nullptr;
+  mutable std::atomic<const Bytes*> strings_ready{nullptr};
+  mutable std::mutex unpack_mutex;
+  mutable std::unique_ptr<std::uint8_t[]> strings_buffer;
+  mutable Bytes strings_unpacked;
+  // Details: `details`, or `details_zstd` unpacked on first use.
+  mutable std::unique_ptr<std::uint8_t[]> details_buffer;
+  mutable Bytes details_unpacked;
+  mutable bool details_done = false;
+
+  const Bytes& strings() const noexcept {
+    const Bytes* b = strings_ready.load(std::memory_order_acquire);
+    return b ? *b : unpack_strings();
+  }
+  const Bytes& unpack_strings() const noexcept;
+  Status unpack(const flatbuffers::Vector<std::uint8_t>& packed, const char* what, std::unique_ptr<std::uint8_t[]>& buffer,
+                Bytes& out) const noexcept;
   // Method names (format 1.1, SPEC.md 3.6); names == nullptr without them.
   const fb::Names* names = nullptr;
   const fb::MethodNameRef* name_refs = nullptr;
@@ -116,8 +143,9 @@ struct Cache::Impl {
 
   // A range of `strings`, or false when it does not lie inside (a corrupt cache).
   bool text(std::uint32_t offset, std::uint32_t length, std::string_view& out) const noexcept {
-    if (std::uint64_t(offset) + length > strings_size) return false;
-    out = {reinterpret_cast<const char*>(strings) + offset, length};
+    const Bytes& s = strings();
+    if (std::uint64_t(offset) + length > s.size) return false;
+    out = {reinterpret_cast<const char*>(s.data) + offset, length};
     return true;
   }
 
@@ -203,9 +231,11 @@ Status Cache::Impl::validate() {
     docs_count = dv->size();
   }
   if (const auto* sv = root->strings()) {
-    strings = sv->data();
-    strings_size = sv->size();
+    strings_plain = {sv->data(), sv->size(), true};
+  } else if ((strings_packed = root->strings_zstd())) {
+    strings_plain = {};
   }
+  if (!strings_packed) strings_ready.store(&strings_plain, std::memory_order_release);
   if ((names = root->names())) {
     if (const auto* v = names->methods()) {
       name_refs = reinterpret_cast<const fb::MethodNameRef*>(v->Data());
@@ -221,6 +251,39 @@ Status Cache::Impl::validate() {
     }
   }
   return {};
+}
+
+// A packed section (SPEC.md 3.7): one zstd frame whose header records its content size, at most
+// max(64 MiB, 64 x the cache file's size) (a small frame cannot claim gigabytes), that unpacks
+// to exactly that size.
+Status Cache::Impl::unpack(const flatbuffers::Vector<std::uint8_t>& packed, const char* what,
+                           std::unique_ptr<std::uint8_t[]>& buffer, Bytes& out) const noexcept {
+  out = {nullptr, 0, false};
+  const unsigned long long n = ZSTD_getFrameContentSize(packed.data(), packed.size());
+  if (n == ZSTD_CONTENTSIZE_ERROR || n == ZSTD_CONTENTSIZE_UNKNOWN)
+    return {Errc::kMalformed, format("cache: %s: not a zstd frame with a recorded content size", what)};
+  const std::uint64_t cap = std::max<std::uint64_t>(std::uint64_t(64) << 20, std::uint64_t(size) * 64);
+  if (n > cap || n > d::kMaxPayloadSize)
+    return {Errc::kTooLarge, format("cache: %s: unpacks to %llu bytes, more than the limit of %llu for this cache", what, n,
+                                    static_cast<unsigned long long>(std::min<std::uint64_t>(cap, d::kMaxPayloadSize)))};
+  buffer.reset(new (std::nothrow) std::uint8_t[n ? n : 1]);
+  if (!buffer) return {Errc::kTooLarge, format("cache: %s: out of memory unpacking %llu bytes", what, n)};
+  const std::size_t got = ZSTD_decompress(buffer.get(), static_cast<std::size_t>(n), packed.data(), packed.size());
+  if (ZSTD_isError(got) || got != n) {
+    buffer.reset();
+    return {Errc::kMalformed, format("cache: %s: the zstd frame does not unpack (%s)", what,
+                                     ZSTD_isError(got) ? ZSTD_getErrorName(got) : "short content")};
+  }
+  out = {buffer.get(), static_cast<std::size_t>(n), true};
+  return {};
+}
+
+const Cache::Impl::Bytes& Cache::Impl::unpack_strings() const noexcept {
+  std::lock_guard<std::mutex> lock(unpack_mutex);
+  if (const Bytes* b = strings_ready.load(std::memory_order_acquire)) return *b;
+  (void)unpack(*strings_packed, "document strings (strings_zstd)", strings_buffer, strings_unpacked);
+  strings_ready.store(&strings_unpacked, std::memory_order_release);
+  return strings_unpacked;
 }
 
 // SPEC.md section 7, verify step 11.
@@ -517,15 +580,29 @@ Language Cache::document_language(std::uint32_t i) const noexcept {
   return i < impl_->docs_count ? static_cast<Language>(impl_->docs[i].language()) : Language::kUnknown;
 }
 Result<const void*> Cache::details() const {
-  const auto* v = impl_->root->details();
-  if (!v) return Error{Errc::kMalformed, "cache: the details section is missing"};
+  const Impl& m = *impl_;
+  Impl::Bytes bytes;
+  if (const auto* v = m.root->details()) {
+    bytes = {v->data(), v->size(), true};
+  } else if (const auto* z = m.root->details_zstd()) {
+    std::lock_guard<std::mutex> lock(m.unpack_mutex);
+    if (!m.details_done) {
+      Status s = m.unpack(*z, "details (details_zstd)", m.details_buffer, m.details_unpacked);
+      m.details_done = true;
+      if (!s) return s.error();
+    }
+    if (!m.details_unpacked.ok) return Error{Errc::kMalformed, "cache: details (details_zstd): the zstd frame does not unpack"};
+    bytes = m.details_unpacked;
+  } else {
+    return Error{Errc::kMalformed, "cache: the details section is missing"};
+  }
   flatbuffers::Verifier::Options vo;
   vo.max_depth = 16;
   vo.max_tables = 1u << 24;
-  flatbuffers::Verifier verifier(v->data(), v->size(), vo);
+  flatbuffers::Verifier verifier(bytes.data, bytes.size, vo);
   if (!verifier.VerifyBuffer<fb::Details>(nullptr))
     return Error{Errc::kMalformed, "cache: the details section fails FlatBuffers verification"};
-  const fb::Details* d = flatbuffers::GetRoot<fb::Details>(v->data());
+  const fb::Details* d = flatbuffers::GetRoot<fb::Details>(bytes.data);
   if (d->documents() && d->documents()->size() != impl_->docs_count)
     return Error{Errc::kMalformed, "cache: the details section describes a different number of documents"};
   if (changed()) return impl_->changed_error().error();
@@ -664,6 +741,11 @@ Status Cache::verify_unchecked() const {
   }
   if (total != m.root->point_count() || hidden != m.root->hidden_count())
     return {Errc::kMalformed, "point counts in the cache do not match its blocks"};
+  if (m.strings_packed && !m.strings().ok) {
+    Impl::Bytes again;
+    std::unique_ptr<std::uint8_t[]> buffer;
+    return m.unpack(*m.strings_packed, "document strings (strings_zstd)", buffer, again);
+  }
   for (std::uint32_t i = 0; i < m.docs_count; ++i) {
     std::string_view t;
     if (!m.text(m.docs[i].path_offset(), m.docs[i].path_length(), t) ||

@@ -63,8 +63,10 @@ int info_cache(const std::string& path, bool json) {
   j["bytes_per_sequence_point"] = points ? format("%.2f", double(point_bytes) / double(points)) : "n/a";
   j["file_bytes_per_sequence_point"] = points ? format("%.2f", double(cache->bytes().size()) / double(points)) : "n/a";
   j["section_documents_bytes"] = (root->documents() ? root->documents()->size() * sizeof(fb::DocumentRef) : 0) +
-                                 (root->strings() ? root->strings()->size() : 0);
-  j["section_details_bytes"] = root->details() ? root->details()->size() : 0;
+                                 (root->strings() ? root->strings()->size() : 0) +
+                                 (root->strings_zstd() ? root->strings_zstd()->size() : 0);
+  j["section_details_bytes"] = (root->details() ? root->details()->size() : 0) +
+                               (root->details_zstd() ? root->details_zstd()->size() : 0);
   // Method names (format 1.1): present only when the cache was compiled with its PE.
   j["method_names"] = cache->has_method_names();
   if (const fb::Names* n = root->names()) {
