@@ -94,37 +94,48 @@ struct Cache::Impl {
     std::size_t size = 0;
     bool ok = true;  // false: the packed form did not unpack (verify reports it)
   };
-  Bytes strings_plain;
-  const flatbuffers::Vector<std::uint8_t>* strings_packed = nullptr;
-  mutable std::atomic<const Bytes*> strings_ready{nullptr};
+  // A section stored as is or packed (SPEC.md 3.7): `ready` is published once and never changes.
+  struct Section {
+    const char* what = "";
+    Bytes plain;
+    const flatbuffers::Vector<std::uint8_t>* packed = nullptr;
+    mutable std::atomic<const Bytes*> ready{nullptr};
+    mutable std::unique_ptr<std::uint8_t[]> buffer;
+    mutable Bytes unpacked;
+    // Sets the section from its two fields (at most one present).
+    void set(const flatbuffers::Vector<std::uint8_t>* raw, const flatbuffers::Vector<std::uint8_t>* z) noexcept {
+      packed = raw ? nullptr : z;
+      if (raw) plain = {raw->data(), raw->size(), true};
+      if (!packed) ready.store(&plain, std::memory_order_release);
+    }
+  };
+  Section strings_section, name_strings_section;
   mutable std::mutex unpack_mutex;
-  mutable std::unique_ptr<std::uint8_t[]> strings_buffer;
-  mutable Bytes strings_unpacked;
   // Details: `details`, or `details_zstd` unpacked on first use.
   mutable std::unique_ptr<std::uint8_t[]> details_buffer;
   mutable Bytes details_unpacked;
   mutable bool details_done = false;
 
-  const Bytes& strings() const noexcept {
-    const Bytes* b = strings_ready.load(std::memory_order_acquire);
-    return b ? *b : unpack_strings();
+  const Bytes& bytes_of(const Section& sec) const noexcept {
+    const Bytes* b = sec.ready.load(std::memory_order_acquire);
+    return b ? *b : unpack_section(sec);
   }
-  const Bytes& unpack_strings() const noexcept;
+  const Bytes& strings() const noexcept { return bytes_of(strings_section); }
+  const Bytes& unpack_section(const Section& sec) const noexcept;
   Status unpack(const flatbuffers::Vector<std::uint8_t>& packed, const char* what, std::unique_ptr<std::uint8_t[]>& buffer,
                 Bytes& out) const noexcept;
   // Method names (format 1.1, SPEC.md 3.6); names == nullptr without them.
   const fb::Names* names = nullptr;
   const fb::MethodNameRef* name_refs = nullptr;
   std::uint32_t name_refs_count = 0;
-  const std::uint8_t* name_strings = nullptr;
-  std::size_t name_strings_size = 0;
   const fb::NameIndexEntry* name_index = nullptr;
   std::uint32_t name_index_count = 0;
 
   // A range of the names section's strings, or false when it does not lie inside.
   bool name_text(std::uint32_t offset, std::uint32_t length, std::string_view& out) const noexcept {
-    if (std::uint64_t(offset) + length > name_strings_size) return false;
-    out = {reinterpret_cast<const char*>(name_strings) + offset, length};
+    const Bytes& s = bytes_of(name_strings_section);
+    if (std::uint64_t(offset) + length > s.size) return false;
+    out = {reinterpret_cast<const char*>(s.data) + offset, length};
     return true;
   }
   // The MethodNameRef of a MethodDef token, or nullptr.
@@ -230,25 +241,21 @@ Status Cache::Impl::validate() {
     docs = reinterpret_cast<const fb::DocumentRef*>(dv->Data());
     docs_count = dv->size();
   }
-  if (const auto* sv = root->strings()) {
-    strings_plain = {sv->data(), sv->size(), true};
-  } else if ((strings_packed = root->strings_zstd())) {
-    strings_plain = {};
-  }
-  if (!strings_packed) strings_ready.store(&strings_plain, std::memory_order_release);
+  strings_section.what = "document strings (strings_zstd)";
+  strings_section.set(root->strings(), root->strings_zstd());
+  name_strings_section.what = "names: strings (strings_zstd)";
   if ((names = root->names())) {
     if (const auto* v = names->methods()) {
       name_refs = reinterpret_cast<const fb::MethodNameRef*>(v->Data());
       name_refs_count = v->size();
     }
-    if (const auto* v = names->strings()) {
-      name_strings = v->data();
-      name_strings_size = v->size();
-    }
+    name_strings_section.set(names->strings(), names->strings_zstd());
     if (const auto* v = names->index()) {
       name_index = reinterpret_cast<const fb::NameIndexEntry*>(v->Data());
       name_index_count = v->size();
     }
+  } else {
+    name_strings_section.set(nullptr, nullptr);
   }
   return {};
 }
@@ -278,19 +285,24 @@ Status Cache::Impl::unpack(const flatbuffers::Vector<std::uint8_t>& packed, cons
   return {};
 }
 
-const Cache::Impl::Bytes& Cache::Impl::unpack_strings() const noexcept {
+const Cache::Impl::Bytes& Cache::Impl::unpack_section(const Section& sec) const noexcept {
   std::lock_guard<std::mutex> lock(unpack_mutex);
-  if (const Bytes* b = strings_ready.load(std::memory_order_acquire)) return *b;
-  (void)unpack(*strings_packed, "document strings (strings_zstd)", strings_buffer, strings_unpacked);
-  strings_ready.store(&strings_unpacked, std::memory_order_release);
-  return strings_unpacked;
+  if (const Bytes* b = sec.ready.load(std::memory_order_acquire)) return *b;
+  (void)unpack(*sec.packed, sec.what, sec.buffer, sec.unpacked);
+  sec.ready.store(&sec.unpacked, std::memory_order_release);
+  return sec.unpacked;
 }
 
 // SPEC.md section 7, verify step 11.
 Status Cache::Impl::verify_names() const {
   if (!names) return {};
-  if (!names->methods() || !names->strings() || !names->index())
+  if (!names->methods() || !(names->strings() || names->strings_zstd()) || !names->index())
     return {Errc::kMalformed, "names: methods, strings or index missing"};
+  if (name_strings_section.packed && !bytes_of(name_strings_section).ok) {
+    Bytes again;
+    std::unique_ptr<std::uint8_t[]> buffer;
+    return unpack(*name_strings_section.packed, name_strings_section.what, buffer, again);
+  }
   std::uint32_t aliases = 0;
   for (std::uint32_t i = 0; i < name_refs_count; ++i) {
     const fb::MethodNameRef& m = name_refs[i];
@@ -741,10 +753,10 @@ Status Cache::verify_unchecked() const {
   }
   if (total != m.root->point_count() || hidden != m.root->hidden_count())
     return {Errc::kMalformed, "point counts in the cache do not match its blocks"};
-  if (m.strings_packed && !m.strings().ok) {
+  if (m.strings_section.packed && !m.strings().ok) {
     Impl::Bytes again;
     std::unique_ptr<std::uint8_t[]> buffer;
-    return m.unpack(*m.strings_packed, "document strings (strings_zstd)", buffer, again);
+    return m.unpack(*m.strings_section.packed, m.strings_section.what, buffer, again);
   }
   for (std::uint32_t i = 0; i < m.docs_count; ++i) {
     std::string_view t;

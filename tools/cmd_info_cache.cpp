@@ -76,7 +76,7 @@ int info_cache(const std::string& path, bool json) {
     j["module_name"] = std::string(cache->module_name());
     if (n->mvid()) j["names_mvid"] = guid_to_text(guid_of(n->mvid()));
     j["section_names_bytes"] = (n->methods() ? n->methods()->size() * sizeof(fb::MethodNameRef) : 0) +
-                               (n->strings() ? n->strings()->size() : 0) +
+                               (n->strings() ? n->strings()->size() : 0) + (n->strings_zstd() ? n->strings_zstd()->size() : 0) +
                                (n->index() ? n->index()->size() * sizeof(fb::NameIndexEntry) : 0);
   }
   auto details = cache->details();
