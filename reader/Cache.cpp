@@ -452,9 +452,11 @@ std::optional<LookupResult> Cache::Impl::lookup_row(std::uint32_t rid, std::uint
   r.document = v.document;
   if (r.document >= docs_count) return std::nullopt;
   const fb::DocumentRef& doc = docs[r.document];
-  if (!text(doc.path_offset(), doc.path_length(), r.file) ||
-      !text(doc.url_offset(), doc.url_length(), r.source_url))
-    return std::nullopt;
+  const Bytes& s = strings();  // one acquire load for both views
+  const std::uint64_t po = doc.path_offset(), pl = doc.path_length(), uo = doc.url_offset(), ul = doc.url_length();
+  if (po + pl > s.size || uo + ul > s.size) return std::nullopt;
+  r.file = {reinterpret_cast<const char*>(s.data) + po, static_cast<std::size_t>(pl)};
+  r.source_url = {reinterpret_cast<const char*>(s.data) + uo, static_cast<std::size_t>(ul)};
   r.language = static_cast<Language>(doc.language());
   return r;
 }
