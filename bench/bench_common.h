@@ -11,12 +11,14 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "CacheBuilder.h"
 #include "Identity.h"
 #include "PortablePdb.h"
+#include "msf/MsfPdb.h"
 
 namespace ilmap::bench {
 
@@ -53,18 +55,36 @@ struct CompileResult {
 // Threads for build_cache (ilmap_bench_compile --threads N); 1 = the single-threaded path.
 inline unsigned g_compile_threads = 1;
 
+// True for a Windows (MSF 7.00) PDB: compile_in_memory and decode_all take those too.
+inline bool is_msf(const std::vector<std::uint8_t>& b) {
+  static constexpr char kSig[] = "Microsoft C/C++ MSF 7.00";
+  return b.size() >= 24 && std::equal(kSig, kSig + 24, b.begin());
+}
+
 inline Result<CompileResult> compile_in_memory(const std::vector<std::uint8_t>& pdb_bytes, const std::string& name,
                                                std::vector<std::uint8_t>* out = nullptr) {
-  auto pdb = PortablePdb::parse(pdb_bytes);
-  if (!pdb) return pdb.error();
   CacheSource src;
-  src.pdb = &*pdb;
+  std::optional<PortablePdb> pdb;
+  std::optional<msf::MsfPdb> win;
+  if (is_msf(pdb_bytes)) {
+    auto w = msf::MsfPdb::parse(pdb_bytes);
+    if (!w) return w.error();
+    win = std::move(*w);
+    src.msf = &*win;
+    src.pdb_key = ssqp_windows_pdb_key(name, win->guid(), win->age());
+    src.debug_id = windows_debug_id(win->guid(), win->age());
+  } else {
+    auto p = PortablePdb::parse(pdb_bytes);
+    if (!p) return p.error();
+    pdb = std::move(*p);
+    src.pdb = &*pdb;
+    const PdbId id = pdb->id();
+    src.pdb_key = ssqp_portable_pdb_key(name, id.guid());
+    src.debug_id = portable_debug_id(id.guid(), id.stamp());
+  }
   src.source_name = name;
   src.source_size = pdb_bytes.size();
   src.source_xxh3 = XXH3_64bits(pdb_bytes.data(), pdb_bytes.size());
-  const PdbId id = pdb->id();
-  src.pdb_key = ssqp_portable_pdb_key(name, id.guid());
-  src.debug_id = portable_debug_id(id.guid(), id.stamp());
   CacheStats stats;
   CacheBuildOptions opt;
   opt.threads = g_compile_threads;
@@ -76,7 +96,14 @@ inline Result<CompileResult> compile_in_memory(const std::vector<std::uint8_t>& 
 }
 
 // Decode only: parse + every sequence point of every method (the work SRM's decode-all does).
+// A Windows PDB is decoded whole by MsfPdb::parse (every module's lines): that is its decode.
 inline Result<std::uint64_t> decode_all(const std::vector<std::uint8_t>& pdb_bytes, std::vector<SequencePoint>& scratch) {
+  if (is_msf(pdb_bytes)) {
+    auto w = msf::MsfPdb::parse(pdb_bytes);
+    if (!w) return w.error();
+    g_sink = w->point_count();
+    return static_cast<std::uint64_t>(w->point_count());
+  }
   auto pdb = PortablePdb::parse(pdb_bytes);
   if (!pdb) return pdb.error();
   std::uint64_t n = 0, sum = 0;

@@ -16,6 +16,7 @@ namespace {
 struct Sink {
   std::vector<std::uint8_t>* body;
   std::uint64_t cap;
+  TransferCounter* counter;
   bool over = false;
 };
 
@@ -27,6 +28,7 @@ std::size_t on_data(char* data, std::size_t size, std::size_t n, void* user) {
     return 0;  // aborts the transfer (CURLE_WRITE_ERROR)
   }
   s->body->insert(s->body->end(), reinterpret_cast<std::uint8_t*>(data), reinterpret_cast<std::uint8_t*>(data) + len);
+  if (s->counter) s->counter->bytes.fetch_add(len, std::memory_order_relaxed);
   return len;
 }
 
@@ -124,7 +126,7 @@ Result<std::vector<std::uint8_t>> http_get(const std::string& url, const std::ve
     CURL* h = c->easy_init();
     if (!h) return Error{Errc::kIo, url + ": cannot initialise libcurl"};
     std::vector<std::uint8_t> body;
-    Sink sink{&body, o.max_bytes};
+    Sink sink{&body, o.max_bytes, o.counter};
     curl_slist* list = nullptr;
     for (const std::string& hd : headers) list = c->slist_append(list, hd.c_str());
     char errbuf[CURL_ERROR_SIZE] = {};

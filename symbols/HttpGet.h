@@ -4,6 +4,7 @@
 // the proxy settings of the environment (http_proxy, HTTPS_PROXY, no_proxy: libcurl's default).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -12,6 +13,11 @@
 
 namespace ilmap::symbols {
 
+// Bytes received by all transfers that share it (for a progress line), retries included.
+struct TransferCounter {
+  std::atomic<std::uint64_t> bytes{0};
+};
+
 struct HttpOptions {
   long connect_timeout_ms = 10000;
   // A transfer slower than 1 KiB/s for this long is a timeout.
@@ -19,6 +25,7 @@ struct HttpOptions {
   std::uint64_t max_bytes = std::uint64_t(1) << 30;
   int attempts = 3;           // tries in all (5xx, timeouts, broken connections)
   long backoff_ms = 250;      // before the 2nd try; doubled for each further one
+  TransferCounter* counter = nullptr;  // when set, every body byte received is added to it
 };
 
 // The body of a 200 answer. kNotFound for 404 and 410; kTooLarge over max_bytes; kIo for other

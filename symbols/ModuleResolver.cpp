@@ -10,6 +10,7 @@
 
 #include "AtomicFile.h"
 #include "FileBytes.h"
+#include "FilePointer.h"
 #include "Identity.h"
 #include "PdbChecksum.h"
 #include "PortablePdb.h"
@@ -48,6 +49,31 @@ Status check_file(const std::string& path, const ModuleIdentity& want, bool cach
   Status s = cache ? check_cache_bytes(f->bytes(), want) : check_pdb_bytes(f->bytes(), want);
   if (!s) return Status(s.code(), path + ": " + s.message());
   return s;
+}
+
+// The URL of `key` under `server`, each component percent-encoded.
+std::string key_url(const std::string& server, const std::string& key) {
+  std::string url = server;
+  std::size_t start = 0;
+  while (start <= key.size()) {
+    const std::size_t slash = key.find('/', start);
+    url += '/';
+    url += url_escape_segment(key.substr(start, slash == std::string::npos ? std::string::npos : slash - start));
+    if (slash == std::string::npos) break;
+    start = slash + 1;
+  }
+  return url;
+}
+
+// The bytes of a local file.ptr (at most one line's worth more than the cap, so that an
+// oversized one is recognised as such).
+Result<std::vector<std::uint8_t>> read_pointer_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{Errc::kIo, path + ": cannot open"};
+  std::vector<std::uint8_t> out(kMaxFilePointerBytes + 1);
+  in.read(reinterpret_cast<char*>(out.data()), static_cast<std::streamsize>(out.size()));
+  out.resize(static_cast<std::size_t>(in.gcount()));
+  return out;
 }
 
 }  // namespace
@@ -96,17 +122,71 @@ Result<Resolved> ModuleResolver::resolve(const ModuleIdentity& want) const {
     bool cache;
   };
   std::vector<Want> wants;
-  if (want.kind == ModuleKind::kPortablePdb && want.pdb_id) wants.push_back({cache_key_for(want.key), true});
+  if (options_.want_cache && want.kind == ModuleKind::kPortablePdb && want.pdb_id) wants.push_back({cache_key_for(want.key), true});
   wants.push_back({want.key, false});
 
   std::optional<Error> worst;
   auto note = [&](const std::string& s) {
     if (options_.note) options_.note(s);
   };
+  // The file a local file.ptr at `ptr` points to: PATH:<local path> (relative to the pointer's
+  // directory); MSG:, a URL or a UNC path is not something found here.
+  auto local_pointer_target = [&](const std::string& ptr) -> Result<std::string> {
+    auto raw = read_pointer_file(ptr);
+    if (!raw) return raw.error();
+    auto fp = parse_file_pointer(*raw);
+    if (!fp) return Error{fp.error().code, ptr + ": " + fp.error().message};
+    if (fp->kind == FilePointer::Kind::kMessage) return Error{Errc::kNotFound, ptr + ": the store says: " + fp->value};
+    if (fp->url() || fp->unc() || fp->drive())
+      return Error{Errc::kNotFound, ptr + ": points to " + fp->value + ", which a local store does not follow"};
+    fs::path target(fp->value);
+    if (target.is_relative()) target = fs::path(ptr).parent_path() / target;
+    std::error_code ec;
+    if (!fs::exists(target, ec)) return Error{Errc::kNotFound, ptr + ": points to " + fp->value + ", which does not exist"};
+    return target.lexically_normal().string();
+  };
+  // The bytes a server's file.ptr for `key` points to; nullopt when the server has none (404).
+  auto http_pointer_target = [&](const std::string& server, const std::string& key,
+                                 std::string& source) -> std::optional<Result<std::vector<std::uint8_t>>> {
+    const std::string ptr_url = key_url(server, file_pointer_key(key));
+    HttpOptions small = options_.http;
+    small.max_bytes = kMaxFilePointerBytes;
+    auto raw = http_get(ptr_url, {}, small);
+    if (!raw && raw.error().code == Errc::kNotFound) return std::nullopt;
+    if (!raw) return Error{raw.error().code == Errc::kTooLarge ? Errc::kMalformed : raw.error().code, raw.error().message};
+    auto fp = parse_file_pointer(*raw);
+    if (!fp) return Error{fp.error().code, ptr_url + ": " + fp.error().message};
+    if (fp->kind == FilePointer::Kind::kMessage) return Error{Errc::kNotFound, ptr_url + ": the server says: " + fp->value};
+    source = ptr_url + " -> " + fp->value;
+    note("following " + source);
+    if (fp->url()) {
+      std::vector<std::string> headers;
+      if (!want.symbol_checksum.empty()) headers.push_back("SymbolChecksum: " + want.symbol_checksum);
+      return http_get(fp->value, headers, options_.http);
+    }
+    std::error_code ec;
+    if (fp->unc() || fp->drive() || fs::path(fp->value).is_relative() || !fs::exists(fp->value, ec))
+      return Error{Errc::kNotFound, ptr_url + ": points to " + fp->value + ", which is not reachable from here"};
+    auto f = FileBytes::open(fp->value, options_.http.max_bytes);
+    if (!f) return Error{f.error().code, source + ": " + f.error().message};
+    return std::vector<std::uint8_t>(f->bytes().begin(), f->bytes().end());
+  };
   auto try_store = [&](const std::string& dir) -> std::optional<Resolved> {
     SymbolStore store(dir);
     for (const Want& w : wants) {
       auto p = store.find(w.key);
+      if (!p && !w.cache) {
+        // No file: a file.ptr in its place may point to it (a local path, read in place).
+        auto ptr = store.find(file_pointer_key(w.key));
+        if (!ptr) continue;
+        auto target = local_pointer_target(*ptr);
+        if (!target) {
+          note(target.error().message);
+          note_failure(worst, target.error());
+          continue;
+        }
+        p = *target;
+      }
       if (!p) continue;
       if (Status s = check_file(*p, want, w.cache); !s) {
         note("refused " + *p + ": " + s.message());
@@ -133,18 +213,18 @@ Result<Resolved> ModuleResolver::resolve(const ModuleIdentity& want) const {
         note_failure(worst, {Errc::kNotFound, e.location + "/" + w.key + ": not found (cached 404)"});
         continue;
       }
-      std::string url = e.location;
-      std::size_t start = 0;
-      while (start <= w.key.size()) {
-        const std::size_t slash = w.key.find('/', start);
-        url += '/';
-        url += url_escape_segment(w.key.substr(start, slash == std::string::npos ? std::string::npos : slash - start));
-        if (slash == std::string::npos) break;
-        start = slash + 1;
-      }
+      std::string url = key_url(e.location, w.key);
       std::vector<std::string> headers;
       if (!w.cache && !want.symbol_checksum.empty()) headers.push_back("SymbolChecksum: " + want.symbol_checksum);
       auto body = http_get(url, headers, options_.http);
+      if (!body && body.error().code == Errc::kNotFound && !w.cache) {
+        // No file: the server may hold a file.ptr in its place.
+        std::string via;
+        if (auto target = http_pointer_target(e.location, w.key, via)) {
+          body = std::move(*target);
+          url = via;
+        }
+      }
       if (!body) {
         if (body.error().code == Errc::kNotFound) {
           std::error_code ec;
@@ -169,7 +249,7 @@ Result<Resolved> ModuleResolver::resolve(const ModuleIdentity& want) const {
       }
       auto p = store.find(w.key);
       if (!p) return p.error();
-      if (!w.cache && want.kind == ModuleKind::kPortablePdb) {
+      if (!w.cache && want.kind == ModuleKind::kPortablePdb && options_.want_cache) {
         // A downloaded Portable PDB gets its cache compiled beside it in the local cache.
         auto added = add_to_store(store, *p);
         if (!added) {

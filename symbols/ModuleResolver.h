@@ -8,6 +8,9 @@
 //     PdbChecksum entries, match one of them.
 // A Portable PDB downloaded without a cache gets its cache compiled beside it in the local
 // cache (store add), and that cache is the answer.
+// A PDB or PE absent under its key may be replaced by symstore's file.ptr (FilePointer.h): its
+// target is read (a local store: a local path; a server: a URL or an absolute local path) and
+// verified like a download.
 // A 404 is remembered for `negative_ttl_s` seconds by a marker file in the cache
 // (CACHE/.ilmap-404/<hash of server and key>), so the server is not asked again meanwhile.
 #pragma once
@@ -26,6 +29,8 @@ namespace ilmap::symbols {
 struct ResolveOptions {
   HttpOptions http;
   long negative_ttl_s = 3600;
+  // False: only the PDB is wanted (compile): no cache is asked for or compiled.
+  bool want_cache = true;
   // Called with one line per notable event (a refused download, a cached 404), for -v.
   std::function<void(const std::string&)> note;
 };

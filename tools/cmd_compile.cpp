@@ -30,6 +30,7 @@
 #include "MetadataSchema.h"
 #include "NamesSection.h"
 #include "PeFile.h"
+#include "SymbolPathOption.h"
 #include "TextEscape.h"
 #include "ilmap/cache.h"
 #include "ilmap_generated.h"
@@ -54,6 +55,7 @@ struct CompileOptions {
   std::vector<std::string> exclude;  // --exclude globs (directory mode)
   bool json = false;
   std::uint64_t max_decompressed = std::uint64_t(512) << 20;  // one embedded PDB or source
+  std::string symbol_path;           // --symbol-path: where a PE's PDB is fetched from when not found locally
 };
 
 enum class Outcome { kCompiled, kUpToDate, kSkipped, kFailed };
@@ -237,6 +239,19 @@ void run_job(Job& job, const CompileOptions& o, unsigned threads) {
   io.allow_missing_pdb = job.from_directory;
   io.windows_pdbs = true;
   auto in = open_debug_input(job.input, io);
+  // --symbol-path: a PE whose PDB is not found locally gets it from the symbol path (verified
+  // there; then matched like --pdb). In directory mode, one the symbol path lacks is skipped.
+  const bool pdb_absent = in ? ((*in)->missing == MissingPdb::kNotPresent || (*in)->missing == MissingPdb::kMismatch)
+                             : (in.error().code == Errc::kNotFound || in.error().code == Errc::kMismatch);
+  if (!o.symbol_path.empty() && o.pdb.empty() && lower_ext(job.input) != ".pdb" && pdb_absent) {
+    auto fetched = resolve_with_symbol_path(o.symbol_path, job.input, false);
+    if (fetched) {
+      io.pdb = fetched->path;
+      in = open_debug_input(job.input, io);
+    } else if (!job.from_directory || fetched.error().code != Errc::kNotFound) {
+      return fail(job, fetched.error());
+    }
+  }
   if (!in) return fail(job, in.error());
   const DebugInput& d = **in;
   if (!o.pe.empty() && d.pe)
@@ -521,6 +536,7 @@ void register_compile(CLI::App& app, int& rc) {
   auto* dir = cmd->add_option("--out-dir", o->out_dir, "Directory for the caches (mirrors input directories)");
   out->excludes(dir);
   cmd->add_option("--pdb", o->pdb, "The PDB of the one PE input, instead of searching (its id must match)");
+  add_symbol_path_option(cmd, o->symbol_path, "the PDB of a PE input when none is found beside it")->excludes("--pdb");
   cmd->add_option("--pe", o->pe, "The PE of the one PDB input, for method names (its CodeView entry must name the PDB; "
                                  "without it a same-named .dll/.exe beside the PDB is used when it names the PDB)");
   cmd->add_option("--include", o->include, "Directory mode: compile only files matching this glob (path relative to the directory, or file name); repeatable")

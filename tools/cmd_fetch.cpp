@@ -1,7 +1,8 @@
 // cmd_fetch.cpp - `ilmap fetch --symbol-path SPEC FILE...`: for each FILE (a PE, or a PDB on
 // disk) find what it needs (the PDBs its CodeView entries name; for a PDB, its cache) in the
 // symbol path, preferring ilmap caches, verifying everything, and print `KEY<TAB>PATH` for each.
-// Modules are resolved by --jobs threads (each its own libcurl easy handle), printed in order.
+// Modules are resolved by --jobs threads (each its own libcurl easy handle), printed in order;
+// on a terminal a progress line shows meanwhile on stderr (FetchProgress.h).
 // The work is symbols/ModuleResolver's; this file is the command line.
 #include <algorithm>
 #include <atomic>
@@ -9,7 +10,10 @@
 #include <optional>
 #include <thread>
 
+#include <unistd.h>
+
 #include "Commands.h"
+#include "FetchProgress.h"
 #include "FileBytes.h"
 #include "ModuleIdentity.h"
 #include "ModuleResolver.h"
@@ -49,6 +53,8 @@ int run_fetch(const FetchArgs& a) {
   ro.http.read_timeout_s = a.read_timeout_s;
   ro.http.max_bytes = a.max_size;
   ro.http.attempts = a.attempts;
+  symbols::TransferCounter received;
+  ro.http.counter = &received;
   if (a.verbose) ro.note = [](const std::string& s) { std::fprintf(stderr, "ilmap: %s\n", escape_text(s).c_str()); };
   auto resolver = symbols::ModuleResolver::create(std::move(*entries), ro);
   if (!resolver) return report_error(resolver.error());
@@ -89,21 +95,27 @@ int run_fetch(const FetchArgs& a) {
       items.push_back({path, std::nullopt, Error{Errc::kNotFound, path + ": the PE names no PDB (no CodeView entry)"}, std::nullopt});
     for (const auto& w : wants) items.push_back({path, w, std::nullopt, std::nullopt});
   }
-  std::atomic<std::size_t> next{0};
+  std::atomic<std::size_t> next{0}, done{0};
   auto work = [&] {
     for (std::size_t i; (i = next.fetch_add(1)) < items.size();) {
       Item& it = items[i];
-      if (!it.want) continue;
-      auto r = resolver->resolve(*it.want);
-      if (r) it.found = *r;
-      else it.error = Error{r.error().code, it.path + ": " + r.error().message};
+      if (it.want) {
+        auto r = resolver->resolve(*it.want);
+        if (r) it.found = *r;
+        else it.error = Error{r.error().code, it.path + ": " + r.error().message};
+      }
+      done.fetch_add(1);
     }
   };
   const unsigned threads = std::max(1u, std::min<unsigned>(a.jobs, static_cast<unsigned>(items.size())));
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool) t.join();
+  {
+    // A progress line on a terminal only (README); erased before the answers print.
+    FetchProgress progress(!a.verbose && ::isatty(2) == 1, items.size(), done, received);
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+    work();
+    for (std::thread& t : pool) t.join();
+  }
 
   int rc = 0;
   for (const Item& it : items) {

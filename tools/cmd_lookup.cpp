@@ -1,5 +1,7 @@
 // cmd_lookup.cpp - `ilmap lookup CACHE METHOD IL_OFFSET [--json] [--verify]` and
 //                  `ilmap lookup CACHE [--batch] [--json] [--verify]` (queries from stdin).
+// With --symbol-path SPEC, CACHE may be a PE or Portable PDB: its cache comes from the symbol
+// path (SymbolPathOption.h).
 //
 // Text answers are "path:line:column" or "??:0:0" (llvm-symbolizer's habit), the path escaped
 // (TextEscape.h) so that one answer is always one line. A single lookup with no answer exits
@@ -23,8 +25,10 @@
 #include <string>
 
 #include "Commands.h"
+#include "DebugInput.h"
 #include "LineReader.h"
 #include "QueryParse.h"
+#include "SymbolPathOption.h"
 #include "TextEscape.h"
 #include "ilmap/cache.h"
 #include "ilmap/mapping_guard.h"
@@ -39,7 +43,25 @@ struct LookupOptions {
   bool batch = false;
   bool json = false;
   bool verify = false;
+  std::string symbol_path;  // --symbol-path: CACHE may be a PE or PDB whose cache is found there
 };
+
+// With --symbol-path, a CACHE that is not a cache (a PE or a Portable PDB) is replaced by the
+// verified cache the symbol path holds for it (fetched when needed).
+Status resolve_cache_argument(LookupOptions& o) {
+  if (o.symbol_path.empty()) return {};
+  std::uint8_t head[16] = {};
+  std::size_t n = 0;
+  if (std::FILE* f = std::fopen(o.cache.c_str(), "rb")) {
+    n = std::fread(head, 1, sizeof head, f);
+    std::fclose(f);
+  }
+  if (n > 0 && sniff_input({head, n}) == InputKind::kCache) return {};
+  auto r = resolve_with_symbol_path(o.symbol_path, o.cache, true);
+  if (!r) return r.error();
+  o.cache = r->path;
+  return {};
+}
 
 std::string answer_text(const std::optional<LookupResult>& r) {
   if (!r) return "??:0:0";
@@ -248,7 +270,8 @@ int run_batch(const LookupOptions& o, Cache first, std::optional<Stamp> stamp) {
   return 0;
 }
 
-int run_lookup(const LookupOptions& o) {
+int run_lookup(const LookupOptions& given) {
+  LookupOptions o = given;
   const bool batch = o.batch || (o.method.empty() && o.il_offset.empty());
   if (o.batch && (!o.method.empty() || !o.il_offset.empty()))
     return report_error({Errc::kUsage, "--batch reads queries from stdin: do not give METHOD and IL_OFFSET"});
@@ -263,6 +286,7 @@ int run_lookup(const LookupOptions& o) {
     rid = *m;
     il = *off;
   }
+  if (Status s = resolve_cache_argument(o); !s) return report_error(s.error());
   (void)install_mapping_guard();
   const std::optional<Stamp> stamp = stamp_of(o.cache);
   auto cache = open_cache(o);
@@ -295,7 +319,7 @@ void register_lookup(CLI::App& app, int& rc) {
       "cannot answer because the file changed get error lines, and the run exits 2.\n"
       "The cache's checksum is not checked (opening is O(1)); --verify checks it and every\n"
       "block first (exit 2 on failure), as 'ilmap verify' does.");
-  cmd->add_option("CACHE", o->cache, "An ilmap cache")->required();
+  cmd->add_option("CACHE", o->cache, "An ilmap cache (with --symbol-path also a PE or Portable PDB)")->required();
   cmd->add_option("METHOD", o->method, "Method token or row number");
   cmd->add_option("IL_OFFSET", o->il_offset, "IL offset");
   cmd->add_flag("--batch", o->batch, "Read queries from stdin, one per line (the default without METHOD)");
@@ -303,6 +327,7 @@ void register_lookup(CLI::App& app, int& rc) {
                 "JSON answers: {\"method\",\"il_offset\",\"file\",\"language\",\"line\",\"column\","
                 "\"end_line\",\"end_column\",\"url\"}; \"file\" is null when there is no answer");
   cmd->add_flag("--verify", o->verify, "Verify the cache (checksum and every block) before answering");
+  add_symbol_path_option(cmd, o->symbol_path, "the cache of a PE or Portable PDB given as CACHE");
   cmd->callback([o, &rc] { rc = run_lookup(*o); });
 }
 

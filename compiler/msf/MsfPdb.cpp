@@ -119,6 +119,10 @@ class MsfPdbBuilder {
     if (!names_)
       return Error{Errc::kMalformed, format("module %u DEBUG_S_FILECHKSMS entry 0x%x: the PDB has "
                                             "no /names stream for its name", module, file_id)};
+    // Every method's line block names its file: the /names offset seen before gives the document
+    // without building and hashing the path again (one allocation per block otherwise).
+    if (auto known = doc_by_name_offset_.find(f->name_offset); known != doc_by_name_offset_.end())
+      return known->second;
     auto name = names_->at(f->name_offset);
     if (!name)
       return Error{Errc::kMalformed,
@@ -126,7 +130,7 @@ class MsfPdbBuilder {
                           "/names (stream %u) or unterminated", module, file_id, f->name_offset,
                           names_->stream())};
     auto [it, fresh] = doc_ids_.try_emplace(std::string(*name), 0);
-    if (!fresh) return it->second;
+    if (!fresh) return doc_by_name_offset_[f->name_offset] = it->second;
     MsfDocument d;
     d.name = std::string(*name);
     d.checksum_kind = f->kind;
@@ -135,7 +139,7 @@ class MsfPdbBuilder {
     if (Status s = read_source_file_info(d); !s) return s.error();
     pdb_.documents_.push_back(std::move(d));
     it->second = static_cast<std::uint32_t>(pdb_.documents_.size());
-    return it->second;
+    return doc_by_name_offset_[f->name_offset] = it->second;
   }
 
   // The document facts of a /src/files/<name> stream, read once per stream (names that differ
@@ -235,6 +239,9 @@ class MsfPdbBuilder {
       owner->has_lines = true;
       const std::uint32_t base = s.offset - owner->offset;
       auto& points = pdb_.methods_[owner->method].points;
+      std::size_t count = points.size();
+      for (const LineFileBlock& b : s.blocks) count += b.count;
+      points.reserve(count);
       for (const LineFileBlock& b : s.blocks) {
         auto doc = document(m, b.file_id, module, s.stream_offset);
         if (!doc) return doc.error();
@@ -285,6 +292,7 @@ class MsfPdbBuilder {
   std::vector<std::uint32_t> rid_map_;
   bool has_rid_map_ = false;
   std::unordered_map<std::string, std::uint32_t> doc_ids_;
+  std::unordered_map<std::uint32_t, std::uint32_t> doc_by_name_offset_;  // /names offset -> document
   std::unordered_map<std::uint32_t, SourceFileInfo> file_infos_;  // by stream
 };
 

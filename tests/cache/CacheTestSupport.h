@@ -7,6 +7,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -75,10 +76,21 @@ inline std::vector<TestInput> shared_inputs() {
 
 // The Windows (MSF) PDBs of corpus-public (win_* folders): each .pdb, and each .dll beside it
 // (matched through its CodeView entry). Empty when the folder is absent.
+// ILMAP_TEST_WINDOWS_INPUTS names a file of NAME<TAB>PATH lines to test instead (the NuGet
+// corpus of corpus/windows, restored at test time by tests/oracle-cecil/check-nuget.sh).
 inline std::vector<TestInput> windows_inputs() {
   namespace fs = std::filesystem;
   std::vector<TestInput> out;
   std::error_code ec;
+  if (const char* list = std::getenv("ILMAP_TEST_WINDOWS_INPUTS"); list && *list) {
+    std::ifstream in(list);
+    for (std::string line; std::getline(in, line);) {
+      const std::size_t tab = line.find('\t');
+      if (tab != std::string::npos) out.push_back({gtest_safe(line.substr(0, tab)), line.substr(tab + 1)});
+    }
+    if (out.empty()) out.push_back({"none", ""});
+    return out;
+  }
   if (!fs::is_directory(shared_dir(), ec)) return out;
   for (const auto& dir : fs::directory_iterator(shared_dir(), ec)) {
     if (!dir.is_directory()) continue;

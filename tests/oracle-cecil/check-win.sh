@@ -1,12 +1,25 @@
 #!/bin/bash
-# check-win.sh SHARED_DIR OUTDIR MSF_LISTING [DIR...] - builds the Mono.Cecil oracle into OUTDIR
-# and compares its listing with compiler/msf's (MSF_LISTING PDB), byte for byte, for every
-# SHARED_DIR/corpus-public/win_*/ folder (its PDB and DLL) and, in each further DIR, every
-# Windows PDB with an assembly of the same base name (.dll or .exe) beside it. Exit 77 (skip)
-# without dotnet, without the Mono.Cecil package, or with nothing to compare.
+# check-win.sh [--ilmap ILMAP] [--pairs FILE] SHARED_DIR OUTDIR MSF_LISTING [DIR...] - builds the
+# Mono.Cecil oracle into OUTDIR and compares its listing with compiler/msf's (MSF_LISTING PDB),
+# byte for byte, for every SHARED_DIR/corpus-public/win_*/ folder (its PDB and DLL) and, in each
+# further DIR, every Windows PDB with an assembly of the same base name (.dll or .exe) beside it.
+#   --pairs FILE  compare these instead (lines NAME<TAB>PDB<TAB>ASSEMBLY; the win_* folders and
+#                 DIRs are then not searched): corpus/windows through check-nuget.sh
+#   --ilmap ILMAP also compile each (`ilmap compile ASSEMBLY --pdb PDB`: the PDB's GUID and age
+#                 must match the assembly's CodeView entry) and compare `ilmap dump` of the cache,
+#                 and of the PDB itself, with Mono.Cecil's listing
+# Exit 77 (skip) without dotnet, without the Mono.Cecil package, or with nothing to compare.
 set -u
+ilmap="" pairs_file=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --ilmap) ilmap=$2; shift 2 ;;
+        --pairs) pairs_file=$2; shift 2 ;;
+        *) break ;;
+    esac
+done
 if [ $# -lt 3 ]; then
-    echo "usage: $0 SHARED_DIR OUTDIR MSF_LISTING [DIR...]" >&2
+    echo "usage: $0 [--ilmap ILMAP] [--pairs FILE] SHARED_DIR OUTDIR MSF_LISTING [DIR...]" >&2
     exit 1
 fi
 shared=$1 out=$2 ours=$3
@@ -14,6 +27,13 @@ shift 3
 here=$(cd "$(dirname "$0")" && pwd)
 
 pairs=()  # "name|pdb|assembly"
+if [ -n "$pairs_file" ]; then
+    while IFS=$'\t' read -r name pdb asm; do
+        [ -n "$name" ] && pairs+=("$name|$pdb|$asm")
+    done <"$pairs_file"
+    set --  # no DIRs
+    shared=/nonexistent
+fi
 for dir in "$shared"/corpus-public/win_*/; do
     [ -d "$dir" ] || continue
     pdb=$(ls "$dir"*.pdb | head -n 1)
@@ -52,6 +72,20 @@ for pair in "${pairs[@]}"; do
         echo "FAIL $name: listings differ (< Mono.Cecil, > compiler/msf)"
         diff "$tmp/cecil.txt" "$tmp/ours.txt" | head -n 20
         status=1; continue
+    fi
+    if [ -n "$ilmap" ]; then
+        if ! "$ilmap" compile -q "$asm" --pdb "$pdb" -o "$tmp/cache.ilmap"; then
+            echo "FAIL $name: ilmap compile $(basename "$asm") --pdb $(basename "$pdb") failed"; status=1; continue
+        fi
+        for what in cache pdb; do
+            input=$tmp/cache.ilmap
+            [ $what = pdb ] && input=$pdb
+            if ! "$ilmap" dump "$input" >"$tmp/dump.txt" || ! cmp -s "$tmp/cecil.txt" "$tmp/dump.txt"; then
+                echo "FAIL $name: ilmap dump of the $what differs from Mono.Cecil (< Mono.Cecil, > ilmap)"
+                diff "$tmp/cecil.txt" "$tmp/dump.txt" | head -n 20
+                status=1; continue 2
+            fi
+        done
     fi
     n=$((n + 1))
     echo "ok $name ($(wc -l <"$tmp/ours.txt") points)"

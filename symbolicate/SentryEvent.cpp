@@ -1,0 +1,521 @@
+// SentryEvent.cpp - Sentry events and envelopes of .NET programs, symbolicated with ilmap caches
+// (SentryEvent.h; Sentry RFC 0013). Every field read from the event is checked for type and
+// range before use; a frame that fails a check is left untouched and counted by reason.
+#include "SentryEvent.h"
+
+#include <zstd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <limits>
+#include <unordered_map>
+
+#include "TextEscape.h"
+#include "ilmap_generated.h"
+
+namespace ilmap {
+namespace {
+
+using Json = nlohmann::ordered_json;
+constexpr std::size_t kMaxDepth = 512;
+constexpr std::size_t kMaxWhyNot = 32;
+
+std::string lower(std::string_view s) {
+  std::string r(s);
+  for (char& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return r;
+}
+
+// Sentry's HexValue: an unsigned JSON integer, or a string "0x<hex>" (the SDK's form) or
+// "<decimal>". nullopt for anything else (negative, fractional, empty, > 64 bits).
+std::optional<std::uint64_t> hex_value(const Json& v) {
+  if (v.is_number_unsigned()) return v.get<std::uint64_t>();
+  if (v.is_number_integer()) {
+    const std::int64_t i = v.get<std::int64_t>();
+    if (i < 0) return std::nullopt;
+    return static_cast<std::uint64_t>(i);
+  }
+  if (!v.is_string()) return std::nullopt;
+  const std::string& s = v.get_ref<const std::string&>();
+  std::string_view t = s;
+  int base = 10;
+  if (t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X')) {
+    t.remove_prefix(2);
+    base = 16;
+  }
+  if (t.empty() || t.size() > 20) return std::nullopt;
+  std::uint64_t r = 0;
+  auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), r, base);
+  if (ec != std::errc() || p != t.data() + t.size()) return std::nullopt;
+  return r;
+}
+
+std::string string_field(const Json& o, const char* key) {
+  auto it = o.find(key);
+  return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::string_view last_component(std::string_view path) {
+  const std::size_t slash = path.find_last_of("/\\");
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+// The lines of one embedded source, inflated once per (cache, document).
+struct SourceText {
+  bool ok = false;
+  std::string bytes;
+  std::vector<std::pair<std::size_t, std::size_t>> lines;  // [begin, end) without EOL
+};
+
+class EventSymbolicator {
+ public:
+  EventSymbolicator(SentryModuleProvider& provider, const SentryOptions& options, SentryStats& stats)
+      : provider_(provider), options_(options), stats_(stats) {}
+
+  void event(Json& event) {
+    if (!event.is_object()) {
+      ++stats_.events_unreadable;
+      return;
+    }
+    ++stats_.events;
+    images_.clear();
+    frames_in_event_ = 0;
+    const Json* meta = nullptr;
+    if (auto it = event.find("debug_meta"); it != event.end() && it->is_object()) meta = &*it;
+    image_list_ = nullptr;
+    if (meta)
+      if (auto it = meta->find("images"); it != meta->end() && it->is_array()) image_list_ = &*it;
+    for (const char* key : {"exception", "threads"}) {
+      auto it = event.find(key);
+      if (it == event.end()) continue;
+      Json* values = &*it;
+      if (it->is_object()) {
+        auto v = it->find("values");
+        if (v == it->end()) continue;
+        values = &*v;
+      }
+      if (!values->is_array()) continue;
+      for (Json& value : *values)
+        if (value.is_object())
+          if (auto st = value.find("stacktrace"); st != value.end()) stacktrace(*st);
+    }
+    if (auto st = event.find("stacktrace"); st != event.end()) stacktrace(*st);
+  }
+
+ private:
+  struct ImageCache {
+    bool asked = false;
+    bool usable = false;  // a pe_dotnet object
+    const Cache* cache = nullptr;
+    std::string why_not;
+  };
+
+  void stacktrace(Json& st) {
+    if (!st.is_object()) return;
+    auto frames = st.find("frames");
+    if (frames == st.end() || !frames->is_array()) return;
+    for (Json& f : *frames) frame(f);
+  }
+
+  void frame(Json& f) {
+    ++stats_.frames;
+    if (++frames_in_event_ > options_.max_frames) {
+      ++stats_.over_limit;
+      return;
+    }
+    if (!f.is_object()) {
+      ++stats_.not_an_object;
+      return;
+    }
+    if (auto ln = f.find("lineno"); !options_.overwrite && ln != f.end() && !ln->is_null()) {
+      ++stats_.already;
+      return;
+    }
+    auto fid = f.find("function_id");
+    if (fid == f.end() || fid->is_null()) {
+      ++stats_.no_function_id;
+      return;
+    }
+    auto addr = f.find("instruction_addr");
+    auto mode = f.find("addr_mode");
+    if (mode == f.end() || mode->is_null()) {
+      ++stats_.no_image;
+      return;
+    }
+    const std::optional<std::uint64_t> id = hex_value(*fid);
+    const std::optional<std::uint64_t> il = addr == f.end() ? std::nullopt : hex_value(*addr);
+    if (!id || !il || !mode->is_string()) {
+      ++stats_.bad_field;
+      return;
+    }
+    const std::string& m = mode->get_ref<const std::string&>();
+    std::size_t index = 0;
+    if (m.size() < 5 || m.compare(0, 4, "rel:") != 0) {
+      ++stats_.no_image;  // "abs" or another mode: not an image-relative .NET frame
+      return;
+    }
+    auto [p, ec] = std::from_chars(m.data() + 4, m.data() + m.size(), index, 10);
+    if (ec != std::errc() || p != m.data() + m.size()) {
+      ++stats_.bad_field;
+      return;
+    }
+    // The SDK sends the row (token & 0xFFFFFF); a full MethodDef token is accepted too.
+    std::uint32_t token = 0;
+    if (*id != 0 && *id <= 0x00FFFFFFu) token = 0x06000000u | static_cast<std::uint32_t>(*id);
+    else if ((*id >> 24) == 0x06 && (*id & 0x00FFFFFFu) != 0) token = static_cast<std::uint32_t>(*id);
+    if (token == 0 || *il > 0x7FFFFFFFu || !image_list_ || index >= image_list_->size()) {
+      ++stats_.absurd_value;
+      return;
+    }
+    ImageCache& img = image(index);
+    if (!img.usable) {
+      ++stats_.no_image;
+      return;
+    }
+    if (!img.cache) {
+      ++stats_.module_not_found;
+      if (stats_.why_not.size() < kMaxWhyNot || stats_.why_not.count(img.why_not)) ++stats_.why_not[img.why_not];
+      return;
+    }
+    const auto r = img.cache->lookup(token, static_cast<std::uint32_t>(*il));
+    if (!r || r->line == 0 || img.cache->changed()) {
+      ++stats_.no_line;
+      return;
+    }
+    write(f, *img.cache, *r);
+  }
+
+  ImageCache& image(std::size_t index) {
+    ImageCache& c = images_[index];
+    if (c.asked) return c;
+    c.asked = true;
+    const Json& j = (*image_list_)[index];
+    if (!j.is_object()) return c;
+    SentryImage img;
+    img.index = index;
+    img.type = string_field(j, "type");
+    if (img.type != "pe_dotnet") return c;
+    c.usable = true;
+    img.debug_id = string_field(j, "debug_id");
+    img.debug_file = string_field(j, "debug_file");
+    img.code_id = string_field(j, "code_id");
+    img.code_file = string_field(j, "code_file");
+    img.debug_checksum = string_field(j, "debug_checksum");
+    c.cache = provider_.find(img, c.why_not);
+    if (!c.cache && c.why_not.empty()) c.why_not = "no cache for debug id " + img.debug_id;
+    return c;
+  }
+
+  void write(Json& f, const Cache& cache, const LookupResult& r) {
+    ++stats_.resolved;
+    const std::string path(r.file);
+    f["filename"] = std::string(last_component(path));
+    f["abs_path"] = path;
+    f["lineno"] = r.line;
+    if (r.column != 0) f["colno"] = r.column;
+    else f.erase("colno");
+    if (!r.source_url.empty()) {
+      f["source_link"] = std::string(r.source_url);
+      ++stats_.with_url;
+    }
+    if (!options_.source_context) return;
+    const SourceText& src = source(cache, r.document);
+    if (!src.ok || r.line > src.lines.size()) return;
+    const std::size_t at = r.line - 1;
+    const std::size_t n = options_.context_lines;
+    Json pre = Json::array(), post = Json::array();
+    for (std::size_t i = at >= n ? at - n : 0; i < at; ++i) pre.push_back(line(src, i));
+    for (std::size_t i = at + 1; i < src.lines.size() && i <= at + n; ++i) post.push_back(line(src, i));
+    f["pre_context"] = std::move(pre);
+    f["context_line"] = line(src, at);
+    f["post_context"] = std::move(post);
+    ++stats_.with_context;
+  }
+
+  std::string line(const SourceText& s, std::size_t i) const {
+    const auto [b, e] = s.lines[i];
+    return s.bytes.substr(b, std::min(e - b, options_.max_context_line));
+  }
+
+  const SourceText& source(const Cache& cache, std::uint32_t document) {
+    const std::pair<const Cache*, std::uint32_t> key{&cache, document};
+    auto it = sources_.find(key);
+    if (it != sources_.end()) return it->second;
+    SourceText& s = sources_[key];
+    auto details = cache.details();
+    if (!details) return s;
+    const auto* es = static_cast<const fb::Details*>(*details)->embedded_sources();
+    if (!es) return s;
+    for (const fb::EmbeddedSource* e : *es) {
+      if (e->document() != document || !e->zstd()) continue;
+      const std::uint64_t size = e->uncompressed_size();
+      const unsigned long long frame = ZSTD_getFrameContentSize(e->zstd()->data(), e->zstd()->size());
+      if (size > options_.max_source_bytes || frame != size) return s;
+      s.bytes.resize(static_cast<std::size_t>(size));
+      const std::size_t got = ZSTD_decompress(s.bytes.data(), s.bytes.size(), e->zstd()->data(), e->zstd()->size());
+      if (ZSTD_isError(got) || got != size || cache.changed()) {
+        s.bytes.clear();
+        return s;
+      }
+      break;
+    }
+    // UTF-8 byte order mark, then lines split at LF, CR LF or CR as the compiler counts them.
+    std::size_t b = s.bytes.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
+    for (std::size_t i = b; i < s.bytes.size(); ++i) {
+      if (s.bytes[i] != '\n' && s.bytes[i] != '\r') continue;
+      s.lines.emplace_back(b, i);
+      if (s.bytes[i] == '\r' && i + 1 < s.bytes.size() && s.bytes[i + 1] == '\n') ++i;
+      b = i + 1;
+    }
+    if (b < s.bytes.size()) s.lines.emplace_back(b, s.bytes.size());
+    s.ok = !s.lines.empty();
+    return s;
+  }
+
+  struct PairHash {
+    std::size_t operator()(const std::pair<const Cache*, std::uint32_t>& k) const noexcept {
+      return std::hash<const void*>()(k.first) ^ (std::size_t{k.second} * 0x9E3779B97F4A7C15ull);
+    }
+  };
+
+  SentryModuleProvider& provider_;
+  const SentryOptions& options_;
+  SentryStats& stats_;
+  const Json* image_list_ = nullptr;
+  std::size_t frames_in_event_ = 0;
+  std::unordered_map<std::size_t, ImageCache> images_;
+  std::unordered_map<std::pair<const Cache*, std::uint32_t>, SourceText, PairHash> sources_;
+};
+
+// Deepest nesting of arrays and objects in JSON text (strings skipped), so that parsing and
+// writing (recursive in nlohmann) stay within a bounded stack.
+std::size_t json_depth(std::string_view s) {
+  std::size_t depth = 0, deepest = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      deepest = std::max(deepest, ++depth);
+    } else if ((c == '}' || c == ']') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+std::string dump(const Json& j, int indent) {
+  return j.dump(indent, ' ', false, Json::error_handler_t::replace);
+}
+
+std::size_t line_number_at(std::string_view s, std::size_t pos) {
+  return static_cast<std::size_t>(std::count(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(std::min(pos, s.size())), '\n')) + 1;
+}
+
+// One line from `pos` (without its LF); pos moves past the LF.
+std::string_view take_line(std::string_view s, std::size_t& pos) {
+  const std::size_t nl = s.find('\n', pos);
+  const std::size_t end = nl == std::string_view::npos ? s.size() : nl;
+  std::string_view line = s.substr(pos, end - pos);
+  pos = nl == std::string_view::npos ? s.size() : nl + 1;
+  return line;
+}
+
+Status envelope(std::string_view in, std::string& out, EventSymbolicator& sym, SentryStats& stats) {
+  std::size_t pos = 0;
+  const std::string_view header = take_line(in, pos);
+  if (!Json::accept(header) || !Json::parse(header).is_object()) {
+    // Not an envelope: say where the text stops being JSON (the parser's own message quotes
+    // the input, which may hold anything, so only its position is used).
+    std::size_t at = 0;
+    try {
+      const Json whole = Json::parse(in);  // throws: accept(in) failed
+      (void)whole;
+    } catch (const Json::parse_error& e) {
+      at = e.byte == 0 ? 0 : e.byte - 1;
+    }
+    const std::size_t line = line_number_at(in, at);
+    const std::size_t nl = at == 0 ? std::string_view::npos : in.rfind('\n', at - 1);
+    const std::size_t column = nl == std::string_view::npos ? at + 1 : at - nl;
+    return {Errc::kMalformed, format("line %zu, column %zu: not JSON; the input is neither a Sentry event (one JSON "
+                                     "object) nor an envelope (a header line, then items)", line, column)};
+  }
+  out.append(header);
+  if (pos <= in.size() && pos > header.size()) out.push_back('\n');
+  std::size_t item = 0;
+  while (pos < in.size()) {
+    const std::size_t header_pos = pos;
+    std::string_view ih = take_line(in, pos);
+    const bool header_lf = pos > header_pos + ih.size();
+    if (ih.empty() || ih == "\r") {  // blank lines between items are allowed
+      out.append(ih);
+      if (header_lf) out.push_back('\n');
+      continue;
+    }
+    ++item;
+    auto line = [&] { return line_number_at(in, header_pos); };  // for messages only
+    Json h;
+    if (json_depth(ih) > kMaxDepth || !Json::accept(ih) || !(h = Json::parse(ih)).is_object())
+      return {Errc::kMalformed, format("line %zu: envelope item %zu: header is not a JSON object", line(), item)};
+    std::string_view payload;
+    bool payload_lf = false;
+    auto len = h.find("length");
+    if (len != h.end() && !len->is_null()) {
+      const std::optional<std::uint64_t> n = hex_value(*len);
+      if (!n || !len->is_number())
+        return {Errc::kMalformed, format("line %zu: envelope item %zu: length is not a number", line(), item)};
+      if (*n > in.size() - pos)
+        return {Errc::kTruncated, format("line %zu: envelope item %zu: length %llu runs past the end of the input", line(), item,
+                                         static_cast<unsigned long long>(*n))};
+      payload = in.substr(pos, static_cast<std::size_t>(*n));
+      pos += payload.size();
+      if (pos < in.size() && in[pos] == '\n') {
+        payload_lf = true;
+        ++pos;
+      }
+    } else {
+      const std::size_t before = pos;
+      payload = take_line(in, pos);
+      payload_lf = pos > before + payload.size();
+    }
+    std::string rewritten;
+    bool changed = false;
+    if (h.find("type") != h.end() && h["type"] == "event") {
+      if (json_depth(payload) <= kMaxDepth && Json::accept(payload)) {
+        Json ev = Json::parse(payload);
+        if (ev.is_object()) {
+          sym.event(ev);
+          rewritten = dump(ev, -1);  // one line: an envelope payload without length ends at LF
+          changed = true;
+        } else {
+          ++stats.events_unreadable;
+        }
+      } else {
+        ++stats.events_unreadable;
+      }
+    }
+    if (changed && len != h.end() && !len->is_null()) {
+      h["length"] = rewritten.size();
+      out += dump(h, -1);
+    } else {
+      out.append(ih);
+    }
+    if (header_lf) out.push_back('\n');
+    if (changed) out += rewritten;
+    else out.append(payload);
+    if (payload_lf) out.push_back('\n');
+  }
+  return {};
+}
+
+}  // namespace
+
+bool looks_like_sentry_json(std::string_view input) noexcept {
+  for (char c : input) {
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') continue;
+    return c == '{';
+  }
+  return false;
+}
+
+void symbolicate_sentry_event(nlohmann::ordered_json& event, SentryModuleProvider& provider,
+                              const SentryOptions& options, SentryStats& stats) {
+  try {
+    EventSymbolicator(provider, options, stats).event(event);
+  } catch (const std::exception&) {  // only bad_alloc can get here: every access is type-checked
+    ++stats.events_unreadable;
+  }
+}
+
+Status symbolicate_sentry_text(std::string_view input, std::string& output, SentryModuleProvider& provider,
+                               const SentryOptions& options, SentryStats& stats) {
+  if (input.size() > options.max_input_bytes)
+    return {Errc::kTooLarge, format("Sentry input of %zu bytes (the limit is %zu)", input.size(), options.max_input_bytes)};
+  if (!looks_like_sentry_json(input))
+    return {Errc::kMalformed, "line 1: a Sentry event or envelope starts with '{'"};
+  const std::size_t depth = json_depth(input);
+  if (depth > kMaxDepth)
+    return {Errc::kTooLarge, format("JSON nested %zu levels deep (the limit is %zu)", depth, kMaxDepth)};
+  EventSymbolicator sym(provider, options, stats);
+  std::string out;
+  try {
+    if (Json::accept(input)) {
+      Json ev = Json::parse(input);
+      sym.event(ev);
+      out = dump(ev, options.indent);
+      out.push_back('\n');
+    } else if (Status s = envelope(input, out, sym, stats); !s) {
+      return s;
+    }
+  } catch (const std::exception& e) {  // allocation failure; nlohmann errors are ruled out above
+    return {Errc::kTooLarge, std::string("Sentry input: ") + e.what()};
+  }
+  output = std::move(out);
+  return {};
+}
+
+void SentryCacheSetProvider::add(Cache cache) {
+  Entry e;
+  e.cache = std::make_unique<Cache>(std::move(cache));
+  const auto* root = static_cast<const fb::Cache*>(e.cache->root());
+  if (const fb::Identity* id = root ? root->identity() : nullptr) {
+    if (id->debug_id()) e.debug_id = lower(id->debug_id()->string_view());
+    if (id->pdb_key()) {
+      const std::string_view k = id->pdb_key()->string_view();
+      e.pdb_name = lower(k.substr(0, k.find('/')));
+    }
+  }
+  caches_.push_back(std::move(e));
+}
+
+const Cache* SentryCacheSetProvider::find(const SentryImage& image, std::string& why_not) {
+  const std::string want = lower(image.debug_id);
+  const std::string name = lower(last_component(image.debug_file));
+  std::string other;
+  for (const Entry& e : caches_) {
+    if (!want.empty() && e.debug_id == want) return e.cache.get();
+    if (!name.empty() && e.pdb_name == name && other.empty()) other = e.debug_id;
+  }
+  if (!other.empty())
+    why_not = "PDB id mismatch: " + std::string(last_component(image.debug_file)) + " has debug id " + other +
+              ", the event wants " + image.debug_id;
+  else
+    why_not = "no cache for " + (name.empty() ? std::string("an image") : std::string(last_component(image.debug_file))) +
+              " (debug id " + (image.debug_id.empty() ? std::string("missing") : image.debug_id) + ")";
+  return nullptr;
+}
+
+std::string SentryStats::summary() const {
+  std::string s = format("sentry: %llu frames in %llu events: %llu resolved (%llu with source context, %llu with a URL)",
+                         static_cast<unsigned long long>(frames), static_cast<unsigned long long>(events),
+                         static_cast<unsigned long long>(resolved), static_cast<unsigned long long>(with_context),
+                         static_cast<unsigned long long>(with_url));
+  const std::pair<const char*, std::uint64_t> reasons[] = {
+      {"module not found", module_not_found}, {"no line at that offset", no_line},
+      {"without function_id", no_function_id}, {"with a line already", already},
+      {"without a pe_dotnet image", no_image}, {"with unreadable fields", bad_field},
+      {"with absurd values", absurd_value}, {"not objects", not_an_object},
+      {"past the frame limit", over_limit}};
+  if (left() != 0) {
+    s += format("; %llu left:", static_cast<unsigned long long>(left()));
+    bool first = true;
+    for (const auto& [what, n] : reasons) {
+      if (n == 0) continue;
+      s += format("%s %llu %s", first ? "" : ",", static_cast<unsigned long long>(n), what);
+      first = false;
+    }
+  }
+  if (events_unreadable != 0)
+    s += format("; %llu event items not JSON objects (copied unchanged)", static_cast<unsigned long long>(events_unreadable));
+  s.push_back('\n');
+  for (const auto& [why, n] : why_not)
+    s += format("sentry:   %s (%llu frames)\n", escape_text(why).c_str(), static_cast<unsigned long long>(n));
+  return s;
+}
+
+}  // namespace ilmap

@@ -1,0 +1,130 @@
+// SentryEvent.h - symbolicate Sentry events (and envelopes) of .NET programs with ilmap caches.
+//
+// Sentry RFC 0013 ("Portable PDB symbolication") and the Sentry .NET SDK: a frame of a .NET
+// exception carries `function_id` (the MethodDef row of MemberInfo.MetadataToken; the SDK sends
+// the row, token & 0xFFFFFF), `instruction_addr` (StackFrame.GetILOffset()) and
+// `addr_mode: "rel:N"`, an index into `debug_meta.images[]`, whose entry (`type: "pe_dotnet"`)
+// names the module's PDB by `debug_id` ("<guid>-<stamp hex>"), `debug_file`, `code_id` and
+// `code_file`. Resolving a frame writes what the runtime would have reported with the PDB
+// deployed, the way Sentry's own symbolicator does: `abs_path` (the document path), `filename`
+// (its last path component), `lineno`, `colno`; plus `source_link` (the SourceLink URL) and
+// `pre_context`/`context_line`/`post_context` from the sources embedded in the cache (caches
+// compiled with --embed-sources).
+//
+// Frames are searched in `exception.values[].stacktrace`, `threads.values[].stacktrace` (both
+// also in the bare-array form) and the top-level `stacktrace`. Nothing about the event is
+// trusted: a frame that cannot be used (wrong types, absurd values, unknown image, no cache,
+// no sequence point) is left exactly as it was and counted by reason in SentryStats; the rest
+// of the event is copied unchanged (key order kept: ordered_json).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ilmap/cache.h"
+#include "ilmap/status.h"
+
+namespace ilmap {
+
+// One `debug_meta.images[]` entry, its strings as the event has them (empty when absent or
+// not a string).
+struct SentryImage {
+  std::size_t index = 0;  // position in debug_meta.images
+  std::string type, debug_id, debug_file, code_id, code_file, debug_checksum;
+};
+
+// Finds the cache of an image. Asked at most once per image and event. Returns nullptr and a
+// reason ("no cache for debug id ..."; "PDB id mismatch ...") when there is none; the Cache
+// must outlive the symbolication call.
+class SentryModuleProvider {
+ public:
+  virtual ~SentryModuleProvider() = default;
+  virtual const Cache* find(const SentryImage& image, std::string& why_not) = 0;
+};
+
+// A provider over caches held in memory, matched by the debug id their identity records
+// (case-insensitive); for tests and for callers that already know their caches.
+class SentryCacheSetProvider : public SentryModuleProvider {
+ public:
+  void add(Cache cache);
+  std::size_t size() const { return caches_.size(); }
+  const Cache* find(const SentryImage& image, std::string& why_not) override;
+
+ private:
+  struct Entry {
+    std::unique_ptr<Cache> cache;
+    std::string debug_id;   // lower case
+    std::string pdb_name;   // file name of the PDB (lower case), from the PDB key
+  };
+  std::vector<Entry> caches_;
+};
+
+struct SentryOptions {
+  bool source_context = true;             // pre_context/context_line/post_context when embedded
+  std::uint32_t context_lines = 5;        // lines before and after (Sentry's default)
+  std::size_t max_context_line = 1000;    // longer source lines are cut to this many bytes
+  std::uint64_t max_source_bytes = std::uint64_t{64} << 20;  // one embedded source, inflated
+  bool overwrite = false;                 // also resolve frames that already have a lineno
+  std::size_t max_frames = 1'000'000;     // per event; frames past it are counted, not read
+  int indent = -1;                        // output JSON indentation (-1: one line)
+  // symbolicate_sentry_text reads its input whole, and an event's JSON tree takes about 20
+  // times its text (measured: an event of 200,000 frames, 46 MB, used 1 GB resident).
+  std::size_t max_input_bytes = std::size_t{100} << 20;
+};
+
+// Why frames were left as they were, and what was done (summed over calls).
+struct SentryStats {
+  std::uint64_t events = 0;            // events read (envelope items of type "event" included)
+  std::uint64_t events_unreadable = 0; // envelope event items that are not a JSON object
+  std::uint64_t frames = 0;            // frames seen
+  std::uint64_t resolved = 0;          // frames given file and line
+  std::uint64_t with_context = 0;      // of those, with source context
+  std::uint64_t with_url = 0;          // of those, with a SourceLink URL
+  // Left as they were:
+  std::uint64_t not_an_object = 0;     // a frame that is not a JSON object
+  std::uint64_t already = 0;           // had a lineno already (without overwrite)
+  std::uint64_t no_function_id = 0;    // no function_id: not a managed frame the SDK could name
+  std::uint64_t bad_field = 0;         // function_id/instruction_addr/addr_mode unreadable
+  std::uint64_t absurd_value = 0;      // not a MethodDef token, IL offset >= 2^31, bad rel index
+  std::uint64_t no_image = 0;          // no addr_mode, or an image that is not pe_dotnet
+  std::uint64_t module_not_found = 0;  // the provider had no cache for the image
+  std::uint64_t no_line = 0;           // the cache has no visible sequence point there
+  std::uint64_t over_limit = 0;        // past max_frames
+  std::map<std::string, std::uint64_t> why_not;  // provider reasons -> frames (at most 32 kept)
+
+  std::uint64_t left() const {
+    return not_an_object + already + no_function_id + bad_field + absurd_value + no_image +
+           module_not_found + no_line + over_limit;
+  }
+  // "sentry: 12 frames in 2 events: 10 resolved (10 with source context); 2 left: 2 module not
+  // found" and one line per provider reason (escaped with escape_text: it quotes the event).
+  std::string summary() const;
+};
+
+// Resolves the frames of one event object in place. Never throws; a non-object `event` is
+// left alone (counted in events_unreadable).
+void symbolicate_sentry_event(nlohmann::ordered_json& event, SentryModuleProvider& provider,
+                              const SentryOptions& options, SentryStats& stats);
+
+// The whole input text: one event JSON object, or a Sentry envelope (a header line, then items:
+// an item header line and its payload, `length` bytes when the header gives a length, else one
+// line). Only `event` items are rewritten (their `length` updated); every other byte of an
+// envelope is copied unchanged. Errors (nothing is written to `output` then): kMalformed when
+// the text is neither (naming the line), kTruncated when an item's length runs past the end,
+// kTooLarge for JSON nested deeper than 512 levels or input over max_input_bytes.
+Status symbolicate_sentry_text(std::string_view input, std::string& output,
+                               SentryModuleProvider& provider, const SentryOptions& options,
+                               SentryStats& stats);
+
+// True when the first byte that is not white space is '{': the input is for the Sentry mode
+// (trace text never starts so).
+bool looks_like_sentry_json(std::string_view input) noexcept;
+
+}  // namespace ilmap

@@ -1,0 +1,56 @@
+// SymbolPathOption.cpp - see SymbolPathOption.h.
+#include "SymbolPathOption.h"
+
+#include "FileBytes.h"
+#include "ModuleIdentity.h"
+#include "PeFile.h"
+#include "SymbolPath.h"
+
+namespace ilmap::cli {
+
+CLI::Option* add_symbol_path_option(CLI::App* cmd, std::string& spec, const std::string& what) {
+  return cmd->add_option(
+      "--symbol-path", spec,
+      "Symbol path searched for " + what +
+          ": srv*CACHE*https://server;srv*https://other (after a cache*DIR entry);DIR (a local "
+          "store), as 'ilmap fetch' reads it (README \"Fetching from symbol servers\"); local "
+          "stores and download caches are read before a server is asked. What is found is "
+          "verified (exit 3 when only wrong files are offered, 2 on server failure); downloads "
+          "are kept in CACHE");
+}
+
+Result<symbols::Resolved> resolve_with_symbol_path(const std::string& spec, const std::string& input, bool want_cache) {
+  auto entries = symbols::parse_symbol_path(spec);
+  if (!entries) return entries.error();
+  symbols::ResolveOptions ro;
+  ro.want_cache = want_cache;
+  auto resolver = symbols::ModuleResolver::create(std::move(*entries), ro);
+  if (!resolver) return resolver.error();
+  auto file = FileBytes::open(input);
+  if (!file) return file.error();
+  auto ident = symbols::identify_file(input, file->bytes());
+  if (!ident) return Error{ident.error().code, input + ": " + ident.error().message};
+  std::optional<symbols::ModuleIdentity> want;
+  if (ident->kind == symbols::ModuleKind::kPortablePdb) {
+    want = *ident;
+  } else if (ident->kind == symbols::ModuleKind::kPe) {
+    PeOptions po;
+    po.embedded_pdb_errors_fatal = false;
+    auto pe = PeFile::parse(file->bytes(), po);
+    if (!pe) return Error{pe.error().code, input + ": " + pe.error().message};
+    for (const auto& w : symbols::pdbs_wanted_by(pe->info()))
+      if (w.kind == symbols::ModuleKind::kPortablePdb) {
+        want = w;
+        break;
+      }
+    if (!want) return Error{Errc::kNotFound, input + ": the PE names no Portable PDB (no Portable CodeView entry)"};
+  }
+  if (!want) return Error{Errc::kUsage, input + ": not a PE or Portable PDB (--symbol-path finds what those name)"};
+  auto r = resolver->resolve(*want);
+  if (!r) return Error{r.error().code, input + ": " + r.error().message};
+  if (want_cache && !r->is_cache)
+    return Error{Errc::kNotFound, input + ": the symbol path has the PDB (" + r->path + ") but no ilmap cache of it; compile it (ilmap compile, or ilmap store add)"};
+  return r;
+}
+
+}  // namespace ilmap::cli

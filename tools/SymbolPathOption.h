@@ -1,0 +1,26 @@
+// SymbolPathOption.h - the `--symbol-path SPEC` option that lookup, compile (and symbolicate)
+// share: one help text, one way to turn an input into what the symbol path holds for it.
+// The work is symbols/ModuleResolver's (fetch uses it directly, with its HTTP knobs); here
+// the defaults apply (README "Fetching from symbol servers").
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+#include "ModuleResolver.h"
+#include "ilmap/status.h"
+
+namespace ilmap::cli {
+
+// Adds `--symbol-path SPEC` to `cmd`; `what` completes "Symbol path searched for ..." (what
+// the command looks for, e.g. "the cache of a PE or PDB given as CACHE").
+CLI::Option* add_symbol_path_option(CLI::App* cmd, std::string& spec, const std::string& what);
+
+// What the symbol path `spec` holds for the PE or Portable PDB at `input`: with `want_cache`
+// the ilmap cache of its (first Portable) PDB, else that PDB itself. Everything returned was
+// verified (ModuleResolver.h). kUsage for a bad SPEC; kNotFound when no source has it (or,
+// wanting a cache, a source has only the PDB: the message says to compile it); kMismatch
+// when only wrong files were offered; kIo on server failure.
+Result<symbols::Resolved> resolve_with_symbol_path(const std::string& spec, const std::string& input, bool want_cache);
+
+}  // namespace ilmap::cli
