@@ -24,3 +24,13 @@ echo "== lookup $token +$il  ($method; the runtime said $file:$line:$column)"
 "$ilmap" lookup "$cache" "$token" "$il"
 echo "== the method, as the runtime prints it (names stored because the DLL beside the PDB names it)"
 "$ilmap" dump --methods "$cache" | grep "^$token"
+# A whole trace, as a crash reporter holds it: recorded from the .NET runtime with the PDB absent
+# and ShowILOffsets on (corpus/traces/record.sh). symbolicate finds the module in the search path,
+# compiles its cache once (here into build/demo/symbol-cache) and writes the trace back with lines;
+# the frames of the recording program itself (Ilmap.Trace.exe, not searched) stay as they were.
+trace=corpus/traces/cs-frames.il-offsets.txt
+echo "== a real trace, as recorded (first scenario)"
+sed -n '1,/^== generic/p' "$trace" | sed '$d'
+echo "== ilmap symbolicate --search corpus/out/cs-frames $trace"
+"$ilmap" symbolicate --search corpus/out/cs-frames --cache-dir build/demo/symbol-cache "$trace" >build/demo/trace.txt
+sed -n '1,/^== generic/p' build/demo/trace.txt | sed '$d'

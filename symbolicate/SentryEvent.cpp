@@ -490,6 +490,19 @@ const Cache* SentryCacheSetProvider::find(const SentryImage& image, std::string&
   return nullptr;
 }
 
+void SentryStats::add(const SentryStats& o) {
+  events += o.events, events_unreadable += o.events_unreadable, frames += o.frames;
+  resolved += o.resolved, with_context += o.with_context, with_url += o.with_url;
+  not_an_object += o.not_an_object, already += o.already, no_function_id += o.no_function_id;
+  bad_field += o.bad_field, absurd_value += o.absurd_value, no_image += o.no_image;
+  module_not_found += o.module_not_found, no_line += o.no_line, over_limit += o.over_limit;
+  for (const auto& [why, n] : o.why_not)
+    if (auto it = why_not.find(why); it != why_not.end())
+      it->second += n;
+    else if (why_not.size() < kMaxWhyNot)
+      why_not.emplace(why, n);
+}
+
 std::string SentryStats::summary() const {
   std::string s = format("sentry: %llu frames in %llu events: %llu resolved (%llu with source context, %llu with a URL)",
                          static_cast<unsigned long long>(frames), static_cast<unsigned long long>(events),

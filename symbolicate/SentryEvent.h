@@ -99,6 +99,8 @@ struct SentryStats {
   std::uint64_t over_limit = 0;        // past max_frames
   std::map<std::string, std::uint64_t> why_not;  // provider reasons -> frames (at most 32 kept)
 
+  // Adds another run's counts (the reasons map keeps its bound).
+  void add(const SentryStats& other);
   std::uint64_t left() const {
     return not_an_object + already + no_function_id + bad_field + absurd_value + no_image +
            module_not_found + no_line + over_limit;

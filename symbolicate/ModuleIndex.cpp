@@ -1,0 +1,628 @@
+// ModuleIndex.cpp - the search set, its lazily read ids, and compiling caches on demand (see
+// ModuleIndex.h).
+#include "ModuleIndex.h"
+
+#include <xxhash.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+
+#include "AtomicFile.h"
+#include "CacheBuilder.h"
+#include "DebugInput.h"
+#include "FileBytes.h"
+#include "Identity.h"
+#include "ModuleIdentity.h"
+#include "ModuleResolver.h"
+#include "NamesSection.h"
+#include "PeFile.h"
+#include "PortablePdb.h"
+#include "StoreIngest.h"
+#include "ilmap_generated.h"
+
+namespace ilmap::symbolicate {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::size_t kMaxFiles = 200000;  // files listed over all search paths
+constexpr int kMaxDepth = 12;              // directory levels below a search root
+// Memoized answers: beyond this many, new ones are not kept (a log naming millions of distinct
+// unknown modules must not grow memory); they are recomputed, O(files) each.
+constexpr std::size_t kMaxAnswers = 65536;
+
+enum class Kind : std::uint8_t { kPe, kPdb, kCache };
+
+struct CodeView {
+  Guid guid{};
+  std::uint32_t age = 0, stamp = 0;
+  bool portable = false;
+  std::string path;
+};
+
+struct Entry {
+  std::string path;
+  std::string lname;  // lower-cased file name
+  Kind kind = Kind::kPe;
+  bool loaded = false, bad = false;
+  std::string error;
+  // PE
+  Guid mvid{};
+  std::vector<CodeView> codeview;
+  bool embedded_pdb = false;
+  // PDB, cache
+  std::optional<std::array<std::uint8_t, 20>> pdb_id;
+  // cache
+  const Cache* cache = nullptr;
+  std::string pe_name;
+};
+
+std::string lower(std::string_view s) {
+  std::string r(s);
+  for (char& c : r)
+    if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
+  return r;
+}
+
+std::string stem_of(std::string_view lname) {
+  const std::size_t dot = lname.rfind('.');
+  return std::string(dot == std::string_view::npos ? lname : lname.substr(0, dot));
+}
+
+std::optional<Kind> kind_of(std::string_view lname) {
+  auto ends = [&](std::string_view e) { return lname.size() > e.size() && lname.substr(lname.size() - e.size()) == e; };
+  if (ends(".dll") || ends(".exe")) return Kind::kPe;
+  if (ends(".pdb")) return Kind::kPdb;
+  if (ends(".ilmap")) return Kind::kCache;
+  return std::nullopt;
+}
+
+std::array<std::uint8_t, 20> make_pdb_id(const Guid& g, std::uint32_t stamp) {
+  std::array<std::uint8_t, 20> id{};
+  std::copy(g.begin(), g.end(), id.begin());
+  for (int i = 0; i < 4; ++i) id[16 + i] = std::uint8_t(stamp >> (8 * i));
+  return id;
+}
+
+}  // namespace
+
+const char* miss_name(Miss m) noexcept {
+  switch (m) {
+    case Miss::kNone: return "resolved";
+    case Miss::kModuleNotFound: return "module not found";
+    case Miss::kPdbMismatch: return "PDB id mismatch";
+    case Miss::kNoPdb: return "no PDB for the module";
+    case Miss::kBadFile: return "unreadable debug file";
+  }
+  return "?";
+}
+
+std::string default_cache_dir() {
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/ilmap";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/ilmap";
+  return {};
+}
+
+struct ModuleIndex::Impl {
+  ModuleIndexOptions opt;
+  std::vector<Entry> entries;
+  std::vector<std::unique_ptr<Cache>> caches;
+  std::unordered_map<std::string, ModuleAnswer> answers;
+  ModuleAnswer scratch;  // the last answer not memoized
+
+  const ModuleAnswer& remember(std::string key, ModuleAnswer a) {
+    if (answers.size() >= kMaxAnswers) {
+      scratch = std::move(a);
+      return scratch;
+    }
+    return answers.emplace(std::move(key), std::move(a)).first->second;
+  }
+  std::unordered_map<std::string, ModuleAnswer> pe_answers;  // by PE path
+  std::optional<std::vector<const Cache*>> with_names;
+  std::optional<symbols::ModuleResolver> resolver;
+  ModuleIndexStats stats;
+
+  void note(const std::string& s) const {
+    if (opt.note) opt.note(s);
+  }
+
+  Status list(const std::string& root) {
+    std::error_code ec;
+    const fs::file_status st = fs::status(root, ec);
+    if (ec || !fs::exists(st)) return {Errc::kNotFound, "--search " + root + ": no such file or directory"};
+    if (fs::is_regular_file(st)) {
+      add_file(root);
+      return {};
+    }
+    if (!fs::is_directory(st)) return {Errc::kUsage, "--search " + root + ": not a file or directory"};
+    fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end;
+    for (; !ec && it != end; it.increment(ec)) {
+      if (it.depth() > kMaxDepth) {
+        it.disable_recursion_pending();
+        continue;
+      }
+      const std::string name = it->path().filename().string();
+      if (!name.empty() && name[0] == '.') {  // .ilmap-404, .ilmap-store.lock, temporaries
+        if (it->is_directory(ec)) it.disable_recursion_pending();
+        continue;
+      }
+      if (it->is_regular_file(ec)) add_file(it->path().string());
+      if (entries.size() >= kMaxFiles) break;
+    }
+    return {};
+  }
+
+  void add_file(const std::string& path) {
+    std::string lname = lower(fs::path(path).filename().string());
+    const auto k = kind_of(lname);
+    if (!k) return;
+    Entry e;
+    e.path = path;
+    e.lname = std::move(lname);
+    e.kind = *k;
+    entries.push_back(std::move(e));
+  }
+
+  const Cache* keep(Cache c) {
+    caches.push_back(std::make_unique<Cache>(std::move(c)));
+    return caches.back().get();
+  }
+
+  void load(Entry& e) {
+    if (e.loaded) return;
+    e.loaded = true;
+    auto fail = [&](const std::string& why) {
+      e.bad = true;
+      e.error = e.path + ": " + why;
+    };
+    if (e.kind == Kind::kCache) {
+      auto c = Cache::open(e.path);
+      if (!c) return fail(c.error().message);
+      const auto* root = static_cast<const fb::Cache*>(c->root());
+      const fb::Identity* id = root->identity();
+      if (id && id->pdb_id() && id->pdb_id()->size() == 20) {
+        std::array<std::uint8_t, 20> a{};
+        std::copy(id->pdb_id()->begin(), id->pdb_id()->end(), a.begin());
+        e.pdb_id = a;
+      }
+      if (id && id->pe_name()) e.pe_name = lower(id->pe_name()->str());
+      if (auto m = c->mvid()) e.mvid = *m;
+      e.cache = keep(std::move(*c));
+      return;
+    }
+    auto file = FileBytes::open(e.path);
+    if (!file) return fail(file.error().message);
+    if (e.kind == Kind::kPdb) {
+      auto pdb = PortablePdb::parse(file->bytes());
+      if (!pdb || !pdb->has_pdb_stream()) return fail(pdb ? "no #Pdb stream" : pdb.error().message);
+      e.pdb_id = pdb->id().bytes;
+      return;
+    }
+    PeOptions po;
+    po.embedded_pdb_errors_fatal = false;
+    auto pe = PeFile::parse(file->bytes(), po);
+    if (!pe) return fail(pe.error().message);
+    e.mvid = pe->info().mvid;
+    e.embedded_pdb = pe->info().embedded_pdb.has_value();
+    for (const CodeViewEntry& cv : pe->info().codeview)
+      e.codeview.push_back({cv.guid, cv.age, cv.stamp, cv.portable(), cv.path});
+  }
+
+  void load_all() {
+    for (Entry& e : entries) load(e);
+  }
+
+  // The cache-directory path of the cache of a PDB named `pdb_name` with id GUID `guid`.
+  std::string cache_path(std::string_view pdb_name, const Guid& guid) const {
+    if (opt.cache_dir.empty()) return {};  // no cache directory: caches live in memory
+    const std::string key = symbols::cache_key_for(ssqp_portable_pdb_key(pdb_name, guid));
+    return opt.cache_dir + "/" + key;
+  }
+
+  // A ready cache recording `id` (with names when `need_names`): the cache directory's, else a
+  // .ilmap of the search set.
+  const Cache* ready_cache(const std::string& path, const std::array<std::uint8_t, 20>& id, bool need_names) {
+    std::error_code ec;
+    if (!path.empty() && fs::is_regular_file(path, ec)) {
+      if (symbols::check_cache(path, id)) {
+        auto c = Cache::open(path);
+        if (c && (!need_names || c->has_method_names())) {
+          ++stats.reused;
+          note("reused " + path);
+          return keep(std::move(*c));
+        }
+      } else {
+        note(path + ": not reused (does not verify or records another PDB id)");
+      }
+    }
+    for (Entry& e : entries) {
+      if (e.kind != Kind::kCache) continue;
+      load(e);
+      if (e.cache && e.pdb_id == id && (!need_names || e.cache->has_method_names())) {
+        ++stats.reused;
+        return e.cache;
+      }
+    }
+    return nullptr;
+  }
+
+  // Compiles `in` (names from `pe_bytes` when given) into `path` and opens it.
+  ModuleAnswer compile(const DebugInput& in, std::span<const std::uint8_t> pe_bytes, const std::string& path) {
+    ModuleAnswer a;
+    std::optional<NamesSection> names;
+    if (!pe_bytes.empty()) {
+      auto n = build_names_section_from_pe(pe_bytes);
+      if (n) names = std::move(*n);
+      else note(in.path + ": method names not stored: " + n.error().message);
+    }
+    CacheSource src;
+    src.pdb = &*in.pdb;
+    src.source_name = fs::path(in.path).filename().string();
+    src.source_size = in.file.bytes().size();
+    src.source_xxh3 = XXH3_64bits(in.file.bytes().data(), in.file.bytes().size());
+    const PdbId id = in.pdb->id();
+    std::string pdb_name = in.pdb_path;
+    if (pdb_name.empty() && in.pe)
+      if (const CodeViewEntry* cv = in.matched_codeview()) pdb_name = cv->path;
+    if (pdb_name.empty()) pdb_name = fs::path(in.path).replace_extension(".pdb").string();
+    src.pdb_key = ssqp_portable_pdb_key(pdb_name, id.guid());
+    src.debug_id = portable_debug_id(id.guid(), id.stamp());
+    if (in.pe) {
+      CachePeIdentity pe;
+      pe.name = fs::path(in.path).filename().string();
+      pe.timestamp = in.pe->timestamp;
+      pe.size_of_image = in.pe->size_of_image;
+      pe.pe_key = ssqp_pe_key(in.path, in.pe->timestamp, in.pe->size_of_image);
+      pe.code_id = pe_code_id(in.pe->timestamp, in.pe->size_of_image);
+      if (in.pe->mvid != Guid{}) pe.mvid = in.pe->mvid;
+      for (const CodeViewEntry& cv : in.pe->codeview)
+        pe.codeview.push_back({cv.guid, cv.age, cv.stamp, cv.path, cv.portable()});
+      for (const PdbChecksum& c : in.pe->checksums) pe.pdb_checksums.push_back(c.algorithm + ":" + hex_lower(c.hash));
+      src.pe = std::move(pe);
+    }
+    if (names) src.names = &*names;
+    CacheBuildOptions bo;
+    bo.zstd_level = 3;
+    auto bytes = build_cache(src, bo);
+    if (!bytes) return {nullptr, Miss::kBadFile, in.path + ": " + bytes.error().message};
+    std::error_code ec;
+    if (!path.empty()) fs::create_directories(fs::path(path).parent_path(), ec);
+    Status s = path.empty() ? Status{} : write_file_atomically(path, bytes->span(), false);
+    if (path.empty() || !s) {
+      // An unwritable cache directory: answer from memory.
+      if (!path.empty()) note("cannot write " + path + ": " + s.error().message);
+      auto c = Cache::from_bytes(bytes->span());
+      if (!c) return {nullptr, Miss::kBadFile, c.error().message};
+      a.cache = keep(std::move(*c));
+    } else {
+      auto c = Cache::open(path);
+      if (!c) return {nullptr, Miss::kBadFile, path + ": " + c.error().message};
+      a.cache = keep(std::move(*c));
+    }
+    ++stats.compiled;
+    note("compiled " + in.path + " -> " + path);
+    a.miss = Miss::kNone;
+    return a;
+  }
+
+  // A PDB of the search set (or of the symbol path) named like `cv` whose id is `id`; sets
+  // `mismatch` when one of that name has another id.
+  // A cache the symbol path had where no PDB was beside it (set by find_pdb).
+  std::string resolved_cache;
+
+  std::string find_pdb(const CodeView& cv, const std::array<std::uint8_t, 20>& id, bool& mismatch) {
+    resolved_cache.clear();
+    const std::string want = symstore_file_name(cv.path);
+    for (Entry& e : entries) {
+      if (e.kind != Kind::kPdb || e.lname != want) continue;
+      load(e);
+      if (e.pdb_id == id) return e.path;
+      if (e.pdb_id) mismatch = true;
+    }
+    if (resolver) {
+      symbols::ModuleIdentity mi;
+      mi.kind = symbols::ModuleKind::kPortablePdb;
+      mi.file_name = want;
+      mi.key = ssqp_portable_pdb_key(want, cv.guid);
+      mi.pdb_id = id;
+      auto r = resolver->resolve(mi);
+      if (r && !r->is_cache) return r->path;
+      if (r && r->is_cache) {  // a store holds the PDB beside its cache: compile with names from it
+        std::error_code ec;
+        const fs::path pdb = fs::path(r->path).parent_path() / want;
+        if (fs::is_regular_file(pdb, ec)) return pdb.string();
+        resolved_cache = r->path;
+      }
+      if (!r && r.error().code == Errc::kMismatch) mismatch = true;
+      if (!r) note(want + " via --symbol-path: " + r.error().message);
+    }
+    return {};
+  }
+
+  ModuleAnswer answer_pe_uncached(Entry& e) {
+    load(e);
+    if (e.bad) return {nullptr, Miss::kBadFile, e.error};
+    const CodeView* cv = nullptr;
+    for (const CodeView& c : e.codeview)
+      if (c.portable) {
+        cv = &c;
+        break;
+      }
+    if (!cv && !e.embedded_pdb) return {nullptr, Miss::kNoPdb, e.path + ": the PE names no Portable PDB"};
+    auto file = FileBytes::open(e.path);
+    if (!file) return {nullptr, Miss::kBadFile, file.error().message};
+    std::string path;
+    std::array<std::uint8_t, 20> id{};
+    if (cv) {
+      id = make_pdb_id(cv->guid, cv->stamp);
+      path = cache_path(cv->path, cv->guid);
+      if (const Cache* c = ready_cache(path, id, true)) return {c, Miss::kNone, {}};
+    }
+    DebugInputOptions io;
+    auto in = open_debug_input(e.path, io);
+    if (!in && cv && (in.error().code == Errc::kNotFound || in.error().code == Errc::kMismatch)) {
+      bool mismatch = in.error().code == Errc::kMismatch;
+      const std::string other = find_pdb(*cv, id, mismatch);
+      if (!other.empty()) {
+        io.pdb = other;
+        in = open_debug_input(e.path, io);
+      } else if (!resolved_cache.empty()) {  // verified by the resolver (id and checksums)
+        auto c = Cache::open(resolved_cache);
+        if (c) {
+          ++stats.reused;
+          note("from the symbol path: " + resolved_cache);
+          return {keep(std::move(*c)), Miss::kNone, {}};
+        }
+      } else if (mismatch) {
+        return {nullptr, Miss::kPdbMismatch, e.path + ": " + in.error().message};
+      }
+    }
+    if (!in) {
+      const Miss m = in.error().code == Errc::kMismatch ? Miss::kPdbMismatch
+                     : in.error().code == Errc::kNotFound ? Miss::kNoPdb
+                                                          : Miss::kBadFile;
+      return {nullptr, m, e.path + ": " + in.error().message};
+    }
+    const DebugInput& d = **in;
+    if (!d.pdb) return {nullptr, Miss::kNoPdb, e.path + ": no Portable PDB"};
+    if (path.empty()) {
+      const PdbId pid = d.pdb->id();
+      path = cache_path(fs::path(e.path).replace_extension(".pdb").string(), pid.guid());
+      if (const Cache* c = ready_cache(path, pid.bytes, true)) return {c, Miss::kNone, {}};
+    }
+    return compile(d, file->bytes(), path);
+  }
+
+  const ModuleAnswer& answer_pe(Entry& e) {
+    auto it = pe_answers.find(e.path);
+    if (it != pe_answers.end()) return it->second;
+    return pe_answers.emplace(e.path, answer_pe_uncached(e)).first->second;
+  }
+
+  // A standalone PDB with id `id` (no PE known): compiled without method names.
+  ModuleAnswer answer_pdb(Entry& e) {
+    load(e);
+    if (e.bad || !e.pdb_id) return {nullptr, Miss::kBadFile, e.error};
+    Guid g{};
+    std::copy(e.pdb_id->begin(), e.pdb_id->begin() + 16, g.begin());
+    const std::string path = cache_path(e.lname, g);
+    if (const Cache* c = ready_cache(path, *e.pdb_id, false)) return {c, Miss::kNone, {}};
+    auto in = open_debug_input(e.path);
+    if (!in) return {nullptr, Miss::kBadFile, in.error().message};
+    return compile(**in, {}, path);
+  }
+
+  // The best answer among candidates: the first success, else the most telling miss.
+  static void prefer(ModuleAnswer& best, const ModuleAnswer& a) {
+    if (best.miss == Miss::kNone) return;
+    if (a.miss == Miss::kNone || best.miss == Miss::kModuleNotFound ||
+        (a.miss == Miss::kPdbMismatch && best.miss != Miss::kPdbMismatch))
+      best = a;
+  }
+
+  // Entries named `hint` (stem, case-insensitive) first.
+  std::vector<Entry*> ordered(std::string_view hint) {
+    std::vector<Entry*> v;
+    const std::string h = lower(hint);
+    for (Entry& e : entries)
+      if (!h.empty() && stem_of(e.lname) == h) v.push_back(&e);
+    for (Entry& e : entries)
+      if (h.empty() || stem_of(e.lname) != h) v.push_back(&e);
+    return v;
+  }
+
+  ModuleAnswer find_by_id(const Guid& guid, std::optional<std::uint32_t> stamp, std::optional<std::uint32_t> age,
+                          std::string_view hint) {
+    ModuleAnswer best;
+    best.detail = "no PE, PDB or cache of the search set has PDB id " + guid_to_text(guid);
+    for (Entry* e : ordered(hint)) {
+      load(*e);
+      if (e->bad) continue;
+      if (e->kind == Kind::kPe) {
+        for (const CodeView& cv : e->codeview)
+          if (cv.guid == guid && (!stamp || (cv.portable && cv.stamp == *stamp)) &&
+              (!age || cv.portable || cv.age == *age)) {
+            prefer(best, answer_pe(*e));
+            if (best.miss == Miss::kNone) return best;
+          }
+      } else if (e->pdb_id && std::equal(guid.begin(), guid.end(), e->pdb_id->begin()) &&
+                 (!stamp || make_pdb_id(guid, *stamp) == *e->pdb_id)) {
+        if (e->kind == Kind::kCache) return {e->cache, Miss::kNone, {}};
+        prefer(best, answer_pdb(*e));
+        if (best.miss == Miss::kNone) return best;
+      }
+    }
+    if (best.miss == Miss::kModuleNotFound && resolver && !hint.empty()) prefer(best, from_symbol_path(guid, stamp, hint));
+    return best;
+  }
+
+  // The PDB `hint`(.pdb) with id GUID `guid` from the symbol path (no PE known: the trace names
+  // the PDB's id itself). The resolver verifies what it returns against the key's GUID (and the
+  // full id when the stamp is known).
+  ModuleAnswer from_symbol_path(const Guid& guid, std::optional<std::uint32_t> stamp, std::string_view hint) {
+    std::string name = lower(hint);
+    if (name.size() < 4 || name.substr(name.size() - 4) != ".pdb") {
+      if (kind_of(name)) name = stem_of(name);
+      name += ".pdb";
+    }
+    symbols::ModuleIdentity mi;
+    mi.kind = symbols::ModuleKind::kPortablePdb;
+    mi.file_name = name;
+    mi.key = ssqp_portable_pdb_key(name, guid);
+    if (stamp) mi.pdb_id = make_pdb_id(guid, *stamp);
+    auto r = resolver->resolve(mi);
+    if (!r) {
+      const Miss m = r.error().code == Errc::kMismatch ? Miss::kPdbMismatch
+                     : r.error().code == Errc::kNotFound ? Miss::kModuleNotFound
+                                                         : Miss::kBadFile;
+      return {nullptr, m, name + " via --symbol-path: " + r.error().message};
+    }
+    if (r->is_cache) {
+      auto c = Cache::open(r->path);
+      if (!c) return {nullptr, Miss::kBadFile, r->path + ": " + c.error().message};
+      ++stats.reused;
+      note("from the symbol path: " + r->path);
+      return {keep(std::move(*c)), Miss::kNone, {}};
+    }
+    auto in = open_debug_input(r->path);
+    if (!in) return {nullptr, Miss::kBadFile, in.error().message};
+    if (!(*in)->pdb || (*in)->pdb->id().guid() != guid) return {nullptr, Miss::kPdbMismatch, r->path + ": another PDB id"};
+    return compile(**in, {}, cache_path(name, guid));
+  }
+};
+
+ModuleIndex::ModuleIndex(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+ModuleIndex::~ModuleIndex() = default;
+
+Result<std::unique_ptr<ModuleIndex>> ModuleIndex::create(ModuleIndexOptions options) {
+  auto impl = std::make_unique<Impl>();
+  impl->opt = std::move(options);
+  for (const std::string& root : impl->opt.search)
+    if (Status s = impl->list(root); !s) return s.error();
+  if (!impl->opt.symbol_path.empty()) {
+    symbols::ResolveOptions ro;
+    ro.note = impl->opt.note;
+    auto r = symbols::ModuleResolver::create(impl->opt.symbol_path, ro);
+    if (!r) return r.error();
+    impl->resolver.emplace(std::move(*r));
+  }
+  impl->stats.files = impl->entries.size();
+  return std::unique_ptr<ModuleIndex>(new ModuleIndex(std::move(impl)));
+}
+
+const ModuleIndexStats& ModuleIndex::stats() const { return impl_->stats; }
+
+const ModuleAnswer& ModuleIndex::by_file_name(std::string_view module_file) {
+  std::string key = "f:" + lower(module_file);
+  if (auto it = impl_->answers.find(key); it != impl_->answers.end()) return it->second;
+  const std::string want = key.substr(2);
+  ModuleAnswer best;
+  best.detail = "no file named " + std::string(module_file) + " in the search set";
+  for (Entry& e : impl_->entries)
+    if (e.kind == Kind::kPe && e.lname == want) {
+      Impl::prefer(best, impl_->answer_pe(e));
+      if (best.miss == Miss::kNone) break;
+    }
+  if (best.miss == Miss::kModuleNotFound) {
+    const std::string stem = stem_of(want);
+    for (Entry& e : impl_->entries)
+      if (e.kind == Kind::kCache && stem_of(e.lname) == stem) {
+        impl_->load(e);
+        if (e.cache && e.pe_name == want) {
+          best = {e.cache, Miss::kNone, {}};
+          break;
+        }
+      }
+  }
+  return impl_->remember(std::move(key), std::move(best));
+}
+
+const ModuleAnswer& ModuleIndex::by_mvid(const Guid& mvid) {
+  std::string key = "m:" + guid_to_n(mvid);
+  if (auto it = impl_->answers.find(key); it != impl_->answers.end()) return it->second;
+  ModuleAnswer best;
+  best.detail = "no PE or cache of the search set has MVID " + guid_to_n(mvid);
+  for (Entry& e : impl_->entries) {
+    if (e.kind == Kind::kPdb) continue;
+    impl_->load(e);
+    if (e.bad || e.mvid != mvid) continue;
+    if (e.kind == Kind::kCache) {
+      if (e.cache->has_method_names()) Impl::prefer(best, {e.cache, Miss::kNone, {}});
+    } else {
+      Impl::prefer(best, impl_->answer_pe(e));
+    }
+    if (best.miss == Miss::kNone) break;
+  }
+  return impl_->remember(std::move(key), std::move(best));
+}
+
+const ModuleAnswer& ModuleIndex::by_codeview(const Guid& guid, std::uint32_t age, std::string_view name_hint) {
+  std::string key = "c:" + guid_to_n(guid) + "/" + std::to_string(age);
+  if (auto it = impl_->answers.find(key); it != impl_->answers.end()) return it->second;
+  ModuleAnswer a = impl_->find_by_id(guid, std::nullopt, age, name_hint);
+  return impl_->remember(std::move(key), std::move(a));
+}
+
+const ModuleAnswer& ModuleIndex::by_pdb_id(const std::array<std::uint8_t, 20>& pdb_id) {
+  std::string key = "p:" + hex_lower(pdb_id);
+  if (auto it = impl_->answers.find(key); it != impl_->answers.end()) return it->second;
+  Guid g{};
+  std::copy(pdb_id.begin(), pdb_id.begin() + 16, g.begin());
+  const std::uint32_t stamp = std::uint32_t(pdb_id[16]) | std::uint32_t(pdb_id[17]) << 8 |
+                              std::uint32_t(pdb_id[18]) << 16 | std::uint32_t(pdb_id[19]) << 24;
+  ModuleAnswer a = impl_->find_by_id(g, stamp, std::nullopt, {});
+  return impl_->remember(std::move(key), std::move(a));
+}
+
+const ModuleAnswer& ModuleIndex::by_debug_id(std::string_view debug_id) {
+  static const ModuleAnswer kBad{nullptr, Miss::kModuleNotFound, "not a debug id"};
+  if (debug_id.size() < 38 || debug_id[36] != '-') return kBad;
+  std::string guid_text(debug_id.substr(0, 36));
+  const auto g = [&]() -> std::optional<Guid> {
+    // Reuse the N-format reader of TraceLine.h without a dependency cycle: parse D format here.
+    Guid out{};
+    std::string hex;
+    for (char c : guid_text)
+      if (c != '-') hex += c;
+    if (hex.size() != 32) return std::nullopt;
+    std::array<std::uint8_t, 16> text{};
+    for (std::size_t i = 0; i < 16; ++i) {
+      char* end = nullptr;
+      const std::string byte = hex.substr(2 * i, 2);
+      const long v = std::strtol(byte.c_str(), &end, 16);
+      if (end != byte.c_str() + 2) return std::nullopt;
+      text[i] = std::uint8_t(v);
+    }
+    out = text;
+    for (int i = 0; i < 4; ++i) out[i] = text[3 - i];
+    out[4] = text[5], out[5] = text[4], out[6] = text[7], out[7] = text[6];
+    return out;
+  }();
+  const std::string tail(debug_id.substr(37));
+  char* end = nullptr;
+  const unsigned long v = std::strtoul(tail.c_str(), &end, 16);
+  if (!g || tail.empty() || tail.size() > 8 || end != tail.c_str() + tail.size()) return kBad;
+  if (tail.size() == 8) return by_pdb_id(make_pdb_id(*g, std::uint32_t(v)));
+  return by_codeview(*g, std::uint32_t(v), {});
+}
+
+const std::vector<const Cache*>& ModuleIndex::all_with_names() {
+  if (impl_->with_names) return *impl_->with_names;
+  std::vector<const Cache*> v;
+  for (Entry& e : impl_->entries) {
+    if (e.kind == Kind::kPdb) continue;
+    const Cache* c = nullptr;
+    if (e.kind == Kind::kCache) {
+      impl_->load(e);
+      c = e.cache;
+    } else {
+      c = impl_->answer_pe(e).cache;
+    }
+    if (c && c->has_method_names() && std::find(v.begin(), v.end(), c) == v.end()) v.push_back(c);
+  }
+  impl_->with_names = std::move(v);
+  return *impl_->with_names;
+}
+
+}  // namespace ilmap::symbolicate

@@ -1,0 +1,95 @@
+// ModuleIndex.h - finds the cache of a module a trace names, among the --search paths (files
+// and directories: PEs, Portable PDBs, .ilmap caches, symbol-store directories) and the sources
+// of a --symbol-path, by the identity the trace gives: a module file name (CoreCLR), an MVID
+// (Mono), a CodeView GUID + age (ProductionStackTrace), a PDB id / Sentry debug id.
+//
+// Cheap for a handful of modules: creating the index only lists file names (directories are
+// walked, bounded); a file's ids are read the first time a query needs them. What is missing
+// is compiled into the cache directory (atomically, the existing compiler) and reused later:
+//   CACHE_DIR/<pdb name>/<guid N>FFFFFFFF/<stem>.ilmap   (the symbol-store layout)
+// A reused cache must open, verify and record the wanted 20-byte PDB id. No answer ever comes
+// from a PDB whose id differs from the one the PE's CodeView entry (or the trace) names: that
+// is Miss::kPdbMismatch. Answers are memoized per identity (a query is a hash lookup after the
+// first; at most 65,536 answers are kept), and Cache pointers live as long as the index. A
+// reference returned past that bound may be overwritten by the next query.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "Guids.h"
+#include "SymbolPath.h"
+#include "ilmap/cache.h"
+#include "ilmap/status.h"
+
+namespace ilmap::symbolicate {
+
+enum class Miss : std::uint8_t {
+  kNone,            // answered
+  kModuleNotFound,  // nothing in the search set has this identity
+  kPdbMismatch,     // the module was found, but its PDB has another id
+  kNoPdb,           // the module was found, but no PDB of it (none beside it, none embedded)
+  kBadFile,         // a file that should answer is unreadable or corrupt
+};
+const char* miss_name(Miss m) noexcept;  // "module not found", "PDB id mismatch", ...
+
+struct ModuleAnswer {
+  const Cache* cache = nullptr;  // set when miss == kNone
+  Miss miss = Miss::kModuleNotFound;
+  std::string detail;            // why (names the files), for -v
+};
+
+struct ModuleIndexOptions {
+  std::vector<std::string> search;
+  std::string cache_dir;  // where compiled caches go (created on first need)
+  std::vector<symbols::SymbolPathEntry> symbol_path;
+  std::function<void(const std::string&)> note;  // -v: one line per compile / reuse / refusal
+};
+
+struct ModuleIndexStats {
+  std::size_t files = 0;     // candidate files listed
+  std::size_t compiled = 0;  // caches compiled into the cache directory
+  std::size_t reused = 0;    // caches found ready (cache directory or search set)
+};
+
+class ModuleIndex {
+ public:
+  // Lists the search paths. kNotFound for a path that does not exist (exit 3); kUsage for an
+  // empty cache directory name.
+  static Result<std::unique_ptr<ModuleIndex>> create(ModuleIndexOptions options);
+  ~ModuleIndex();
+
+  // "App.dll" as CoreCLR prints it (case-insensitive file name; a PE of that name, or a cache
+  // compiled from one).
+  const ModuleAnswer& by_file_name(std::string_view module_file);
+  const ModuleAnswer& by_mvid(const Guid& mvid);
+  // A CodeView entry's GUID and age; `name_hint` (an assembly or file name, may be empty) is
+  // only used to try likely files first.
+  const ModuleAnswer& by_codeview(const Guid& guid, std::uint32_t age, std::string_view name_hint);
+  const ModuleAnswer& by_pdb_id(const std::array<std::uint8_t, 20>& pdb_id);
+  // Sentry debug id "<guid D>-<stamp as 8 hex>" (Portable) or "<guid>-<age hex>".
+  const ModuleAnswer& by_debug_id(std::string_view debug_id);
+
+  // Every module of the search set that has method names (compiles what is needed): for
+  // frames that name no module (Android).
+  const std::vector<const Cache*>& all_with_names();
+
+  const ModuleIndexStats& stats() const;
+
+ private:
+  struct Impl;
+  explicit ModuleIndex(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// The default cache directory: $XDG_CACHE_HOME/ilmap, else $HOME/.cache/ilmap, else "".
+std::string default_cache_dir();
+
+}  // namespace ilmap::symbolicate

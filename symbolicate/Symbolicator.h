@@ -1,0 +1,109 @@
+// Symbolicator.h - rewrites trace text line by line: every frame TraceLine recognizes is
+// resolved through a ModuleIndex and rewritten the way the runtime prints a frame with symbols;
+// every other byte passes through unchanged (README "symbolicate").
+//
+//   CoreCLR   "   at M(A a) in App.dll:token 0x6000001+0x5" -> "   at M(A a) in /src/F.cs:line 42"
+//   Mono      "  at M (A a) [0x0001a] in <mvid>:0 "        -> "  at M (A a) [0x0001a] in /src/F.cs:42 "
+//   Android   "at NS.T.M + 0x2db(Unknown Source)"          -> "at NS.T.M(A a) in /src/F.cs:line 42"
+//   PST       "   at Asm!0x0600000f!NS.T.M() +0xc"         -> "   at NS.T.M() in /src/F.cs:line 42"
+// --columns appends ":COL" to the line number, --urls prints the SourceLink URL instead of the
+// path when the document has one. With `json`, nothing of the text is written: one JSON object
+// per frame instead (resolved or not).
+//
+// Memory is bounded whatever the input: lines are handled one at a time, except that a
+// ProductionStackTrace block (frames, then "==========" and the MODULE lines that name their
+// modules) is held until its MODULE lines are read, up to max_block_bytes / max_block_lines;
+// past that the held lines go out unchanged and their frames count as kModuleLinesTooFar.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "ModuleIndex.h"
+#include "TraceLine.h"
+
+namespace ilmap::symbolicate {
+
+enum class Reason : std::uint8_t {
+  kModuleNotFound,
+  kPdbMismatch,
+  kNoPdb,
+  kBadFile,
+  kNoNames,           // the module's cache has no method names (a name-only frame needs them)
+  kMethodNotFound,    // no method of that name (and signature) in the module / search set
+  kAmbiguous,         // several methods of that name, and they answer differently
+  kNoPoint,           // the method has no sequence point at that offset (or none at all)
+  kNoModuleLine,      // a PST frame whose assembly no MODULE line names
+  kModuleLinesTooFar, // a PST frame whose MODULE lines came after the buffering bound
+  kCount
+};
+const char* reason_name(Reason r) noexcept;
+
+struct SymbolicateOptions {
+  bool columns = false, urls = false, json = false;
+  std::size_t max_block_bytes = std::size_t(4) << 20;
+  std::size_t max_block_lines = 10000;
+};
+
+struct SymbolicateStats {
+  std::uint64_t lines = 0;
+  std::uint64_t frames = 0;       // frames to resolve (all formats but CoreCLR-with-line)
+  std::uint64_t resolved = 0;
+  std::uint64_t with_lines = 0;   // CoreCLR frames that already had a line (passed through)
+  std::array<std::uint64_t, std::size_t(Reason::kCount)> unresolved{};
+};
+
+class Symbolicator {
+ public:
+  // `write` receives the output in pieces (at least every 64 KiB, and at finish()).
+  Symbolicator(ModuleIndex& index, SymbolicateOptions options, std::function<void(std::string_view)> write);
+  ~Symbolicator();
+
+  // One line of input INCLUDING its terminator ("\n"; "\r\n"; none for a last line). A
+  // line without "\n" that is not the last one is a fragment of an over-long line: the caller
+  // passes those with `fragment` true and they go out unchanged.
+  void line(std::string_view line, bool fragment = false);
+  // Flushes held lines and buffered output.
+  void finish();
+  const SymbolicateStats& stats() const { return stats_; }
+
+ private:
+  struct Located;
+  void handle(std::string_view line, const std::unordered_map<std::string, PstModule>* modules, bool too_far);
+  void emit(std::string_view s);
+  void flush_block(bool too_far);
+  void render_location(const LookupResult& r, bool mono_style);
+  void fail(const ParsedFrame& f, std::string_view line, Reason r, std::string_view module);
+  void json_frame(const ParsedFrame& f, std::string_view module, std::uint32_t token, const LookupResult* r,
+                  std::string_view method, const char* reason);
+  std::optional<LookupResult> lookup_frame(const Cache* c, std::uint32_t token, std::uint32_t il, std::string_view text);
+  struct PairHash {
+    std::size_t operator()(const std::pair<const Cache*, std::uint32_t>& p) const noexcept {
+      return std::hash<const void*>()(p.first) ^ (std::size_t(p.second) * 0x9E3779B97F4A7C15ull);
+    }
+  };
+
+  ModuleIndex& index_;
+  SymbolicateOptions opt_;
+  std::function<void(std::string_view)> write_;
+  SymbolicateStats stats_;
+  std::string out_;
+  std::string tmp_;
+  std::vector<std::uint32_t> tokens_;
+  std::unordered_map<std::pair<const Cache*, std::uint32_t>, std::vector<std::uint32_t>, PairHash> machines_;
+  // PST block
+  bool in_block_ = false, in_modules_ = false;
+  std::string block_;
+  std::vector<std::size_t> block_ends_;
+  std::unordered_map<std::string, PstModule> modules_;
+  std::uint64_t line_no_ = 0, block_first_line_ = 0;
+};
+
+}  // namespace ilmap::symbolicate

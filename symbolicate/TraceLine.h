@@ -1,0 +1,54 @@
+// TraceLine.h - recognizes one stack-frame line of trace text, in any of the formats ilmap
+// symbolicate reads (README "symbolicate"), detected per line so formats mix freely:
+//
+//   CoreCLR, ShowILOffsets on:  "   at NS.T.M(String[] args) in App.dll:token 0x6000001+0x5"
+//                               (older texts put a space after the colon: ": token")
+//   CoreCLR with lines:         "   at NS.T.M(String[] args) in /src/A.cs:line 42" (kept as is)
+//   .NET on Android:            "at NS.T.M + 0x2db(Unknown Source)"
+//   Mono without symbols:       "  at NS.T.M (System.String[] args) [0x0001a] in <mvid>:0"
+//                               (AOT: "<mvid#aotid>")
+//   ProductionStackTrace:       "   at Asm!0x0600000f!NS.T.M() +0xc", plus, after a
+//                               "==========" line, "MODULE: Asm => <full name>; G:<guid>; A:<age>"
+//
+// Parsing never allocates: a ParsedFrame holds views into the line. Anything that does not
+// match a format exactly (a half frame, an absurd token or offset) is kNone and passes through.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace ilmap::symbolicate {
+
+enum class FrameFormat : std::uint8_t { kNone, kCoreClr, kCoreClrWithLine, kAndroid, kMono, kPst };
+const char* frame_format_name(FrameFormat f) noexcept;  // "coreclr", "android", "mono", "pst", ...
+
+struct ParsedFrame {
+  FrameFormat format = FrameFormat::kNone;
+  std::string_view head;    // the line up to and including "at " (indentation kept)
+  std::string_view method;  // the method as the line prints it
+  std::string_view module;  // CoreCLR: module file name; PST: assembly name; Mono: 32 hex MVID
+  std::uint32_t token = 0;  // CoreCLR, PST: MethodDef token (0x06xxxxxx)
+  std::uint32_t il_offset = 0;
+  // The part of the line a resolved frame replaces: [replace_from, replace_to) byte offsets.
+  std::size_t replace_from = 0, replace_to = 0;
+};
+
+// One line without its line terminator ('\r' of CRLF may remain at the end: it is kept).
+ParsedFrame parse_frame(std::string_view line) noexcept;
+
+// ProductionStackTrace's module line "MODULE: Asm => ...; G:<guid>; A:<age>".
+struct PstModule {
+  std::string_view assembly;
+  std::array<std::uint8_t, 16> guid{};  // on-disk (#GUID) byte order
+  std::uint32_t age = 0;
+};
+std::optional<PstModule> parse_pst_module(std::string_view line) noexcept;
+// True for ProductionStackTrace's "==========" separator line (trailing '\r' or spaces allowed).
+bool is_pst_separator(std::string_view line) noexcept;
+
+// 32 hex digits (N format, any case) or a D/B-format GUID in text order -> on-disk bytes.
+std::optional<std::array<std::uint8_t, 16>> parse_guid_text(std::string_view text) noexcept;
+
+}  // namespace ilmap::symbolicate

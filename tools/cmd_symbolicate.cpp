@@ -1,0 +1,297 @@
+// cmd_symbolicate.cpp - `ilmap symbolicate [FILE...|-] --search PATH...`: reads stack-trace
+// text (streaming, bounded memory) and writes it back with every frame it can resolve completed
+// with file and line, as the runtime prints a frame with symbols (symbolicate/Symbolicator.h).
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+
+#include "Commands.h"
+#include "ModuleIndex.h"
+#include "SentryEvent.h"
+#include "SymbolPath.h"
+#include "Symbolicator.h"
+
+namespace ilmap::cli {
+namespace {
+
+namespace sym = ilmap::symbolicate;
+
+struct SymbolicateArgs {
+  std::vector<std::string> inputs;
+  std::vector<std::string> search;
+  std::string symbol_path;
+  std::string cache_dir;
+  bool columns = false, urls = false, json = false, verbose = false;
+};
+
+constexpr std::size_t kReadBuffer = 256 * 1024;  // also the longest line parsed as a frame
+
+// Feeds the lines of `prefix` (bytes already read, at most kReadBuffer) and then of `fd` to `s`.
+// Lines longer than the buffer go through as fragments.
+// `long_line`: the prefix continues a line whose start already went out as a fragment.
+Status pump(int fd, const std::string& name, std::string_view prefix, sym::Symbolicator& s,
+            bool long_line = false) {
+  std::unique_ptr<char[]> buf(new char[kReadBuffer]);
+  std::memcpy(buf.get(), prefix.data(), prefix.size());
+  std::size_t start = 0, end = prefix.size();
+  bool eof = false;
+  for (;;) {
+    for (;;) {
+      const void* nl = std::memchr(buf.get() + start, '\n', end - start);
+      if (!nl) break;
+      const std::size_t stop = std::size_t(static_cast<const char*>(nl) - buf.get()) + 1;
+      s.line(std::string_view(buf.get() + start, stop - start), long_line);
+      long_line = false;
+      start = stop;
+    }
+    if (eof) break;
+    if (start > 0 && start == end) start = end = 0;
+    if (end == kReadBuffer) {
+      if (start > 0) {  // move the partial line to the front
+        std::memmove(buf.get(), buf.get() + start, end - start);
+        end -= start, start = 0;
+      } else {  // a line longer than the buffer
+        s.line(std::string_view(buf.get(), end), true);
+        long_line = true;
+        start = end = 0;
+      }
+    }
+    const ssize_t n = ::read(fd, buf.get() + end, kReadBuffer - end);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return {Errc::kIo, name + ": read failed: " + std::strerror(errno)};
+    }
+    if (n == 0) eof = true;
+    end += std::size_t(n);
+  }
+  if (start < end) s.line(std::string_view(buf.get() + start, end - start), long_line);
+  return {};
+}
+
+
+// Reads from `fd` until a byte that is not white space arrives, the prefix holds kReadBuffer
+// bytes, or the input ends: enough to tell a Sentry event (JSON) from trace text.
+Status read_prefix(int fd, const std::string& name, std::string& prefix) {
+  prefix.clear();
+  char chunk[4096];
+  while (prefix.size() < kReadBuffer) {
+    const ssize_t n = ::read(fd, chunk, std::min(sizeof chunk, kReadBuffer - prefix.size()));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return {Errc::kIo, name + ": read failed: " + std::strerror(errno)};
+    }
+    if (n == 0) break;
+    prefix.append(chunk, std::size_t(n));
+    if (prefix.find_first_not_of(" \t\r\n") != std::string::npos) break;
+  }
+  return {};
+}
+
+// Reads the rest of `fd` after `text` (which holds what was read already), at most `limit`
+// bytes in all; `complete` tells whether the input ended within them.
+Status read_rest(int fd, const std::string& name, std::size_t limit, std::string& text, bool& complete) {
+  char chunk[65536];
+  complete = false;
+  while (text.size() <= limit) {
+    const ssize_t n = ::read(fd, chunk, sizeof chunk);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return {Errc::kIo, name + ": read failed: " + std::strerror(errno)};
+    }
+    if (n == 0) {
+      complete = true;
+      return {};
+    }
+    text.append(chunk, std::size_t(n));
+  }
+  return {};
+}
+
+// Text read ahead that is trace text after all (a log that starts with '{' but is no Sentry
+// event, e.g. JSON lines, or one too large to be one): its complete lines go to `s`, the rest of
+// the input follows through pump, so such a log streams through unchanged like any other.
+Status feed_then_pump(int fd, const std::string& name, std::string& text, sym::Symbolicator& s) {
+  std::size_t start = 0;
+  for (std::size_t nl; (nl = text.find('\n', start)) != std::string::npos; start = nl + 1)
+    s.line(std::string_view(text).substr(start, nl + 1 - start));
+  std::string_view tail = std::string_view(text).substr(start);
+  bool long_line = false;
+  if (tail.size() > kReadBuffer) {
+    s.line(tail, true);
+    tail = {};
+    long_line = true;
+  }
+  return pump(fd, name, tail, s, long_line);
+}
+
+// Sentry images are found in the search set by their debug id (the PDB id: never answered from
+// a PDB with another id); an image without a debug id by its code file's name, as CoreCLR
+// frames are.
+class IndexSentryProvider : public SentryModuleProvider {
+ public:
+  explicit IndexSentryProvider(sym::ModuleIndex& index) : index_(index) {}
+  const Cache* find(const SentryImage& image, std::string& why_not) override {
+    std::string what;
+    const sym::ModuleAnswer* a = nullptr;
+    if (!image.debug_id.empty()) {
+      a = &index_.by_debug_id(image.debug_id);
+      what = "debug id " + image.debug_id;
+    } else if (!image.code_file.empty()) {
+      std::string_view f = image.code_file;
+      const std::size_t slash = f.find_last_of("/\\");
+      if (slash != std::string_view::npos) f.remove_prefix(slash + 1);
+      a = &index_.by_file_name(f);
+      what = "code file " + std::string(f);
+    } else {
+      why_not = "image without debug_id or code_file";
+      return nullptr;
+    }
+    if (a->cache) return a->cache;
+    why_not = std::string(sym::miss_name(a->miss)) + " (" + what + ")";
+    return nullptr;
+  }
+
+ private:
+  sym::ModuleIndex& index_;
+};
+
+int run_symbolicate(const SymbolicateArgs& a) {
+  if (a.search.empty() && a.symbol_path.empty()) {
+    std::fprintf(stderr, "ilmap: error: symbolicate needs --search PATH (or --symbol-path SPEC): where the modules and PDBs are\n");
+    return 1;
+  }
+  sym::ModuleIndexOptions io;
+  io.search = a.search;
+  io.cache_dir = a.cache_dir.empty() ? sym::default_cache_dir() : a.cache_dir;
+  if (!a.symbol_path.empty()) {
+    auto sp = symbols::parse_symbol_path(a.symbol_path);
+    if (!sp) return report_error({sp.error().code, "--symbol-path: " + sp.error().message});
+    io.symbol_path = std::move(*sp);
+  }
+  if (a.verbose) io.note = [](const std::string& s) { std::fprintf(stderr, "ilmap: %s\n", escape_text(s).c_str()); };
+  auto index = sym::ModuleIndex::create(std::move(io));
+  if (!index) return report_error(index.error());
+  sym::SymbolicateOptions so;
+  so.columns = a.columns, so.urls = a.urls, so.json = a.json;
+  bool write_failed = false;
+  sym::Symbolicator s(**index, so, [&](std::string_view out) {
+    if (!write_failed && std::fwrite(out.data(), 1, out.size(), stdout) != out.size()) write_failed = true;
+  });
+  IndexSentryProvider sentry_provider(**index);
+  SentryOptions sentry_options;
+  SentryStats sentry_stats;
+  bool saw_sentry = false, saw_text = false;
+  int rc = 0;
+  const std::vector<std::string> inputs = a.inputs.empty() ? std::vector<std::string>{"-"} : a.inputs;
+  for (const std::string& in : inputs) {
+    int fd = 0;
+    if (in != "-") {
+      fd = ::open(in.c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0) {
+        const int err = errno;
+        s.finish();
+        rc = std::max(rc, report_error({err == ENOENT ? Errc::kNotFound : Errc::kIo, in + ": " + std::strerror(err)}));
+        continue;
+      }
+    }
+    const std::string name = in == "-" ? "standard input" : in;
+    std::string prefix;
+    Status st = read_prefix(fd, name, prefix);
+    if (st && looks_like_sentry_json(prefix)) {
+      // A Sentry event or envelope (JSON): read whole, frames resolved by function_id and
+      // instruction_addr (symbolicate/SentryEvent.h); the output is the event, rewritten.
+      // Anything else that starts with '{' (JSON lines, a truncated event) is trace text.
+      bool complete = false;
+      st = read_rest(fd, name, sentry_options.max_input_bytes, prefix, complete);
+      std::string out;
+      SentryStats one;
+      Status sentry = complete ? symbolicate_sentry_text(prefix, out, sentry_provider, sentry_options, one)
+                               : Status(Errc::kTooLarge, "over the size of a Sentry event");
+      if (!st) {
+      } else if (sentry) {
+        saw_sentry = true;
+        s.finish();
+        sentry_stats.add(one);
+        if (!write_failed && std::fwrite(out.data(), 1, out.size(), stdout) != out.size()) write_failed = true;
+      } else {
+        if (a.verbose)
+          std::fprintf(stderr, "ilmap: %s: read as trace text, not as a Sentry event: %s\n",
+                       escape_text(name).c_str(), escape_text(sentry.error().message).c_str());
+        saw_text = true;
+        st = feed_then_pump(fd, name, prefix, s);
+      }
+    } else if (st) {
+      saw_text = true;
+      st = pump(fd, name, prefix, s);
+    }
+    if (fd != 0) ::close(fd);
+    s.finish();
+    if (!st) rc = std::max(rc, report_error(st.error()));
+  }
+  if (write_failed) return 2;  // main reports the failed stdout
+  const sym::SymbolicateStats& st = s.stats();
+  std::string unresolved;
+  std::uint64_t missed = 0;
+  for (std::size_t i = 0; i < st.unresolved.size(); ++i) {
+    if (!st.unresolved[i]) continue;
+    missed += st.unresolved[i];
+    unresolved += (unresolved.empty() ? "" : ", ") + std::to_string(st.unresolved[i]) + " " +
+                  sym::reason_name(sym::Reason(i));
+  }
+  if (saw_text || !saw_sentry) {
+    std::fprintf(stderr, "ilmap symbolicate: %llu frames, %llu resolved", static_cast<unsigned long long>(st.frames),
+                 static_cast<unsigned long long>(st.resolved));
+    if (missed) std::fprintf(stderr, ", %llu unresolved (%s)", static_cast<unsigned long long>(missed), unresolved.c_str());
+    if (st.with_lines) std::fprintf(stderr, "; %llu already had lines", static_cast<unsigned long long>(st.with_lines));
+    std::fprintf(stderr, "\n");
+  }
+  if (saw_sentry) std::fprintf(stderr, "ilmap symbolicate: %s", sentry_stats.summary().c_str());
+  if (a.verbose) {
+    const auto& is = (*index)->stats();
+    std::fprintf(stderr, "ilmap: search set: %zu files; caches compiled %zu, reused %zu\n", is.files, is.compiled,
+                 is.reused);
+  }
+  const std::uint64_t frames = st.frames + sentry_stats.frames;
+  if (rc == 0 && frames > 0 && st.resolved + sentry_stats.resolved == 0) rc = 3;
+  return rc;
+}
+
+}  // namespace
+
+void register_symbolicate(CLI::App& app, int& rc) {
+  auto a = std::make_shared<SymbolicateArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "symbolicate",
+      "Read stack-trace text (files, or standard input) and write it back byte for byte, except the\n"
+      "frames it resolves, which get file and line as the runtime prints a frame with symbols.\n"
+      "Formats (detected per line, mixed freely): CoreCLR with ShowILOffsets ('in App.dll:token\n"
+      "0x6000001+0x5'), Mono ('[0x0001a] in <mvid>:0', AOT '<mvid#aotid>'), .NET on Android\n"
+      "('at NS.T.M + 0x2db(Unknown Source)'), ProductionStackTrace ('at Asm!0x0600000f!NS.T.M() +0xc'\n"
+      "with its MODULE lines), and Sentry events or envelopes (JSON: an input whose first byte that is\n"
+      "not white space is '{' and that parses as one; anything else is trace text; frames with function_id + instruction_addr, images by debug_id; read\n"
+      "whole, at most 100 MiB; written back with abs_path, filename, lineno, colno, source_link and\n"
+      "source context from embedded sources). Modules are found in the --search paths by file name, MVID or PDB id;\n"
+      "what they need is compiled into the cache directory once. A summary goes to standard error.\n"
+      "Exit codes: 0 done (some frames may remain unresolved: see the summary), 1 usage error,\n"
+      "2 an input could not be read or output not written, 3 an input file does not exist, a\n"
+      "--search path does not exist, or frames were found and none could be resolved.");
+  cmd->add_option("FILE", a->inputs, "Trace text files ('-' or none: standard input)");
+  cmd->add_option("--search", a->search,
+                  "Directories and files to find modules in: PEs (.dll/.exe) with their PDBs, Portable PDBs, "
+                  "ilmap caches, symbol-store directories (repeatable)")
+      ->allow_extra_args(false);
+  cmd->add_option("--symbol-path", a->symbol_path,
+                  "Symbol servers and stores to fetch PDBs from (srv*CACHE*https://server;DIR), as lookup takes it");
+  cmd->add_option("--cache-dir", a->cache_dir,
+                  "Where compiled caches are kept (default $XDG_CACHE_HOME/ilmap, else $HOME/.cache/ilmap)");
+  cmd->add_flag("--columns", a->columns, "Add ':COLUMN' after the line number");
+  cmd->add_flag("--urls", a->urls, "Print the SourceLink URL instead of the path when the document has one");
+  cmd->add_flag("--json", a->json, "Print one JSON object per frame (resolved or not) instead of the text");
+  cmd->add_flag("-v,--verbose", a->verbose, "Say which caches were compiled or reused and why modules were refused");
+  cmd->callback([a, &rc] { rc = run_symbolicate(*a); });
+}
+
+}  // namespace ilmap::cli
