@@ -17,7 +17,7 @@ namespace {
 
 namespace f = ilmap::disk;
 
-constexpr int kNamesZstdLevel = 3;
+constexpr int kNamesZstdLevel = 1;
 
 // Texts in one byte vector, each distinct text stored once (first occurrence order, so the bytes
 // depend only on the input).
