@@ -8,6 +8,9 @@
 //       lookup/miss_before_first  offsets before a method's first visible point
 //       lookup/sequential    every point's own offset, in row order
 //       lookup/query_file    the --queries stream, in file order
+//       lines/by_path        Cache::lines(document path, line): document matching (exact
+//                            path) + the binding rule (format 1.2), random lines that have code
+//       lines/matched        Cache::lines_in(the document, line): the line index alone
 //     One benchmark iteration is one lookup (Cache::lookup with a 0x06 token): Time = ns/lookup.
 //   ilmap_bench_lookup --cache FILE --queries FILE --replay [--repeat N]
 //     answers the whole query stream N times (after one warm-up) and prints
@@ -88,6 +91,51 @@ void bm_lookup(benchmark::State& state, const std::vector<Query>* qs) {
   state.counters["queries"] = double(qs->size());
 }
 
+// Source lines (format 1.2): random (document, start line) pairs of visible points, so every
+// query has code on its line, plus as many lines one below (a line without code, or the next).
+struct LineQuery {
+  std::uint32_t document, line;
+};
+std::vector<LineQuery> line_queries(const Cache& c, std::size_t n, std::uint64_t seed) {
+  std::vector<LineQuery> all;
+  std::vector<CachePoint> pts;
+  for (std::uint32_t rid = 1; rid <= c.method_count(); ++rid) {
+    pts.clear();
+    if (!c.points(rid, pts)) continue;
+    for (const CachePoint& p : pts)
+      if (!p.hidden) all.push_back({p.document, p.start_line});
+  }
+  std::vector<LineQuery> out;
+  if (all.empty()) return out;
+  Splitmix rng{seed};
+  for (std::size_t i = 0; i < n; ++i) {
+    LineQuery q = all[rng.below(static_cast<std::uint32_t>(all.size()))];
+    if (i & 1) q.line += 1;
+    out.push_back(q);
+  }
+  return out;
+}
+
+void bm_lines(benchmark::State& state, const std::vector<LineQuery>* qs, bool by_path) {
+  if (qs->empty() || !g_cache->has_line_index()) {
+    state.SkipWithError("no line index or no visible points in this cache");
+    return;
+  }
+  const std::size_t mask = qs->size() - 1;  // a power of two
+  std::size_t i = 0, bound = 0;
+  std::vector<LineMatch> out;
+  const Cache& c = *g_cache;
+  for (auto _ : state) {
+    const LineQuery& q = (*qs)[i];
+    if (by_path) (void)c.lines(c.document_path(q.document), q.line, 0, out);
+    else (void)c.lines_in(std::span<const std::uint32_t>(&q.document, 1), q.line, 0, out);
+    benchmark::DoNotOptimize(out.data());
+    bound += out.size();
+    i = (i + 1) & mask;
+  }
+  state.counters["bindings_per_query"] = state.iterations() ? double(bound) / double(state.iterations()) : 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -145,6 +193,7 @@ int main(int argc, char** argv) {
   static std::vector<Query> before = random_before_first(*cache, ms, 1 << 16, 13);
   static std::vector<Query> seq = sequential(*cache, 1 << 20);
   static std::vector<Query> fq = file_q;
+  static std::vector<LineQuery> lq = line_queries(*cache, 1 << 16, 14);
 
   benchmark::AddCustomContext("cache", g_cache_path);
   benchmark::AddCustomContext("cache_bytes", std::to_string(g_cache_bytes.size()));
@@ -157,6 +206,8 @@ int main(int argc, char** argv) {
   benchmark::RegisterBenchmark("lookup/miss_before_first", bm_lookup, &before);
   benchmark::RegisterBenchmark("lookup/sequential", bm_lookup, &seq);
   if (!fq.empty()) benchmark::RegisterBenchmark("lookup/query_file", bm_lookup, &fq);
+  benchmark::RegisterBenchmark("lines/by_path", bm_lines, &lq, true);
+  benchmark::RegisterBenchmark("lines/matched", bm_lines, &lq, false);
   int bargc = static_cast<int>(rest.size());
   benchmark::Initialize(&bargc, rest.data());
   if (benchmark::ReportUnrecognizedArguments(bargc, rest.data())) return 1;

@@ -18,6 +18,7 @@
 #include <unordered_map>
 
 #include "EmbeddedSources.h"
+#include "LineIndex.h"
 #include "NamesSection.h"
 #include "SourceLink.h"
 #include "msf/MsfPdb.h"
@@ -227,6 +228,13 @@ class BlockEncoder {
     }
   }
 
+  // The method's visible points for the reverse line index (SPEC.md 3.7): ordinal = position
+  // among the visible records, which are in IL order.
+  void line_points(std::uint32_t rid, std::vector<LinePoint>& out) const {
+    std::uint32_t k = 0;
+    for (const Visible* v = visible_.get(); v != nv_; ++v, ++k) out.push_back({v->doc, v->line, v->col, rid, k});
+  }
+
   std::uint32_t visible() const { return static_cast<std::uint32_t>(nv_ - visible_.get()); }
   std::uint32_t hidden() const { return static_cast<std::uint32_t>(nh_ - hidden_.get()); }
   std::uint32_t count() const { return visible() + hidden(); }
@@ -335,6 +343,7 @@ struct BlockChunk {
   std::uint32_t first = 1, last = 0;
   ByteBuffer blocks;
   std::vector<std::uint32_t> ends;
+  std::vector<LinePoint> lines;  // visible points for the line index
   std::uint64_t total = 0, hidden = 0;
   Status status;
 };
@@ -450,6 +459,7 @@ void encode_chunk(const BuildInput& in, BlockChunk& c) {
     }
     c.total += enc.count();
     c.hidden += enc.hidden();
+    enc.line_points(rid, c.lines);
     enc.append_to(c.blocks);
     if (c.blocks.size() > UINT32_MAX) {
       c.status = {Errc::kTooLarge, "point blocks exceed 4 GiB, the limit of the cache format"};
@@ -694,6 +704,20 @@ Result<CacheBytes> build_cache(const CacheSource& src, const CacheBuildOptions& 
     }
     refs.emplace_back(po, pl, url.first, url.second, language_of(d.language));
   }
+  // The reverse line index (format 1.2) over every chunk's visible points.
+  std::vector<LinePoint> line_points;
+  {
+    std::size_t n = 0;
+    for (const BlockChunk& c : chunks) n += c.lines.size();
+    line_points.reserve(n);
+    for (BlockChunk& c : chunks) {
+      line_points.insert(line_points.end(), c.lines.begin(), c.lines.end());
+      std::vector<LinePoint>().swap(c.lines);
+    }
+  }
+  const LineIndexSection line_index = build_line_index(line_points, static_cast<std::uint32_t>(docs->size()));
+  std::vector<LinePoint>().swap(line_points);
+
   bool holds_sources = false;
   auto details = build_details(in.portable, *docs, sourcelink ? &*sourcelink : nullptr, opt, holds_sources, stats);
   if (!details) return details.error();
@@ -706,7 +730,7 @@ Result<CacheBytes> build_cache(const CacheSource& src, const CacheBuildOptions& 
 
   const std::uint64_t estimate = 4096 + blocks_size + f::kBlockTailPadding + offsets.size() * 4 +
                                  strings.bytes().size() + refs.size() * sizeof(fb::DocumentRef) +
-                                 details->size() + (src.names ? src.names->bytes() : 0);
+                                 details->size() + (src.names ? src.names->bytes() : 0) + line_index.bytes();
   if (estimate > f::kMaxPayloadSize)
     return Error{Errc::kTooLarge, format("%s: the cache would exceed FlatBuffers' 2 GiB limit", src.source_name.c_str())};
   ScratchAllocator alloc;
@@ -779,6 +803,7 @@ Result<CacheBytes> build_cache(const CacheSource& src, const CacheBuildOptions& 
   auto details_vec = fbb.CreateVector(details_out);
   flatbuffers::Offset<fb::Names> names;
   if (src.names) names = write_names_section(fbb, *src.names);
+  auto lines = write_line_index(fbb, line_index);
 
   fb::CacheBuilder cb(fbb);
   cb.add_identity(identity);
@@ -801,6 +826,7 @@ Result<CacheBytes> build_cache(const CacheSource& src, const CacheBuildOptions& 
     cb.add_details(details_vec);
   }
   if (src.names) cb.add_names(names);
+  cb.add_lines(lines);
   fb::FinishCacheBuffer(fbb, cb.Finish());
 
   const std::size_t payload = fbb.GetSize();

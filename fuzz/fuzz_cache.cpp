@@ -4,7 +4,8 @@
 // answer names an existing document, and a cache that verifies answers lookups consistently
 // with points(). Method names (format 1.1): method_name and find_methods on any token and on
 // names taken from the cache itself (the CoreCLR text before its '(' or '['); on a verified
-// cache every token find_methods answers has a name.
+// cache every token find_methods answers has a name. Source lines (format 1.2): lines_in on
+// each method's first visible point's line.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -82,6 +83,23 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       fuzz::check_error(s.error());
       ILMAP_FUZZ_CHECK(!verified.ok() || rid == 0 || rid > methods, "verify() passed but points() failed");
       continue;
+    }
+    // Source lines (format 1.2): any document and line stays in bounds; on a verified cache a
+    // point's own line binds a point on that line, of its document.
+    std::vector<LineMatch> bound;
+    for (const CachePoint& p : pts) {
+      if (p.hidden || p.document >= docs) continue;
+      const std::uint32_t doc = p.document;
+      Status ls = cache->lines_in(std::span<const std::uint32_t>(&doc, 1), p.start_line, p.start_column + 1, bound);
+      if (!ls) {
+        fuzz::check_error(ls.error());
+        continue;
+      }
+      for (const LineMatch& m : bound)
+        ILMAP_FUZZ_CHECK(!verified.ok() || (m.document == doc && m.line == p.start_line),
+                         "lines bound a point of another document or line");
+      ILMAP_FUZZ_CHECK(!verified.ok() || !bound.empty(), "lines found nothing on a line with a point");
+      break;
     }
     if (!verified.ok()) continue;
     // A verified cache: each visible point answers a lookup at its own offset.

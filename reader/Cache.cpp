@@ -777,7 +777,8 @@ Status Cache::verify_unchecked() const {
   }
   if (const auto* id = m.root->identity(); !id || !id->pdb_id() || id->pdb_id()->size() != 20)
     return {Errc::kMalformed, "identity: PDB id missing or not 20 bytes"};
-  return m.verify_names();
+  if (Status s = m.verify_names(); !s) return s;
+  return verify_line_index();
 }
 
 bool Cache::has_method_names() const noexcept { return impl_->names != nullptr; }

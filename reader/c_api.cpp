@@ -163,4 +163,35 @@ const char* ilmap_assembly_name(const ilmap_cache* cache, size_t* len) {
 uint32_t ilmap_method_count(const ilmap_cache* cache) { return cache ? cache->cache.method_count() : 0; }
 uint64_t ilmap_point_count(const ilmap_cache* cache) { return cache ? cache->cache.point_count() : 0; }
 
+// --- reverse line lookup (format 1.2, SPEC.md 6.2, 6.3) ---
+int ilmap_has_line_index(const ilmap_cache* cache) { return cache && cache->cache.has_line_index() ? 1 : 0; }
+
+int ilmap_lines(const ilmap_cache* cache, const char* document, size_t document_len, uint32_t line, uint32_t column,
+                ilmap_line_match* out, size_t capacity, size_t* count, char* msg, size_t msg_size) {
+  if (count) *count = 0;
+  if (msg && msg_size > 0) msg[0] = '\0';
+  if (!cache || (!document && document_len) || (!out && capacity)) {
+    set_error({ilmap::Errc::kUsage, "ilmap_lines: NULL argument"}, nullptr, msg, msg_size);
+    return ILMAP_E_USAGE;
+  }
+  try {
+    std::vector<ilmap::LineMatch> found;
+    ilmap::Status s = cache->cache.lines(std::string_view(document ? document : "", document_len), line, column, found);
+    if (!s) {
+      set_error(s.error(), nullptr, msg, msg_size);
+      return static_cast<int>(s.error().code);
+    }
+    for (size_t i = 0; i < found.size() && i < capacity; ++i) {
+      const ilmap::LineMatch& m = found[i];
+      const std::string_view path = cache->cache.document_path(m.document);
+      out[i] = {m.token, m.il_offset, m.document, m.line, m.column, m.end_line, m.end_column, path.data(), path.size()};
+    }
+    if (count) *count = found.size();
+    return ILMAP_OK;
+  } catch (...) {  // allocation failure
+    set_error({ilmap::Errc::kIo, "out of memory"}, nullptr, msg, msg_size);
+    return ILMAP_E_IO;
+  }
+}
+
 }  // extern "C"

@@ -14,6 +14,7 @@ namespace ilmap::cli {
 // Each register_* adds a subcommand whose callback stores the process exit code in `rc`.
 void register_compile(CLI::App& app, int& rc);
 void register_lookup(CLI::App& app, int& rc);
+void register_lines(CLI::App& app, int& rc);
 void register_dump(CLI::App& app, int& rc);
 void register_info(CLI::App& app, int& rc);
 void register_verify(CLI::App& app, int& rc);

@@ -60,9 +60,10 @@ struct CommandEntry {
 };
 constexpr CommandEntry kCommands[] = {
     {"compile", ilmap::cli::register_compile}, {"lookup", ilmap::cli::register_lookup},
-    {"dump", ilmap::cli::register_dump},       {"info", ilmap::cli::register_info},
-    {"verify", ilmap::cli::register_verify},   {"store", ilmap::cli::register_store},
-    {"fetch", ilmap::cli::register_fetch},     {"symbolicate", ilmap::cli::register_symbolicate},
+    {"lines", ilmap::cli::register_lines},     {"dump", ilmap::cli::register_dump},
+    {"info", ilmap::cli::register_info},       {"verify", ilmap::cli::register_verify},
+    {"store", ilmap::cli::register_store},     {"fetch", ilmap::cli::register_fetch},
+    {"symbolicate", ilmap::cli::register_symbolicate},
 };
 
 int run(int argc, char** argv) {

@@ -58,6 +58,15 @@ struct MethodNameView {
   bool bad_signature = false; // the signature did not decode: "(<bad signature>)"
 };
 
+// One binding of a source line (SPEC.md 6.2): a method and the IL offset and span of its
+// sequence point. Format 1.2 caches (reverse line index).
+struct LineMatch {
+  std::uint32_t token = 0;      // MethodDef token 0x06RRRRRR
+  std::uint32_t il_offset = 0;
+  std::uint32_t document = 0;   // 0-based document index
+  std::uint32_t line = 0, column = 0, end_line = 0, end_column = 0;
+};
+
 struct CacheHeaderInfo {
   std::uint16_t version_major = 0, version_minor = 0;
   std::uint64_t payload_size = 0;
@@ -117,6 +126,24 @@ class Cache {
   std::string_view assembly_name() const noexcept;  // empty without names or Assembly row
   std::string_view module_name() const noexcept;    // empty without names
 
+  // --- Reverse line lookup (format 1.2, SPEC.md 3.7, 6.2, 6.3; reader/LineIndex.cpp) ---
+  // True when the cache holds the reverse line index (caches written before format 1.2 do not:
+  // the calls below then fail with Errc::kUnsupported, "recompile").
+  bool has_line_index() const noexcept;
+  // The documents a path names (SPEC.md 6.3): exact path, the other separator style, or a
+  // unique path suffix on a component boundary ("Program.cs", "Sub/Program.cs"). Replaces
+  // `documents` with their indexes (several only when the PDB lists one path several times).
+  // kNotFound when nothing matches or a suffix matches several paths (the message lists them),
+  // kUsage for an empty path.
+  Status match_documents(std::string_view path, std::vector<std::uint32_t>& documents) const;
+  // The breakpoint bindings of `line` (and `column`, 0 = none) of a document (SPEC.md 6.2),
+  // ordered by token then IL offset; replaces `out`. O(log n) in the document's points plus
+  // the points of the line bound to. No code at or after the line: ok with `out` empty.
+  Status lines(std::string_view path, std::uint32_t line, std::uint32_t column, std::vector<LineMatch>& out) const;
+  // Same, for documents already matched (indexes from match_documents).
+  Status lines_in(std::span<const std::uint32_t> documents, std::uint32_t line, std::uint32_t column,
+                  std::vector<LineMatch>& out) const;
+
   // Points of method row `rid` in PDB order (hidden ones included), appended to `out`.
   Status points(std::uint32_t rid, std::vector<CachePoint>& out) const;
   // Checksum of the payload and a full structural check of every section. `points`, `verify`
@@ -147,6 +174,7 @@ class Cache {
   explicit Cache(std::unique_ptr<Impl> impl);
   Status points_unchecked(std::uint32_t rid, std::vector<CachePoint>& out) const;
   Status verify_unchecked() const;
+  Status verify_line_index() const;  // verify step 12 (reader/LineIndex.cpp)
   std::unique_ptr<Impl> impl_;
 };
 

@@ -113,6 +113,31 @@ int ilmap_mvid(const ilmap_cache* cache, uint8_t out[16]);
 /* The assembly name (UTF-8, not NUL-terminated; *len set), or NULL when unknown. */
 const char* ilmap_assembly_name(const ilmap_cache* cache, size_t* len);
 
+/* Reverse line lookup (format 1.2 caches; SPEC.md 6.2, 6.3). */
+
+/* 1 when the cache holds the reverse line index (caches written before format 1.2 do not). */
+int ilmap_has_line_index(const ilmap_cache* cache);
+
+typedef struct ilmap_line_match {
+  uint32_t token;     /* MethodDef token 0x06RRRRRR */
+  uint32_t il_offset; /* IL offset of the sequence point bound to */
+  uint32_t document;  /* 0-based document index */
+  uint32_t line, column, end_line, end_column;
+  const char* file;   /* document path, UTF-8, not NUL-terminated: use file_len */
+  size_t file_len;
+} ilmap_line_match;
+
+/* The breakpoint bindings of `line` (and `column`, 0 = none) of the document that `document`
+ * (`document_len` bytes) names: an exact path, the same path with the other separator, or a
+ * unique path suffix ("Program.cs"). Stores up to `capacity` bindings in `out` (may be NULL when
+ * capacity is 0), ordered by token then IL offset, and their total in *count (may be NULL).
+ * Returns ILMAP_OK (also when no code lies at or after the line: *count = 0),
+ * ILMAP_E_NOT_FOUND (no such document, or an ambiguous suffix: msg lists the candidates),
+ * ILMAP_E_UNSUPPORTED (a cache without the index: recompile it) or ILMAP_E_USAGE (NULL
+ * arguments, empty path); msg, if not NULL, receives a NUL-terminated message. */
+int ilmap_lines(const ilmap_cache* cache, const char* document, size_t document_len, uint32_t line, uint32_t column,
+                ilmap_line_match* out, size_t capacity, size_t* count, char* msg, size_t msg_size);
+
 uint32_t ilmap_method_count(const ilmap_cache* cache);
 uint64_t ilmap_point_count(const ilmap_cache* cache);
 

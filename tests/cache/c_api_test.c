@@ -127,6 +127,28 @@ int main(int argc, char** argv) {
     CHECK(ilmap_assembly_name(cache, &len) != NULL && len > 0, "no assembly name");
   }
 
+  /* Source lines (format 1.2): the frame's own line binds points of that line and document. */
+  {
+    ilmap_line_match out[8];
+    size_t count = 99;
+    CHECK(ilmap_has_line_index(cache) == 1, "no line index");
+    CHECK(ilmap_lines(cache, loc.file, loc.file_len, loc.line, 0, NULL, 0, &count, msg, sizeof msg) == ILMAP_OK && count >= 1,
+          "lines(%.*s:%u), capacity 0: %s", (int)loc.file_len, loc.file, (unsigned)loc.line, msg);
+    const size_t total = count;
+    CHECK(ilmap_lines(cache, loc.file, loc.file_len, loc.line, 0, out, 8, &count, msg, sizeof msg) == ILMAP_OK && count == total,
+          "lines: %s", msg);
+    for (size_t i = 0; i < count && i < 8; ++i)
+      CHECK(out[i].line == loc.line && (out[i].token >> 24) == 0x06 && out[i].file_len == loc.file_len &&
+                memcmp(out[i].file, loc.file, loc.file_len) == 0,
+            "binding %zu: 0x%08x at line %u", i, (unsigned)out[i].token, (unsigned)out[i].line);
+    CHECK(ilmap_lines(cache, "No/Such.cs", 10, 1, 0, out, 8, &count, msg, sizeof msg) == ILMAP_E_NOT_FOUND && count == 0 &&
+              msg[0] != '\0',
+          "a missing document was found");
+    CHECK(ilmap_lines(NULL, "a.cs", 4, 1, 0, out, 8, &count, NULL, 0) == ILMAP_E_USAGE, "NULL cache accepted");
+    CHECK(ilmap_lines(cache, loc.file, loc.file_len, loc.line, 0, NULL, 8, &count, NULL, 0) == ILMAP_E_USAGE,
+          "NULL output with capacity accepted");
+  }
+
   /* verify. */
   msg[0] = 'x';
   CHECK(ilmap_verify(cache, msg, sizeof msg) == ILMAP_OK, "verify: %s", msg);

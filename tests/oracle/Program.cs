@@ -68,6 +68,8 @@ static class Program
         "  decode-all INPUT --once                    open and decode every point once, no timing\n" +
         "                                             (the SRM program for whole-process timing)\n" +
         "  lookup-bench INPUT --queries FILE [--repeat N]  SRM per-lookup baseline timing\n" +
+        "  lines INPUT                                every document x line: 'PATH:LINE', its breakpoint\n" +
+        "                                             bindings (SPEC.md 6.2, no column), an empty line\n" +
         "INPUT: a Portable PDB, or a .dll/.exe (sibling .pdb matched by id, else embedded PDB).\n" +
         "exit codes: 0 ok, 1 usage, 2 bad input";
 
@@ -110,6 +112,7 @@ static class Program
             case "info":
             case "decode-all":
             case "lookup-bench":
+            case "lines":
                 break;
             default:
                 throw new UsageException($"unknown command '{cmd}'");
@@ -153,6 +156,7 @@ static class Program
                         DecodeAll(opened.CopyPdbBytes(), repeat, warmupMs, w);
                     break;
                 case "lookup-bench": LookupBench(opened.Reader, opts["--queries"], repeat, w); break;
+                case "lines": Lines(opened.Reader, w); break;
             }
         }
         if (sink is MemoryStream ms)
@@ -407,6 +411,93 @@ static class Program
             else
             {
                 w.Write(string.Create(Inv, $"{tok} {il} ??:0:0\n"));
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- lines
+
+    readonly record struct LinePoint(int Row, int IL, int Line, int Column, int EndLine, int EndColumn);
+
+    static bool PosLe(int l1, int c1, int l2, int c2) => l1 < l2 || (l1 == l2 && c1 <= c2);
+
+    // The span of `inner` lies inside `outer`'s and differs from it (SPEC.md 6.2).
+    static bool StrictlyInside(LinePoint inner, LinePoint outer) =>
+        !(inner.Line == outer.Line && inner.Column == outer.Column && inner.EndLine == outer.EndLine && inner.EndColumn == outer.EndColumn)
+        && PosLe(outer.Line, outer.Column, inner.Line, inner.Column) && PosLe(inner.EndLine, inner.EndColumn, outer.EndLine, outer.EndColumn);
+
+    /// <summary>
+    /// The breakpoint binding rule of SPEC.md 6.2 (no column), from SRM's sequence points: for every
+    /// distinct document path, line 1 and every line that starts code with the lines just before and
+    /// after it (a line between two lines with code binds as the next one does), ascending, a block
+    /// "PATH:LINE", then one "TOKEN IL PATH L:C-EL:EC" line per binding (method row, then IL
+    /// order), then an empty line. Documents that share a path are searched together.
+    /// </summary>
+    static void Lines(MetadataReader r, TextWriter w)
+    {
+        var byPath = new SortedDictionary<string, List<LinePoint>>(StringComparer.Ordinal);
+        foreach (var h in r.Documents)
+        {
+            string path = r.GetString(r.GetDocument(h).Name);
+            if (!byPath.ContainsKey(path))
+                byPath[path] = new List<LinePoint>();
+        }
+        int rows = r.GetTableRowCount(TableIndex.MethodDebugInformation);
+        for (int row = 1; row <= rows; row++)
+        {
+            var mdi = r.GetMethodDebugInformation(MetadataTokens.MethodDebugInformationHandle(row));
+            if (mdi.SequencePointsBlob.IsNil)
+                continue;
+            foreach (var sp in mdi.GetSequencePoints())
+            {
+                if (sp.IsHidden)
+                    continue;
+                string path = r.GetString(r.GetDocument(sp.Document).Name);
+                byPath[path].Add(new LinePoint(row, sp.Offset, sp.StartLine, sp.StartColumn, sp.EndLine, sp.EndColumn));
+            }
+        }
+        foreach (var (path, points) in byPath)
+        {
+            int last = 0;
+            foreach (var p in points)
+                last = Math.Max(last, p.Line);
+            if (last == 0)
+                continue;
+            var lines = new SortedSet<int> { 1 };
+            foreach (var p in points)
+            {
+                lines.Add(p.Line - 1);
+                lines.Add(p.Line);
+                lines.Add(p.Line + 1);
+            }
+            lines.Remove(0);
+            foreach (int line in lines)
+            {
+                w.Write(string.Create(Inv, $"{path}:{line}\n"));
+                // Step 3: the first line at or after `line` with code.
+                int target = 0;
+                foreach (var p in points)
+                    if (p.Line >= line && (target == 0 || p.Line < target))
+                        target = p.Line;
+                // Step 5: per method its first point on that line (column, then IL offset) ...
+                var first = new SortedDictionary<int, LinePoint>();
+                foreach (var p in points)
+                {
+                    if (target == 0 || p.Line != target)
+                        continue;
+                    if (!first.TryGetValue(p.Row, out var q) || p.Column < q.Column || (p.Column == q.Column && p.IL < q.IL))
+                        first[p.Row] = p;
+                }
+                // ... without points nested in another method's point; step 6: row, then IL order.
+                foreach (var p in first.Values)
+                {
+                    bool nested = false;
+                    foreach (var o in first.Values)
+                        nested |= StrictlyInside(p, o);
+                    if (!nested)
+                        w.Write(string.Create(Inv, $"0x{0x06000000 | p.Row:x8} {p.IL} {path} {p.Line}:{p.Column}-{p.EndLine}:{p.EndColumn}\n"));
+                }
+                w.Write("\n");
             }
         }
     }

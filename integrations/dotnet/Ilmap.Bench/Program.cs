@@ -122,6 +122,60 @@ static class Program
         SrmWithName();
         long srmBytes = GC.GetAllocatedBytesForCurrentThread() - before;
         Console.WriteLine(string.Create(Inv, $"ilmap_bytes_allocated_per_pass={ilmapBytes} srm_with_file_name_bytes_allocated_per_pass={srmBytes}"));
+        // Source line -> IL: up to 1,000 (document, line) queries taken from visible points, through
+        // Lines into a reused buffer, against the only thing SRM offers without an index: a scan of
+        // every method's points for those on the document and line (the naive form of SPEC.md 6.2).
+        var lineQueries = new List<(string Path, DocumentHandle Doc, int Line)>();
+        for (int row = 1; row <= maxRow && lineQueries.Count < 1000; row += Math.Max(1, maxRow / 1000))
+        {
+            var mdi = reader.GetMethodDebugInformation(MetadataTokens.MethodDebugInformationHandle(row));
+            if (mdi.SequencePointsBlob.IsNil)
+                continue;
+            foreach (var sp in mdi.GetSequencePoints())
+                if (!sp.IsHidden)
+                {
+                    lineQueries.Add((reader.GetString(reader.GetDocument(sp.Document).Name), sp.Document, sp.StartLine));
+                    break;
+                }
+        }
+        var bindings = new LineBinding[16];
+        long IlmapLines()
+        {
+            long sum = 0;
+            foreach (var (path, _, line) in lineQueries)
+                sum += cache.Lines(path, line, bindings) + bindings[0].ILOffset;
+            return sum;
+        }
+        long SrmScanLines()
+        {
+            long sum = 0;
+            foreach (var (_, doc, line) in lineQueries)
+            {
+                int found = 0, il = int.MaxValue;
+                for (int row = 1; row <= maxRow; row++)
+                {
+                    var mdi = reader.GetMethodDebugInformation(MetadataTokens.MethodDebugInformationHandle(row));
+                    if (mdi.SequencePointsBlob.IsNil)
+                        continue;
+                    foreach (var sp in mdi.GetSequencePoints())
+                        if (!sp.IsHidden && sp.StartLine == line && sp.Document == doc)
+                        {
+                            found++;
+                            il = Math.Min(il, sp.Offset);
+                            break;
+                        }
+                }
+                sum += found + (found > 0 ? il : 0);
+            }
+            return sum;
+        }
+        if (lineQueries.Count > 0)
+        {
+            var lines = Measure(new Func<long>[] { IlmapLines, SrmScanLines }, Math.Min(repeat, 5), Math.Min(warmupMs, 500));
+            Console.WriteLine(string.Create(Inv, $"line_queries={lineQueries.Count}"));
+            Report("ilmap_lines_ns_per_query", lines[0] / lineQueries.Count);
+            Report("srm_scan_lines_ns_per_query", lines[1] / lineQueries.Count);
+        }
         var opens = Measure(new Func<long>[] { Open, OpenSrm }, repeat, Math.Min(warmupMs, 500));
         Report("ilmap_open_close_us", opens[0] / 1000);
         Report("srm_open_us", opens[1] / 1000);

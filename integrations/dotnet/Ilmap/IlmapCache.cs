@@ -114,6 +114,115 @@ public sealed class IlmapCache : IDisposable
         return found != 0;
     }
 
+    /// <summary>True when the cache holds the reverse line index (format 1.2; older caches: recompile).</summary>
+    public bool HasLineIndex
+    {
+        get
+        {
+            bool addedRef = false;
+            try
+            {
+                _handle.DangerousAddRef(ref addedRef);
+                return Native.HasLineIndex(_handle.DangerousGetHandle()) != 0;
+            }
+            finally
+            {
+                if (addedRef)
+                    _handle.DangerousRelease();
+            }
+        }
+    }
+
+    /// <summary>
+    /// Reverse lookup (SPEC.md 6.2, 6.3): the methods and IL offsets a debugger binds a
+    /// breakpoint at <paramref name="line"/> (and <paramref name="column"/>, 0 = none) of
+    /// <paramref name="document"/> to: an exact document path, the same path with the other
+    /// separator, or a unique path suffix ("Program.cs"). Fills <paramref name="destination"/>
+    /// with up to its length of bindings, ordered by token then IL offset, and returns how many
+    /// there are in all (0 when no code lies at or after the line); allocates nothing once the
+    /// document's path string was made and the path fits in 1 KiB of UTF-8.
+    /// </summary>
+    /// <exception cref="IlmapException">No such document or an ambiguous suffix (NotFound, the
+    /// message lists the candidates), or a cache without the index (Unsupported).</exception>
+    public unsafe int Lines(string document, int line, Span<LineBinding> destination, int column = 0)
+    {
+        ArgumentNullException.ThrowIfNull(document);
+        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(line);
+        ArgumentOutOfRangeException.ThrowIfNegative(column);
+        const int StackBytes = 1024, StackMatches = 16;
+        int byteCount = Encoding.UTF8.GetByteCount(document);
+        byte[]? rented = byteCount > StackBytes ? new byte[byteCount] : null;
+        Span<byte> utf8 = rented ?? stackalloc byte[StackBytes];
+        utf8 = utf8[..Encoding.UTF8.GetBytes(document, utf8)];
+        int want = Math.Max(destination.Length, 1);
+        NativeLineMatch[]? heap = want > StackMatches ? new NativeLineMatch[want] : null;
+        Span<NativeLineMatch> matches = heap ?? stackalloc NativeLineMatch[StackMatches];
+        byte* msg = stackalloc byte[MessageSize];
+        msg[0] = 0;
+        nuint count = 0;
+        int status;
+        bool addedRef = false;
+        try
+        {
+            _handle.DangerousAddRef(ref addedRef);
+            fixed (byte* d = utf8)
+            fixed (NativeLineMatch* m = matches)
+                status = Native.Lines(_handle.DangerousGetHandle(), d, (nuint)utf8.Length, (uint)line, (uint)column,
+                                      m, (nuint)matches.Length, &count, msg, MessageSize);
+            if (status != 0)
+                throw new IlmapException((IlmapStatus)status, Message(msg, $"lines failed for {document}:{line}"));
+            int n = (int)Math.Min((ulong)count, (ulong)Math.Min(destination.Length, matches.Length));
+            for (int i = 0; i < n; i++)
+            {
+                ref readonly NativeLineMatch x = ref matches[i];
+                destination[i] = new LineBinding(unchecked((int)x.Token), (int)x.ILOffset, Intern(x.File, (nint)x.FileLength),
+                                                 (int)x.Line, (int)x.Column, (int)x.EndLine, (int)x.EndColumn);
+            }
+        }
+        finally
+        {
+            if (addedRef)
+                _handle.DangerousRelease();
+        }
+        return checked((int)count);
+    }
+
+    /// <summary>As <see cref="Lines(string, int, Span{LineBinding}, int)"/>, returning a new array of every binding.</summary>
+    public LineBinding[] Lines(string document, int line, int column = 0)
+    {
+        Span<LineBinding> first = new LineBinding[8];
+        int n = Lines(document, line, first, column);
+        if (n <= first.Length)
+            return first[..n].ToArray();
+        var all = new LineBinding[n];
+        Lines(document, line, all, column);
+        return all;
+    }
+
+    /// <summary>
+    /// The name of a MethodDef token as the runtime of <paramref name="flavor"/> prints a stack
+    /// frame (SPEC.md 3.6), or null when the cache has no names (compiled without the PE) or the
+    /// token is not a MethodDef of the module. Allocates only the first time a name is asked for.
+    /// </summary>
+    public unsafe string? MethodName(int token, MethodNameFlavor flavor = MethodNameFlavor.CoreClr)
+    {
+        bool addedRef = false;
+        try
+        {
+            _handle.DangerousAddRef(ref addedRef);
+            byte* text = null;
+            nuint length = 0;
+            if (Native.MethodName(_handle.DangerousGetHandle(), unchecked((uint)token), (int)flavor, &text, &length) == 0)
+                return null;
+            return Intern(text, (nint)length);
+        }
+        finally
+        {
+            if (addedRef)
+                _handle.DangerousRelease();
+        }
+    }
+
     /// <summary>Full check of the cache (checksum and structure).</summary>
     /// <exception cref="IlmapException">The cache is corrupt; the message says what and where.</exception>
     public unsafe void Verify()

@@ -21,6 +21,16 @@ internal unsafe struct NativeLocation
     public uint ILOffset;
 }
 
+/// <summary>Mirror of <c>ilmap_line_match</c> (sequential layout, 48 bytes on 64-bit).</summary>
+[StructLayout(LayoutKind.Sequential)]
+internal unsafe struct NativeLineMatch
+{
+    public uint Token, ILOffset, Document;
+    public uint Line, Column, EndLine, EndColumn;
+    public byte* File;
+    public nuint FileLength;
+}
+
 internal static unsafe partial class Native
 {
     internal const string Library = "ilmap";
@@ -77,4 +87,14 @@ internal static unsafe partial class Native
 
     [LibraryImport(Library, EntryPoint = "ilmap_file_changed")]
     internal static partial int FileChanged(IntPtr cache);
+
+    [LibraryImport(Library, EntryPoint = "ilmap_lines")]
+    internal static partial int Lines(IntPtr cache, byte* document, nuint documentLength, uint line, uint column,
+                                      NativeLineMatch* output, nuint capacity, nuint* count, byte* msg, nuint msgSize);
+
+    [LibraryImport(Library, EntryPoint = "ilmap_has_line_index")]
+    internal static partial int HasLineIndex(IntPtr cache);
+
+    [LibraryImport(Library, EntryPoint = "ilmap_method_name")]
+    internal static partial int MethodName(IntPtr cache, uint token, int flavor, byte** text, nuint* length);
 }

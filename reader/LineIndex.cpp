@@ -1,0 +1,326 @@
+// LineIndex.cpp - the reader's part of the reverse line index (format 1.2): document matching
+// (SPEC.md 6.3), the binding rule of a source line (6.2) and verify step 12.
+//
+// Kept apart from Cache.cpp: it reads the index and the point blocks through the public
+// FlatBuffers root only (Cache::root), so the sections' own decoding stays in one place and
+// this file depends on nothing but the index layout (schema/ilmap_lines_format.h) and the
+// block layout (schema/ilmap_format.h). Every read is bounded: a corrupt index that passed
+// open gives fewer or wrong bindings, never a read outside the file.
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ilmap/cache.h"
+#include "ilmap_format.h"
+#include "ilmap_generated.h"
+#include "ilmap_lines_format.h"
+
+namespace ilmap {
+namespace {
+
+namespace d = ilmap::disk;
+
+// The index and the sections it refers to.
+struct LinesView {
+  const std::uint32_t* doc_blocks = nullptr;
+  std::uint32_t doc_blocks_count = 0;
+  const fb::LineBlockRef* blocks = nullptr;
+  std::uint32_t blocks_count = 0;
+  const std::uint8_t* data = nullptr;
+  std::size_t data_size = 0;
+  std::uint64_t entry_count = 0;
+  // Method directory, format 2.0 (SPEC.md section 4).
+  std::uint32_t method_rows = 0;
+  const fb::MethodGroup* groups = nullptr;
+  const std::uint8_t* ends = nullptr;
+  const std::uint8_t* high = nullptr;
+  std::uint32_t high_count = 0;
+  const std::uint8_t* pblocks = nullptr;
+  std::size_t pblocks_size = 0;
+
+  // Blocks of document `doc`: [b, e); empty when out of range or corrupt.
+  void doc_range(std::uint32_t doc, std::uint32_t& b, std::uint32_t& e) const {
+    b = e = 0;
+    if (std::uint64_t(doc) + 1 >= doc_blocks_count) return;
+    std::uint32_t x, y;
+    std::memcpy(&x, doc_blocks + doc, 4);
+    std::memcpy(&y, doc_blocks + doc + 1, 4);
+    if (x <= y && y <= blocks_count) b = x, e = y;
+  }
+
+  // Visible record `k` of method row `row` (SPEC.md 5); false when absent or corrupt.
+  bool record(std::uint32_t row, std::uint32_t k, d::VisibleRecord& r) const {
+    if (row == 0 || row > method_rows) return false;
+    const std::uint32_t i = row - 1, j = i % d::kGroupRows;
+    const fb::MethodGroup& g = groups[i / d::kGroupRows];
+    std::uint64_t rel_e = d::load_le16(ends + 2 * std::size_t(i)), rel_b = j ? d::load_le16(ends + 2 * std::size_t(i - 1)) : 0;
+    if (g.high() != d::kGroupNarrow) {
+      const std::uint64_t x = std::uint64_t(g.high()) + j;
+      if (x >= high_count) return false;
+      rel_e |= std::uint64_t(d::load_le16(high + 2 * x)) << 16;
+      if (j) rel_b |= std::uint64_t(d::load_le16(high + 2 * (x - 1))) << 16;
+    }
+    const std::uint64_t b = g.base() + rel_b, e = g.base() + rel_e;
+    if (b >= e || e > pblocks_size - d::kBlockTailPadding) return false;
+    const std::uint8_t* rec = pblocks + b;
+    const std::uint8_t* end = pblocks + e;
+    d::BlockHeader h;
+    if (!d::get_block_header(rec, end, h) || h.records_bytes() > std::uint64_t(end - rec) || k >= h.visible)
+      return false;
+    r = d::get_visible(rec, k, h);
+    return true;
+  }
+};
+
+bool view_of(const Cache& cache, LinesView& v) {
+  const auto* root = static_cast<const fb::Cache*>(cache.root());
+  const fb::LineIndex* li = root->lines();
+  if (!li || !li->doc_blocks() || !li->blocks() || !li->data()) return false;
+  v.doc_blocks = li->doc_blocks()->data();
+  v.doc_blocks_count = li->doc_blocks()->size();
+  v.blocks = reinterpret_cast<const fb::LineBlockRef*>(li->blocks()->Data());
+  v.blocks_count = li->blocks()->size();
+  v.data = li->data()->data();
+  v.data_size = li->data()->size();
+  v.entry_count = li->entry_count();
+  // Open guarantees both (SPEC.md section 7, steps 12-13).
+  v.method_rows = root->method_rows();
+  v.groups = reinterpret_cast<const fb::MethodGroup*>(root->method_groups()->Data());
+  v.ends = reinterpret_cast<const std::uint8_t*>(root->block_ends()->data());
+  if (const auto* hv = root->block_ends_high()) {
+    v.high = reinterpret_cast<const std::uint8_t*>(hv->data());
+    v.high_count = hv->size();
+  }
+  v.pblocks = root->point_blocks()->data();
+  v.pblocks_size = root->point_blocks()->size();
+  return true;
+}
+
+Status no_index() {
+  return {Errc::kUnsupported,
+          "the cache has no line index (written before format 1.2): recompile it with this ilmap to look up source lines"};
+}
+
+bool is_sep(char c) { return c == '/' || c == '\\'; }
+bool same_char(char a, char b) { return a == b || (is_sep(a) && is_sep(b)); }
+bool same_tail(std::string_view path, std::string_view q) {
+  if (q.size() > path.size()) return false;
+  const std::size_t off = path.size() - q.size();
+  for (std::size_t i = 0; i < q.size(); ++i)
+    if (!same_char(path[off + i], q[i])) return false;
+  return true;
+}
+
+// A candidate binding: a visible point of a matched document on the line searched.
+struct Cand {
+  std::uint32_t row, il, doc, line, column, end_line, end_column;
+  bool starts_before_or_at(std::uint32_t l, std::uint32_t c) const { return line < l || (line == l && column <= c); }
+  bool ends_at_or_after(std::uint32_t l, std::uint32_t c) const { return end_line > l || (end_line == l && end_column >= c); }
+  // The span of `o` lies inside this one and differs from it.
+  bool strictly_contains(const Cand& o) const {
+    const bool same = line == o.line && column == o.column && end_line == o.end_line && end_column == o.end_column;
+    return !same && starts_before_or_at(o.line, o.column) && ends_at_or_after(o.end_line, o.end_column);
+  }
+};
+
+// The first line >= `line` that starts a point of document `doc`, and that line's points, in
+// index order, appended to `out`. Returns 0 when none.
+std::uint32_t next_line_points(const LinesView& v, std::uint32_t doc, std::uint32_t line, std::vector<Cand>& out) {
+  std::uint32_t b, e;
+  v.doc_range(doc, b, e);
+  if (b == e) return 0;
+  // First block whose first line is >= line; the line's entries may begin in the one before.
+  std::uint32_t lo = b, hi = e;
+  while (lo < hi) {
+    const std::uint32_t mid = lo + (hi - lo) / 2;
+    if (v.blocks[mid].line() < line) lo = mid + 1;
+    else hi = mid;
+  }
+  std::uint32_t found = 0;
+  for (std::uint32_t j = lo > b ? lo - 1 : b; j < e; ++j) {
+    const fb::LineBlockRef& ref = v.blocks[j];
+    if (ref.offset() >= v.data_size) return found;
+    if (found && ref.line() > found) break;
+    d::LineBlockReader r(v.data + ref.offset(), v.data + v.data_size, ref.line());
+    if (!r.start()) return found;
+    for (unsigned i = 0; i < r.count(); ++i) {
+      d::LineEntry en;
+      if (!r.next(en)) return found;
+      if (en.line < line) continue;
+      if (!found) found = en.line;
+      if (en.line != found) return found;
+      d::VisibleRecord rec;
+      // A corrupt entry (no such record, another document or line) binds nothing.
+      if (!v.record(en.row, en.ordinal, rec) || rec.document != doc || rec.line != en.line) continue;
+      out.push_back({en.row, rec.il, doc, rec.line, rec.column, rec.end_line, rec.end_column});
+    }
+  }
+  return found;
+}
+
+}  // namespace
+
+bool Cache::has_line_index() const noexcept {
+  LinesView v;
+  return view_of(*this, v);
+}
+
+Status Cache::match_documents(std::string_view q, std::vector<std::uint32_t>& documents) const {
+  documents.clear();
+  if (q.empty()) return {Errc::kUsage, "empty document path"};
+  const std::uint32_t n = document_count();
+  // 1. The exact path.
+  for (std::uint32_t i = 0; i < n; ++i)
+    if (document_path(i) == q) documents.push_back(i);
+  if (!documents.empty()) return {};
+  // 2. The same path with either separator; 3. a path suffix on a component boundary.
+  for (int step = 2; step <= 3; ++step) {
+    std::vector<std::string_view> paths;
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const std::string_view p = document_path(i);
+      const bool hit = step == 2 ? p.size() == q.size() && same_tail(p, q)
+                                 : p.size() > q.size() && same_tail(p, q) &&
+                                       (is_sep(q.front()) || is_sep(p[p.size() - q.size() - 1]));
+      if (hit) paths.push_back(p);
+    }
+    std::sort(paths.begin(), paths.end());
+    paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
+    if (paths.size() == 1) {
+      for (std::uint32_t i = 0; i < n; ++i)
+        if (document_path(i) == paths[0]) documents.push_back(i);
+      return {};
+    }
+    if (paths.size() > 1) {
+      std::string list;
+      constexpr std::size_t kShown = 10;
+      for (std::size_t i = 0; i < paths.size() && i < kShown; ++i) list += (i ? ", " : "") + std::string(paths[i]);
+      if (paths.size() > kShown) list += format(", and %zu more", paths.size() - kShown);
+      return {Errc::kNotFound, format("document '%.*s' is ambiguous: it matches %zu documents: %s", static_cast<int>(q.size()),
+                                      q.data(), paths.size(), list.c_str())};
+    }
+  }
+  return {Errc::kNotFound, format("no document of the cache matches '%.*s' (exact path, either separator, or a path suffix)",
+                                  static_cast<int>(q.size()), q.data())};
+}
+
+Status Cache::lines(std::string_view path, std::uint32_t line, std::uint32_t column, std::vector<LineMatch>& out) const {
+  out.clear();
+  if (!has_line_index()) return no_index();
+  std::vector<std::uint32_t> docs;
+  if (Status s = match_documents(path, docs); !s) return s;
+  return lines_in(docs, line, column, out);
+}
+
+Status Cache::lines_in(std::span<const std::uint32_t> documents, std::uint32_t line, std::uint32_t column,
+                       std::vector<LineMatch>& out) const {
+  out.clear();
+  LinesView v;
+  if (!view_of(*this, v)) return no_index();
+  // Step 3: the first line at or after `line` with code, over the matched documents.
+  std::vector<Cand> cands, c;
+  std::uint32_t target = 0;
+  for (std::uint32_t doc : documents) {
+    c.clear();
+    const std::uint32_t l = next_line_points(v, doc, line, c);
+    if (!l || (target && l > target)) continue;
+    if (l < target || !target) cands.clear();
+    target = l;
+    cands.insert(cands.end(), c.begin(), c.end());
+  }
+  if (cands.empty()) return {};
+  std::vector<Cand> chosen;
+  // Step 4: a column on the requested line selects the innermost points containing it.
+  if (column && target == line) {
+    std::vector<Cand> inside;
+    for (const Cand& x : cands)
+      if (x.starts_before_or_at(line, column) && x.ends_at_or_after(line, column)) inside.push_back(x);
+    // Per method, among its points that contain no other of its containing points, the first
+    // in IL order; then no result that contains another method's result.
+    for (const Cand& x : inside) {
+      if (std::any_of(inside.begin(), inside.end(), [&](const Cand& y) { return y.row == x.row && x.strictly_contains(y); }))
+        continue;
+      auto it = std::find_if(chosen.begin(), chosen.end(), [&](const Cand& y) { return y.row == x.row; });
+      if (it == chosen.end()) chosen.push_back(x);
+      else if (x.il < it->il) *it = x;
+    }
+    std::vector<Cand> keep;
+    for (const Cand& x : chosen)
+      if (std::none_of(chosen.begin(), chosen.end(), [&](const Cand& y) { return x.strictly_contains(y); })) keep.push_back(x);
+    chosen.swap(keep);
+  }
+  // Step 5: otherwise, per method its first point of the line (column, then IL offset), and
+  // no point nested in another method's point.
+  if (chosen.empty()) {
+    for (const Cand& x : cands) {
+      auto it = std::find_if(chosen.begin(), chosen.end(), [&](const Cand& y) { return y.row == x.row; });
+      if (it == chosen.end()) chosen.push_back(x);
+      else if (x.column < it->column || (x.column == it->column && x.il < it->il)) *it = x;
+    }
+    std::vector<Cand> keep;
+    for (const Cand& x : chosen)
+      if (std::none_of(chosen.begin(), chosen.end(), [&](const Cand& y) { return y.strictly_contains(x); })) keep.push_back(x);
+    chosen.swap(keep);
+  }
+  std::sort(chosen.begin(), chosen.end(), [](const Cand& a, const Cand& b) { return a.row != b.row ? a.row < b.row : a.il < b.il; });
+  out.reserve(chosen.size());
+  for (const Cand& x : chosen)
+    out.push_back({0x06000000u | x.row, x.il, x.doc, x.line, x.column, x.end_line, x.end_column});
+  return {};
+}
+
+// SPEC.md section 7, verify step 12.
+Status Cache::verify_line_index() const {
+  const auto* root = static_cast<const fb::Cache*>(this->root());
+  const fb::LineIndex* li = root->lines();
+  if (!li) return {};
+  LinesView v;
+  if (!view_of(*this, v)) return {Errc::kMalformed, "line index: doc_blocks, blocks or data missing"};
+  if (std::uint64_t(v.doc_blocks_count) != std::uint64_t(document_count()) + 1)
+    return {Errc::kMalformed, format("line index: %u document entries, expected %u", v.doc_blocks_count, document_count() + 1)};
+  std::uint64_t entries = 0;
+  std::size_t pos = 0;
+  for (std::uint32_t doc = 0; doc < document_count(); ++doc) {
+    std::uint32_t x, y;
+    std::memcpy(&x, v.doc_blocks + doc, 4);
+    std::memcpy(&y, v.doc_blocks + doc + 1, 4);
+    if ((doc == 0 && x != 0) || x > y || y > v.blocks_count)
+      return {Errc::kMalformed, format("line index: block range of document %u is out of order", doc)};
+    bool have_prev = false;
+    std::uint32_t pl = 0, pc = 0, pr = 0, pk = 0;
+    for (std::uint32_t j = x; j < y; ++j) {
+      const fb::LineBlockRef& ref = v.blocks[j];
+      if (ref.offset() != pos) return {Errc::kMalformed, format("line index: block %u does not start where the one before ends", j)};
+      d::LineBlockReader r(v.data + pos, v.data + v.data_size, ref.line());
+      if (!r.start()) return {Errc::kMalformed, format("line index: block %u has a bad entry count", j)};
+      for (unsigned i = 0; i < r.count(); ++i) {
+        d::LineEntry en;
+        if (!r.next(en)) return {Errc::kMalformed, format("line index: block %u: entry %u does not decode", j, i)};
+        d::VisibleRecord rec;
+        if (!v.record(en.row, en.ordinal, rec) || rec.document != doc || rec.line != en.line)
+          return {Errc::kMalformed, format("line index: block %u: entry %u (method row %u, point %u) is not a visible point of document %u at line %u",
+                                           j, i, en.row, en.ordinal, doc, en.line)};
+        const bool ordered = !have_prev || pl < en.line ||
+                             (pl == en.line && (pc < rec.column || (pc == rec.column && (pr < en.row || (pr == en.row && pk < en.ordinal)))));
+        if (!ordered) return {Errc::kMalformed, format("line index: block %u: entry %u is out of order", j, i)};
+        have_prev = true;
+        pl = en.line, pc = rec.column, pr = en.row, pk = en.ordinal;
+        ++entries;
+      }
+      pos = static_cast<std::size_t>(r.position() - v.data);
+    }
+  }
+  if (v.doc_blocks_count && v.blocks_count) {
+    std::uint32_t last;
+    std::memcpy(&last, v.doc_blocks + v.doc_blocks_count - 1, 4);
+    if (last != v.blocks_count) return {Errc::kMalformed, "line index: blocks after the last document's"};
+  }
+  if (pos != v.data_size) return {Errc::kMalformed, "line index: bytes after the last block"};
+  if (entries != v.entry_count || entries != root->point_count() - root->hidden_count())
+    return {Errc::kMalformed, format("line index: %llu entries, the cache has %llu visible points", static_cast<unsigned long long>(entries),
+                                     static_cast<unsigned long long>(root->point_count() - root->hidden_count()))};
+  return {};
+}
+
+}  // namespace ilmap

@@ -1,0 +1,188 @@
+// cmd_lines.cpp - `ilmap lines CACHE FILE:LINE[:COLUMN] [--json]`: the reverse lookup of issue
+// 13, source line -> (method, IL offset) as a debugger binds a breakpoint (SPEC.md 6.2, 6.3).
+//
+// One line per binding, in the canonical listing's form (SPEC.md section 10):
+// "TOKEN IL PATH START_LINE:START_COLUMN-END_LINE:END_COLUMN", ordered by token then IL offset;
+// with --json one object per binding. No binding (no code at or after the line): exit 3. A
+// cache written before format 1.2 has no line index: exit 2, "recompile". FILE may itself hold
+// colons (C:\src\a.cs:12): the query is split at its last colons, and a part before the last
+// one that is all digits makes that part LINE and the last one COLUMN.
+//
+// --batch (or no FILE:LINE): one query per stdin line; each gets its binding lines followed by
+// an empty line ("error: MESSAGE" or {"error":...} then an empty line for a rejected query,
+// the run goes on and exits 1 or 3 at the end), flushed before each read that may wait.
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "Commands.h"
+#include "LineReader.h"
+#include "TextEscape.h"
+#include "ilmap/cache.h"
+
+namespace ilmap::cli {
+namespace {
+
+struct LinesOptions {
+  std::string cache;
+  std::string query;
+  bool json = false;
+  bool batch = false;
+};
+
+struct LineQuery {
+  std::string file;
+  std::uint32_t line = 0, column = 0;
+};
+
+bool all_digits(std::string_view s) {
+  if (s.empty() || s.size() > 9) return false;
+  for (char c : s)
+    if (c < '0' || c > '9') return false;
+  return true;
+}
+
+// The largest line a visible point can start on: 0xFEEFEE marks hidden points.
+constexpr std::uint32_t kMaxLine = 0xFEEFED;
+constexpr std::uint32_t kMaxColumn = 0xFFFF;
+
+Result<LineQuery> parse_line_query(std::string_view q) {
+  const auto bad = [&] {
+    return Error{Errc::kUsage, "expected FILE:LINE or FILE:LINE:COLUMN (LINE 1-16707565, COLUMN 1-65535), got '" + std::string(q) + "'"};
+  };
+  const std::size_t c1 = q.rfind(':');
+  if (c1 == std::string_view::npos || !all_digits(q.substr(c1 + 1))) return bad();
+  std::string_view head = q.substr(0, c1);
+  std::uint32_t last = static_cast<std::uint32_t>(std::stoul(std::string(q.substr(c1 + 1))));
+  LineQuery r;
+  const std::size_t c2 = head.rfind(':');
+  if (c2 != std::string_view::npos && all_digits(head.substr(c2 + 1))) {
+    r.line = static_cast<std::uint32_t>(std::stoul(std::string(head.substr(c2 + 1))));
+    r.column = last;
+    head = head.substr(0, c2);
+    if (r.column == 0 || r.column > kMaxColumn) return bad();
+  } else {
+    r.line = last;
+  }
+  if (r.line == 0 || r.line > kMaxLine || head.empty()) return bad();
+  r.file = std::string(head);
+  return r;
+}
+
+// The bindings of one query as output lines, or the error that rejects it.
+Result<std::string> answer(const Cache& cache, const LineQuery& q, bool json) {
+  std::vector<std::uint32_t> docs;
+  if (Status s = cache.match_documents(q.file, docs); !s) return s.error();
+  std::vector<LineMatch> found;
+  if (Status s = cache.lines_in(docs, q.line, q.column, found); !s) return s.error();
+  std::string out;
+  for (const LineMatch& m : found) {
+    const std::string_view path = cache.document_path(m.document);
+    if (json) {
+      nlohmann::ordered_json j;
+      j["method"] = format("0x%08x", m.token);
+      j["il_offset"] = m.il_offset;
+      j["file"] = std::string(path);
+      j["line"] = m.line;
+      j["column"] = m.column;
+      j["end_line"] = m.end_line;
+      j["end_column"] = m.end_column;
+      out += j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    } else {
+      out += format("0x%08x %u ", m.token, m.il_offset);
+      append_escaped(out, path);
+      out += format(" %u:%u-%u:%u\n", m.line, m.column, m.end_line, m.end_column);
+    }
+  }
+  if (found.empty()) {
+    std::string path;
+    append_escaped(path, cache.document_path(docs.front()));
+    return Error{Errc::kNotFound, format("%s: no code at or after line %u", path.c_str(), q.line)};
+  }
+  return out;
+}
+
+int run_batch(const LinesOptions& o, const Cache& cache) {
+  int rc = 0;
+  LineReader in(0, [] { std::fflush(stdout); });
+  for (;;) {
+    const LineReader::Next n = in.next();
+    if (n == LineReader::Next::kEnd) break;
+    if (n == LineReader::Next::kError)
+      return report_error({Errc::kIo, format("reading stdin: %s", std::strerror(in.error()))});
+    Result<std::string> r = Error{Errc::kUsage, "query line longer than 65536 bytes"};
+    if (n == LineReader::Next::kLine) {
+      auto q = parse_line_query(in.line());
+      if (q) r = answer(cache, *q, o.json);
+      else r = q.error();
+    }
+    if (cache.changed())
+      return report_error({Errc::kIo, o.cache + ": cache file changed while in use (truncated or rewritten in place)"});
+    if (r) {
+      std::fwrite(r->data(), 1, r->size(), stdout);
+    } else {
+      const int code = exit_code_for(r.error().code);
+      if (code == 1 || rc == 0) rc = code;
+      if (o.json) {
+        nlohmann::ordered_json j;
+        j["error"] = r.error().message;
+        std::fputs((j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n").c_str(), stdout);
+      } else {
+        std::fputs(("error: " + escape_text(r.error().message) + "\n").c_str(), stdout);
+      }
+    }
+    std::fputc('\n', stdout);
+  }
+  return rc;
+}
+
+int run_lines(const LinesOptions& o) {
+  const bool batch = o.batch || o.query.empty();
+  LineQuery single;
+  if (!batch) {
+    auto q = parse_line_query(o.query);
+    if (!q) return report_error(q.error());
+    single = *q;
+  }
+  auto cache = Cache::open(o.cache);
+  if (!cache) return report_error(cache.error());
+  if (!cache->has_line_index())
+    return report_error({Errc::kUnsupported, o.cache + ": the cache has no line index (written before format 1.2): recompile it with this ilmap (ilmap compile)"});
+  if (batch) return run_batch(o, *cache);
+  auto r = answer(*cache, single, o.json);
+  if (cache->changed())
+    return report_error({Errc::kIo, o.cache + ": cache file changed while in use (truncated or rewritten in place)"});
+  if (!r) return report_error(r.error());
+  std::fwrite(r->data(), 1, r->size(), stdout);
+  return 0;
+}
+
+}  // namespace
+
+void register_lines(CLI::App& app, int& rc) {
+  auto o = std::make_shared<LinesOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "lines",
+      "Reverse lookup: the methods and IL offsets a debugger binds a breakpoint at FILE:LINE\n"
+      "(or FILE:LINE:COLUMN) to (SPEC.md 6.2). FILE is a document path of the PDB, the same\n"
+      "path with the other separator, or a unique path suffix (Program.cs, Sub/Program.cs);\n"
+      "an ambiguous suffix lists its candidates (exit 3). A line without code binds to the\n"
+      "next line with code. Prints 'TOKEN IL PATH LINE:COLUMN-END_LINE:END_COLUMN' per binding;\n"
+      "exit 3 when no code lies at or after the line. Needs a format 1.2 cache (older ones:\n"
+      "exit 2, recompile). With --batch (or without FILE:LINE), one query per stdin line.");
+  cmd->add_option("CACHE", o->cache, "An ilmap cache (format 1.2 or later)")->required();
+  cmd->add_option("FILE:LINE[:COLUMN]", o->query, "Source position (without it: --batch)");
+  cmd->add_flag("--batch", o->batch,
+                "Read FILE:LINE[:COLUMN] queries from stdin, one per line; each answer ends with an empty "
+                "line (a rejected query: 'error: ...', then the run goes on and exits 1 or 3)");
+  cmd->add_flag("--json", o->json,
+                "JSON answers, one object per line: {\"method\",\"il_offset\",\"file\",\"line\",\"column\","
+                "\"end_line\",\"end_column\"}");
+  cmd->callback([o, &rc] { rc = run_lines(*o); });
+}
+
+}  // namespace ilmap::cli
