@@ -55,9 +55,9 @@ read -ra static_libs <<<"$("$pkg_config" --static --libs ilmap)"
 
 # Shared: the program needs libilmap.so.1 and finds the installed one.
 "$cc" "${cc_flags[@]}" "$tests/c_api_test.c" "${cflags[@]}" "${libs[@]}" -o "$work/c_api_shared"
-readelf -d "$work/c_api_shared" | grep -q 'NEEDED.*\[libilmap\.so\.1\]' || fail "the program does not link libilmap.so.1"
+readelf -d "$work/c_api_shared" | grep 'NEEDED.*\[libilmap\.so\.1\]' >/dev/null || fail "the program does not link libilmap.so.1"
 export LD_LIBRARY_PATH=$libdir
-ldd "$work/c_api_shared" | grep -q "libilmap\.so\.1 => $libdir/libilmap\.so\.1" || fail "libilmap.so.1 is not loaded from the prefix"
+ldd "$work/c_api_shared" | grep "libilmap\.so\.1 => $libdir/libilmap\.so\.1" >/dev/null || fail "libilmap.so.1 is not loaded from the prefix"
 
 # Static: libilmap.a and the libraries of `pkg-config --static` (without -lilmap, which would
 # pick the shared library).
@@ -65,7 +65,7 @@ static_deps=()
 for a in "${static_libs[@]}"; do [[ $a == -lilmap ]] || static_deps+=("$a"); done
 "$cc" "${cc_flags[@]}" "$tests/c_api_test.c" "${cflags[@]}" "$libdir/libilmap.a" "${static_deps[@]}" \
   -o "$work/c_api_static"
-if readelf -d "$work/c_api_static" | grep -q 'NEEDED.*libilmap'; then fail "the static program needs libilmap.so"; fi
+if readelf -d "$work/c_api_static" | grep 'NEEDED.*libilmap' >/dev/null; then fail "the static program needs libilmap.so"; fi
 
 # A real lookup through each, on a cache the installed ilmap compiles.
 "$tests/c_api_test.sh" "$prefix/bin/ilmap" "$work/c_api_shared" "$corpus"
