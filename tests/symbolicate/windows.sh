@@ -118,9 +118,35 @@ check_module() {
       "$("$ilmap" symbolicate --columns --cache-dir "$d/cache-sp" --search "$d/pe" --symbol-path "$d/store" <"$d/coreclr.in" 2>"$d/err")"
     expect "$name PE + store in --search" "$(cat "$d/coreclr.want")" \
       "$("$ilmap" symbolicate --columns --cache-dir "$d/cache-ss" --search "$d/pe" --search "$d/store" <"$d/coreclr.in" 2>"$d/err")"
+    # No PE anywhere: the PST MODULE line's GUID + age names the PDB in the store (Windows key).
+    mkdir -p "$d/empty"
+    expect "$name pst from --symbol-path only" "$(cat "$d/pst.want")" \
+      "$("$ilmap" symbolicate --columns --cache-dir "$d/cache-sp2" --search "$d/empty" --symbol-path "$d/store" <"$d/pst.in" 2>"$d/err")"
   else
     echo "FAIL $name: store add"; cat "$d/err"; fail=1
   fi
+  # The PDB alone in --search (no PE): found by GUID + age; another age is not this PDB.
+  mkdir -p "$d/pdbonly"
+  cp "$d/mod/$stem.pdb" "$d/pdbonly/"
+  expect "$name pst, PDB alone in --search" "$(cat "$d/pst.want")" \
+    "$("$ilmap" symbolicate --columns --cache-dir "$d/cache-po" --search "$d/pdbonly" <"$d/pst.in" 2>"$d/err")"
+  expect "$name   its cache key" "1" "$(find "$d/cache-po" -type f -path "*/${guid//-/}$(printf '%x' "$age")/*" | wc -l)"
+  sed "s/; A:$age\$/; A:$((age + 1))/" "$d/pst.in" >"$d/pst-age.in"
+  local root_frames
+  root_frames=$(grep -c '^   at ' "$d/pst.in")
+  for where in pdbonly mod only; do
+    expect "$name pst, another age ($where)" "$(cat "$d/pst-age.in")" \
+      "$("$ilmap" symbolicate --columns --cache-dir "$d/cache-age-$where" --search "$d/$where" <"$d/pst-age.in" 2>"$d/err")"
+    expect "$name   summary" "ilmap symbolicate: $root_frames frames, 0 resolved, $root_frames unresolved ($root_frames module not found)" "$(head -1 "$d/err")"
+  done
+  # A truncated Windows PDB beside the PE: unresolved, told, nothing compiled.
+  mkdir -p "$d/trunc"
+  cp "$d/mod/$stem.dll" "$d/trunc/"
+  head -c 5000 "$d/mod/$stem.pdb" >"$d/trunc/$stem.pdb"
+  expect "$name truncated PDB" "$(cat "$d/coreclr.in")" \
+    "$("$ilmap" symbolicate --cache-dir "$d/cache-tr" --search "$d/trunc" <"$d/coreclr.in" 2>"$d/err")"
+  expect "$name   summary" "ilmap symbolicate: $npicked frames, 0 resolved, $npicked unresolved ($npicked unreadable debug file)" "$(head -1 "$d/err")"
+  expect "$name   nothing compiled" "" "$(find "$d/cache-tr" -type f 2>/dev/null)"
 }
 
 # check_mismatch NAME DLL OTHER_PDB: another build's PDB renamed beside the PE is refused.
