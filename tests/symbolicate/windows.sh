@@ -22,9 +22,9 @@ expect() {  # NAME WANT GOT
   if [ "$2" = "$3" ]; then echo "ok   $1"; else echo "FAIL $1"; echo "     want: $2"; echo "     got:  $3"; fail=1; fi
 }
 
-# check_module NAME DLL PDB [MAX_FRAMES]
+# check_module NAME DLL PDB MAX_FRAMES [OTHER_PDB: a PDB of another build, for a stale cache]
 check_module() {
-  local name=$1 dll=$2 pdb=$3 max=${4:-6}
+  local name=$1 dll=$2 pdb=$3 max=$4 other=${5:-}
   local d=$tmp/$name stem
   stem=$(basename "$dll" .dll)
   mkdir -p "$d/mod" "$d/pdbcache"
@@ -94,6 +94,20 @@ check_module() {
   expect "$name   cache at the Windows key" "$key" "$(cd "$d/cache" && find . -type f -name '*.ilmap' | sed 's|^\./||')"
   [ -s "$d/android.in" ] && expect "$name android ($(wc -l <"$d/android.in") frames)" "$(cat "$d/android.want")" "$($sym --search "$d/mod" <"$d/android.in" 2>"$d/err")"
   expect "$name   reused" "ilmap: reused $d/cache/$key" "$($sym -v --search "$d/mod" <"$d/coreclr.in" 2>&1 >/dev/null | grep -E '^ilmap: (reused|compiled)')"
+  # A cache at that key that does not verify, or records another PDB id, is not reused.
+  local wrong
+  for wrong in truncated other; do
+    if [ $wrong = truncated ]; then
+      head -c 100 "$d/cache/$key" >"$d/bad.ilmap"
+    else
+      [ -n "$other" ] || continue
+      "$ilmap" compile "$other" -o "$d/bad.ilmap" >/dev/null 2>&1 || { echo "FAIL $name: compile $other"; fail=1; continue; }
+    fi
+    cp "$d/bad.ilmap" "$d/cache/$key"
+    expect "$name stale cache ($wrong)" "$(cat "$d/coreclr.want")" "$($sym -v --search "$d/mod" <"$d/coreclr.in" 2>"$d/err")"
+    expect "$name   not reused, recompiled" "ilmap: $d/cache/$key: not reused (does not verify or records another PDB id)
+ilmap: compiled $d/mod/$stem.dll -> $d/cache/$key" "$(grep -E '^ilmap: .*(not reused|compiled /)' "$d/err")"
+  done
   expect "$name pst (G:/A:)" "$(cat "$d/pst.want")" "$($sym --search "$d/mod" <"$d/pst.in" 2>"$d/err")"
   expect "$name mono (MVID)" "$(cat "$d/mono.want")" "$($sym --search "$d/mod" <"$d/mono.in" 2>"$d/err")"
   # A fresh cache directory: the PST block alone (no file-name frame first) compiles by GUID + age.
@@ -171,7 +185,7 @@ for w in "$shared"/corpus-public/win_*; do
   for pdb in "$w"/*.pdb; do
     dll=${pdb%.pdb}.dll
     [ -f "$dll" ] || continue
-    check_module "$(basename "$w")" "$dll" "$pdb" 4
+    check_module "$(basename "$w")" "$dll" "$pdb" 4 "$(ls "$shared"/corpus-public/win_*/*.pdb | grep -v -F "$pdb" | head -1)"
     hermetic=$((hermetic + 1))
   done
 done
@@ -188,7 +202,7 @@ if pkgroot=$("$root/corpus/windows/restore.sh" "$manifest" 2>"$tmp/restore.err")
   for c in polly-5.7.0-net45 moq-4.7.142-net45 dotnetzip-1.16.0-net40 fscheck-2.5.0-net45 htmlagilitypack-1.11.28-net45; do
     IFS=$'\t' read -r base pdb pe <<<"$(dir_of "$c")"
     [ -n "$base" ] || { echo "FAIL $c: not in the manifest"; fail=1; continue; }
-    check_module "$c" "$base/$pe" "$base/$pdb" 6
+    check_module "$c" "$base/$pe" "$base/$pdb" 6 "$(dir_of polly-5.7.0-netstandard1.1 | awk -F'\t' '{ print $1 "/" $2 }')"
     nuget=$((nuget + 1))
   done
   IFS=$'\t' read -r b1 pdb1 pe1 <<<"$(dir_of polly-5.7.0-net45)"
