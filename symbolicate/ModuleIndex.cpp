@@ -19,7 +19,10 @@
 #include "PeFile.h"
 #include "PortablePdb.h"
 #include "StoreIngest.h"
+#include "msf/DbiStream.h"
+#include "msf/MsfFile.h"
 #include "msf/MsfPdb.h"
+#include "msf/PdbInfoStream.h"
 #include "ilmap_generated.h"
 
 namespace ilmap::symbolicate {
@@ -52,6 +55,7 @@ struct Entry {
   Guid mvid{};
   std::vector<CodeView> codeview;
   bool embedded_pdb = false;
+  bool managed = false;  // has a CLI header (a native PE's Windows PDB is of no use here)
   // PDB, cache
   std::optional<std::array<std::uint8_t, 20>> pdb_id;
   bool windows = false;  // a Windows (MSF) PDB, or a cache compiled from one: pdb_id = GUID + age
@@ -216,9 +220,14 @@ struct ModuleIndex::Impl {
     auto file = FileBytes::open(e.path);
     if (!file) return fail(file.error().message);
     if (e.kind == Kind::kPdb && is_windows_pdb(file->bytes())) {
-      auto pdb = msf::MsfPdb::parse(file->bytes());
-      if (!pdb) return fail(pdb.error().message);
-      e.pdb_id = make_pdb_id(pdb->guid(), pdb->age());
+      // Only the id: the PDB info stream's GUID and the DBI stream's age (not the symbols).
+      auto msf = msf::MsfFile::parse(file->bytes());
+      if (!msf) return fail(msf.error().message);
+      auto info = msf::PdbInfoStream::parse(*msf);
+      if (!info) return fail(info.error().message);
+      auto dbi = msf::DbiStream::parse(*msf);
+      if (!dbi) return fail(dbi.error().message);
+      e.pdb_id = make_pdb_id(info->guid(), dbi->age());
       e.windows = true;
       return;
     }
@@ -234,6 +243,7 @@ struct ModuleIndex::Impl {
     if (!pe) return fail(pe.error().message);
     e.mvid = pe->info().mvid;
     e.embedded_pdb = pe->info().embedded_pdb.has_value();
+    e.managed = pe->info().managed;
     for (const CodeViewEntry& cv : pe->info().codeview)
       e.codeview.push_back({cv.guid, cv.age, cv.stamp, cv.portable(), cv.path});
   }
@@ -395,7 +405,7 @@ struct ModuleIndex::Impl {
         cv = &c;
         break;
       }
-    if (!cv && !e.embedded_pdb && !e.codeview.empty()) cv = &e.codeview.front();
+    if (!cv && !e.embedded_pdb && e.managed && !e.codeview.empty()) cv = &e.codeview.front();
     if (!cv && !e.embedded_pdb) return {nullptr, Miss::kNoPdb, e.path + ": the PE names no PDB"};
     auto file = FileBytes::open(e.path);
     if (!file) return {nullptr, Miss::kBadFile, file.error().message};
