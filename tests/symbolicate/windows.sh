@@ -114,6 +114,36 @@ ilmap: compiled $d/mod/$stem.dll -> $d/cache/$key" "$(grep -E '^ilmap: .*(not re
   expect "$name pst first" "$(cat "$d/pst.want")" \
     "$("$ilmap" symbolicate --columns --cache-dir "$d/cache-pst" --search "$d/mod" <"$d/pst.in" 2>"$d/err")"
 
+  # A Sentry event: image by the Windows debug id "<guid>-<age hex>", frames by function_id and
+  # IL offset (rel:0); its PDB with another age is another image, whose frame is left alone.
+  local debug_id
+  debug_id=$("$ilmap" info --json "$d/mod/$stem.pdb" | sed -n 's/^ *"debug_id": "\([0-9a-f-]*\)".*/\1/p')
+  expect "$name   debug id = CodeView GUID + age" "$guid-$(printf '%x' "$age")" "$debug_id"
+  python3 - "$d" "$debug_id" "$stem" <<'PY' || { echo "FAIL $name: no event made"; fail=1; }
+import json, sys
+d, debug_id, stem = sys.argv[1:4]
+frames, want = [], []
+for row in open(d + "/picked"):
+    tok, off, path, sl, sc = row.rstrip("\n").split("\t")[:5]
+    frames.append({"function": "f", "function_id": hex(int(tok, 16) & 0xFFFFFF),
+                   "instruction_addr": hex(int(off)), "addr_mode": "rel:0"})
+    want.append([path, int(sl), int(sc)])
+guid, age = debug_id.rsplit("-", 1)
+frames.append({"function": "g", "function_id": frames[0]["function_id"], "instruction_addr": frames[0]["instruction_addr"],
+               "addr_mode": "rel:1"})
+images = [{"type": "pe_dotnet", "debug_id": debug_id, "debug_file": stem + ".pdb", "code_file": stem + ".dll"},
+          {"type": "pe_dotnet", "debug_id": "%s-%x" % (guid, int(age, 16) + 1), "debug_file": stem + ".pdb", "code_file": stem + ".dll"}]
+json.dump({"event_id": "0" * 32, "platform": "csharp", "debug_meta": {"images": images},
+           "exception": {"values": [{"type": "E", "stacktrace": {"frames": frames}}]}}, open(d + "/event.json", "w"))
+json.dump(want + [None], open(d + "/event.want", "w"))
+PY
+  local got
+  got=$("$ilmap" symbolicate --cache-dir "$d/cache" --search "$d/mod" "$d/event.json" 2>"$d/err" | python3 -c '
+import json, sys
+frames = json.load(sys.stdin)["exception"]["values"][0]["stacktrace"]["frames"]
+print(json.dumps([[f["abs_path"], f["lineno"], f["colno"]] if "lineno" in f else None for f in frames]))')
+  expect "$name sentry event (debug id <guid>-<age>)" "$(python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))))' "$d/event.want")" "$got"
+
   # The cache compiled from PE + Windows PDB, alone in --search: by file name, GUID + age, MVID.
   mkdir -p "$d/only"
   "$ilmap" compile "$d/mod/$stem.dll" -o "$d/only/$stem.ilmap" >/dev/null 2>"$d/err" || { echo "FAIL $name: compile PE"; cat "$d/err"; fail=1; return; }
