@@ -446,7 +446,6 @@ struct ModuleIndex::Impl {
     if (!d.has_pdb()) return {nullptr, Miss::kNoPdb, e.path + ": no PDB"};
     if (d.msf && (!cv || cv->portable || make_pdb_id(d.msf->guid(), d.msf->age()) != id))
       return {nullptr, Miss::kPdbMismatch, e.path + ": the Windows PDB used is not the one the CodeView entry names"};
-    if (d.pdb && !d.pdb->has_pdb_stream()) return {nullptr, Miss::kBadFile, e.path + ": the PDB has no #Pdb stream"};
     if (path.empty()) {
       const PdbId pid = d.pdb->id();
       path = cache_path(fs::path(e.path).replace_extension(".pdb").string(), pid.guid());
