@@ -19,6 +19,10 @@
 #include "PeFile.h"
 #include "PortablePdb.h"
 #include "StoreIngest.h"
+#include "msf/DbiStream.h"
+#include "msf/MsfFile.h"
+#include "msf/MsfPdb.h"
+#include "msf/PdbInfoStream.h"
 #include "ilmap_generated.h"
 
 namespace ilmap::symbolicate {
@@ -51,8 +55,10 @@ struct Entry {
   Guid mvid{};
   std::vector<CodeView> codeview;
   bool embedded_pdb = false;
+  bool managed = false;  // has a CLI header (a native PE's Windows PDB is of no use here)
   // PDB, cache
   std::optional<std::array<std::uint8_t, 20>> pdb_id;
+  bool windows = false;  // a Windows (MSF) PDB, or a cache compiled from one: pdb_id = GUID + age
   // cache
   const Cache* cache = nullptr;
   std::string pe_name;
@@ -78,11 +84,30 @@ std::optional<Kind> kind_of(std::string_view lname) {
   return std::nullopt;
 }
 
+// GUID + stamp (Portable) or GUID + DBI age (Windows), as a cache's pdb_id records them.
 std::array<std::uint8_t, 20> make_pdb_id(const Guid& g, std::uint32_t stamp) {
   std::array<std::uint8_t, 20> id{};
   std::copy(g.begin(), g.end(), id.begin());
   for (int i = 0; i < 4; ++i) id[16 + i] = std::uint8_t(stamp >> (8 * i));
   return id;
+}
+
+std::uint32_t tail_of(const std::array<std::uint8_t, 20>& id) {
+  return std::uint32_t(id[16]) | std::uint32_t(id[17]) << 8 | std::uint32_t(id[18]) << 16 |
+         std::uint32_t(id[19]) << 24;
+}
+
+// An SSQP PDB key "name.pdb/<guid N><age x>/name.pdb" of a Windows PDB (a Portable PDB's id
+// part ends in FFFFFFFF).
+bool is_windows_key(std::string_view key) {
+  const std::size_t a = key.find('/');
+  if (a == std::string_view::npos) return false;
+  const std::size_t b = key.find('/', a + 1);
+  if (b == std::string_view::npos || b - a - 1 <= 32) return false;
+  std::string tail(key.substr(a + 1 + 32, b - a - 1 - 32));
+  for (char& c : tail)
+    if (c >= 'a' && c <= 'z') c = char(c - 'a' + 'A');
+  return tail != "FFFFFFFF";
 }
 
 }  // namespace
@@ -187,12 +212,25 @@ struct ModuleIndex::Impl {
         e.pdb_id = a;
       }
       if (id && id->pe_name()) e.pe_name = lower(id->pe_name()->str());
+      e.windows = id && id->pdb_key() && is_windows_key(id->pdb_key()->str());
       if (auto m = c->mvid()) e.mvid = *m;
       e.cache = keep(std::move(*c));
       return;
     }
     auto file = FileBytes::open(e.path);
     if (!file) return fail(file.error().message);
+    if (e.kind == Kind::kPdb && is_windows_pdb(file->bytes())) {
+      // Only the id: the PDB info stream's GUID and the DBI stream's age (not the symbols).
+      auto msf = msf::MsfFile::parse(file->bytes());
+      if (!msf) return fail(msf.error().message);
+      auto info = msf::PdbInfoStream::parse(*msf);
+      if (!info) return fail(info.error().message);
+      auto dbi = msf::DbiStream::parse(*msf);
+      if (!dbi) return fail(dbi.error().message);
+      e.pdb_id = make_pdb_id(info->guid(), dbi->age());
+      e.windows = true;
+      return;
+    }
     if (e.kind == Kind::kPdb) {
       auto pdb = PortablePdb::parse(file->bytes());
       if (!pdb || !pdb->has_pdb_stream()) return fail(pdb ? "no #Pdb stream" : pdb.error().message);
@@ -205,6 +243,7 @@ struct ModuleIndex::Impl {
     if (!pe) return fail(pe.error().message);
     e.mvid = pe->info().mvid;
     e.embedded_pdb = pe->info().embedded_pdb.has_value();
+    e.managed = pe->info().managed;
     for (const CodeViewEntry& cv : pe->info().codeview)
       e.codeview.push_back({cv.guid, cv.age, cv.stamp, cv.portable(), cv.path});
   }
@@ -218,6 +257,11 @@ struct ModuleIndex::Impl {
     if (opt.cache_dir.empty()) return {};  // no cache directory: caches live in memory
     const std::string key = symbols::cache_key_for(ssqp_portable_pdb_key(pdb_name, guid));
     return opt.cache_dir + "/" + key;
+  }
+  // The same for a Windows PDB: CACHE_DIR/<pdb name>/<GUID N><age x>/<stem>.ilmap.
+  std::string windows_cache_path(std::string_view pdb_name, const Guid& guid, std::uint32_t age) const {
+    if (opt.cache_dir.empty()) return {};
+    return opt.cache_dir + "/" + symbols::cache_key_for(ssqp_windows_pdb_key(pdb_name, guid, age));
   }
 
   // A ready cache recording `id` (with names when `need_names`): the cache directory's, else a
@@ -257,17 +301,23 @@ struct ModuleIndex::Impl {
       else note(in.path + ": method names not stored: " + n.error().message);
     }
     CacheSource src;
-    src.pdb = &*in.pdb;
+    if (in.msf) src.msf = &*in.msf;
+    else src.pdb = &*in.pdb;
     src.source_name = fs::path(in.path).filename().string();
     src.source_size = in.file.bytes().size();
     src.source_xxh3 = XXH3_64bits(in.file.bytes().data(), in.file.bytes().size());
-    const PdbId id = in.pdb->id();
     std::string pdb_name = in.pdb_path;
     if (pdb_name.empty() && in.pe)
       if (const CodeViewEntry* cv = in.matched_codeview()) pdb_name = cv->path;
     if (pdb_name.empty()) pdb_name = fs::path(in.path).replace_extension(".pdb").string();
-    src.pdb_key = ssqp_portable_pdb_key(pdb_name, id.guid());
-    src.debug_id = portable_debug_id(id.guid(), id.stamp());
+    if (in.msf) {
+      src.pdb_key = ssqp_windows_pdb_key(pdb_name, in.msf->guid(), in.msf->age());
+      src.debug_id = windows_debug_id(in.msf->guid(), in.msf->age());
+    } else {
+      const PdbId id = in.pdb->id();
+      src.pdb_key = ssqp_portable_pdb_key(pdb_name, id.guid());
+      src.debug_id = portable_debug_id(id.guid(), id.stamp());
+    }
     if (in.pe) {
       CachePeIdentity pe;
       pe.name = fs::path(in.path).filename().string();
@@ -322,10 +372,15 @@ struct ModuleIndex::Impl {
     }
     if (resolver) {
       symbols::ModuleIdentity mi;
-      mi.kind = symbols::ModuleKind::kPortablePdb;
       mi.file_name = want;
-      mi.key = ssqp_portable_pdb_key(want, cv.guid);
-      mi.pdb_id = id;
+      if (cv.portable) {
+        mi.kind = symbols::ModuleKind::kPortablePdb;
+        mi.key = ssqp_portable_pdb_key(want, cv.guid);
+        mi.pdb_id = id;
+      } else {  // the key names GUID + age; the resolver checks the PDB's own
+        mi.kind = symbols::ModuleKind::kWindowsPdb;
+        mi.key = ssqp_windows_pdb_key(want, cv.guid, cv.age);
+      }
       auto r = resolver->resolve(mi);
       if (r && !r->is_cache) return r->path;
       if (r && r->is_cache) {  // a store holds the PDB beside its cache: compile with names from it
@@ -343,23 +398,26 @@ struct ModuleIndex::Impl {
   ModuleAnswer answer_pe_uncached(Entry& e) {
     load(e);
     if (e.bad) return {nullptr, Miss::kBadFile, e.error};
+    // A Portable CodeView entry first; else (no embedded PDB either) a Windows one.
     const CodeView* cv = nullptr;
     for (const CodeView& c : e.codeview)
       if (c.portable) {
         cv = &c;
         break;
       }
-    if (!cv && !e.embedded_pdb) return {nullptr, Miss::kNoPdb, e.path + ": the PE names no Portable PDB"};
+    if (!cv && !e.embedded_pdb && e.managed && !e.codeview.empty()) cv = &e.codeview.front();
+    if (!cv && !e.embedded_pdb) return {nullptr, Miss::kNoPdb, e.path + ": the PE names no PDB"};
     auto file = FileBytes::open(e.path);
     if (!file) return {nullptr, Miss::kBadFile, file.error().message};
     std::string path;
     std::array<std::uint8_t, 20> id{};
     if (cv) {
-      id = make_pdb_id(cv->guid, cv->stamp);
-      path = cache_path(cv->path, cv->guid);
+      id = make_pdb_id(cv->guid, cv->portable ? cv->stamp : cv->age);
+      path = cv->portable ? cache_path(cv->path, cv->guid) : windows_cache_path(cv->path, cv->guid, cv->age);
       if (const Cache* c = ready_cache(path, id, true)) return {c, Miss::kNone, {}};
     }
     DebugInputOptions io;
+    io.windows_pdbs = true;  // a PE naming a Windows PDB: accepted when its GUID + DBI age match
     auto in = open_debug_input(e.path, io);
     if (!in && cv && (in.error().code == Errc::kNotFound || in.error().code == Errc::kMismatch)) {
       bool mismatch = in.error().code == Errc::kMismatch;
@@ -385,7 +443,9 @@ struct ModuleIndex::Impl {
       return {nullptr, m, e.path + ": " + in.error().message};
     }
     const DebugInput& d = **in;
-    if (!d.pdb) return {nullptr, Miss::kNoPdb, e.path + ": no Portable PDB"};
+    if (!d.has_pdb()) return {nullptr, Miss::kNoPdb, e.path + ": no PDB"};
+    if (d.msf && (!cv || cv->portable || make_pdb_id(d.msf->guid(), d.msf->age()) != id))
+      return {nullptr, Miss::kPdbMismatch, e.path + ": the Windows PDB used is not the one the CodeView entry names"};
     if (path.empty()) {
       const PdbId pid = d.pdb->id();
       path = cache_path(fs::path(e.path).replace_extension(".pdb").string(), pid.guid());
@@ -406,9 +466,12 @@ struct ModuleIndex::Impl {
     if (e.bad || !e.pdb_id) return {nullptr, Miss::kBadFile, e.error};
     Guid g{};
     std::copy(e.pdb_id->begin(), e.pdb_id->begin() + 16, g.begin());
-    const std::string path = cache_path(e.lname, g);
+    const std::string path =
+        e.windows ? windows_cache_path(e.lname, g, tail_of(*e.pdb_id)) : cache_path(e.lname, g);
     if (const Cache* c = ready_cache(path, *e.pdb_id, false)) return {c, Miss::kNone, {}};
-    auto in = open_debug_input(e.path);
+    DebugInputOptions io;
+    io.windows_pdbs = true;
+    auto in = open_debug_input(e.path, io);
     if (!in) return {nullptr, Miss::kBadFile, in.error().message};
     return compile(**in, {}, path);
   }
@@ -447,29 +510,36 @@ struct ModuleIndex::Impl {
             if (best.miss == Miss::kNone) return best;
           }
       } else if (e->pdb_id && std::equal(guid.begin(), guid.end(), e->pdb_id->begin()) &&
-                 (!stamp || make_pdb_id(guid, *stamp) == *e->pdb_id)) {
+                 (!stamp || make_pdb_id(guid, *stamp) == *e->pdb_id) &&
+                 (!age || !e->windows || tail_of(*e->pdb_id) == *age)) {
         if (e->kind == Kind::kCache) return {e->cache, Miss::kNone, {}};
         prefer(best, answer_pdb(*e));
         if (best.miss == Miss::kNone) return best;
       }
     }
-    if (best.miss == Miss::kModuleNotFound && resolver && !hint.empty()) prefer(best, from_symbol_path(guid, stamp, hint));
+    if (best.miss == Miss::kModuleNotFound && resolver && !hint.empty()) {
+      prefer(best, from_symbol_path(guid, stamp, std::nullopt, hint));
+      // A CodeView GUID + age (ProductionStackTrace) may name a Windows PDB.
+      if (age && best.miss == Miss::kModuleNotFound) prefer(best, from_symbol_path(guid, std::nullopt, age, hint));
+    }
     return best;
   }
 
   // The PDB `hint`(.pdb) with id GUID `guid` from the symbol path (no PE known: the trace names
   // the PDB's id itself). The resolver verifies what it returns against the key's GUID (and the
   // full id when the stamp is known).
-  ModuleAnswer from_symbol_path(const Guid& guid, std::optional<std::uint32_t> stamp, std::string_view hint) {
+  // With `windows_age`, the Windows PDB of that GUID + age instead.
+  ModuleAnswer from_symbol_path(const Guid& guid, std::optional<std::uint32_t> stamp,
+                                std::optional<std::uint32_t> windows_age, std::string_view hint) {
     std::string name = lower(hint);
     if (name.size() < 4 || name.substr(name.size() - 4) != ".pdb") {
       if (kind_of(name)) name = stem_of(name);
       name += ".pdb";
     }
     symbols::ModuleIdentity mi;
-    mi.kind = symbols::ModuleKind::kPortablePdb;
+    mi.kind = windows_age ? symbols::ModuleKind::kWindowsPdb : symbols::ModuleKind::kPortablePdb;
     mi.file_name = name;
-    mi.key = ssqp_portable_pdb_key(name, guid);
+    mi.key = windows_age ? ssqp_windows_pdb_key(name, guid, *windows_age) : ssqp_portable_pdb_key(name, guid);
     if (stamp) mi.pdb_id = make_pdb_id(guid, *stamp);
     auto r = resolver->resolve(mi);
     if (!r) {
@@ -485,8 +555,18 @@ struct ModuleIndex::Impl {
       note("from the symbol path: " + r->path);
       return {keep(std::move(*c)), Miss::kNone, {}};
     }
-    auto in = open_debug_input(r->path);
+    DebugInputOptions io;
+    io.windows_pdbs = windows_age.has_value();
+    auto in = open_debug_input(r->path, io);
     if (!in) return {nullptr, Miss::kBadFile, in.error().message};
+    if (windows_age) {
+      const auto& m = (*in)->msf;
+      if (!m || m->guid() != guid || m->age() != *windows_age)
+        return {nullptr, Miss::kPdbMismatch, r->path + ": another PDB id"};
+      const std::string path = windows_cache_path(name, guid, *windows_age);
+      if (const Cache* c = ready_cache(path, make_pdb_id(guid, *windows_age), false)) return {c, Miss::kNone, {}};
+      return compile(**in, {}, path);
+    }
     if (!(*in)->pdb || (*in)->pdb->id().guid() != guid) return {nullptr, Miss::kPdbMismatch, r->path + ": another PDB id"};
     return compile(**in, {}, cache_path(name, guid));
   }

@@ -7,6 +7,10 @@
 // walked, bounded); a file's ids are read the first time a query needs them. What is missing
 // is compiled into the cache directory (atomically, the existing compiler) and reused later:
 //   CACHE_DIR/<pdb name>/<guid N>FFFFFFFF/<stem>.ilmap   (the symbol-store layout)
+//   CACHE_DIR/<pdb name>/<GUID N><age x>/<stem>.ilmap    (a Windows PDB: GUID + DBI age)
+// A PE whose CodeView entry names a Windows (MSF) PDB is matched with it like `ilmap compile`
+// does (DebugInputOptions::windows_pdbs: GUID + DBI age), also by that id among the search set
+// and the symbol path, and compiled with the PE (method names, MVID).
 // A reused cache must open, verify and record the wanted 20-byte PDB id. No answer ever comes
 // from a PDB whose id differs from the one the PE's CodeView entry (or the trace) names: that
 // is Miss::kPdbMismatch. Answers are memoized per identity (a query is a hash lookup after the
