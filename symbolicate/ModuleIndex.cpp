@@ -10,6 +10,7 @@
 
 #include "AtomicFile.h"
 #include "CacheBuilder.h"
+#include "CacheSourceFor.h"
 #include "DebugInput.h"
 #include "FileBytes.h"
 #include "Identity.h"
@@ -300,37 +301,7 @@ struct ModuleIndex::Impl {
       if (n) names = std::move(*n);
       else note(in.path + ": method names not stored: " + n.error().message);
     }
-    CacheSource src;
-    if (in.msf) src.msf = &*in.msf;
-    else src.pdb = &*in.pdb;
-    src.source_name = fs::path(in.path).filename().string();
-    src.source_size = in.file.bytes().size();
-    src.source_xxh3 = XXH3_64bits(in.file.bytes().data(), in.file.bytes().size());
-    std::string pdb_name = in.pdb_path;
-    if (pdb_name.empty() && in.pe)
-      if (const CodeViewEntry* cv = in.matched_codeview()) pdb_name = cv->path;
-    if (pdb_name.empty()) pdb_name = fs::path(in.path).replace_extension(".pdb").string();
-    if (in.msf) {
-      src.pdb_key = ssqp_windows_pdb_key(pdb_name, in.msf->guid(), in.msf->age());
-      src.debug_id = windows_debug_id(in.msf->guid(), in.msf->age());
-    } else {
-      const PdbId id = in.pdb->id();
-      src.pdb_key = ssqp_portable_pdb_key(pdb_name, id.guid());
-      src.debug_id = portable_debug_id(id.guid(), id.stamp());
-    }
-    if (in.pe) {
-      CachePeIdentity pe;
-      pe.name = fs::path(in.path).filename().string();
-      pe.timestamp = in.pe->timestamp;
-      pe.size_of_image = in.pe->size_of_image;
-      pe.pe_key = ssqp_pe_key(in.path, in.pe->timestamp, in.pe->size_of_image);
-      pe.code_id = pe_code_id(in.pe->timestamp, in.pe->size_of_image);
-      if (in.pe->mvid != Guid{}) pe.mvid = in.pe->mvid;
-      for (const CodeViewEntry& cv : in.pe->codeview)
-        pe.codeview.push_back({cv.guid, cv.age, cv.stamp, cv.path, cv.portable()});
-      for (const PdbChecksum& c : in.pe->checksums) pe.pdb_checksums.push_back(c.algorithm + ":" + hex_lower(c.hash));
-      src.pe = std::move(pe);
-    }
+    CacheSource src = cache_source_for(in);
     if (names) src.names = &*names;
     CacheBuildOptions bo;
     bo.zstd_level = 3;

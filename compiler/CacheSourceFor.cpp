@@ -1,0 +1,62 @@
+// CacheSourceFor.cpp - the identity fields of a cache from its decoded input (one place for
+// `ilmap compile` and symbolicate's module index).
+#include "CacheSourceFor.h"
+
+#include <xxhash.h>
+
+#include <filesystem>
+
+#include "Identity.h"
+
+namespace ilmap {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::uint64_t hash_combine(std::uint64_t a, std::uint64_t b) {
+  const std::uint64_t v[2] = {a, b};
+  return XXH3_64bits(v, sizeof v);
+}
+
+}  // namespace
+
+CacheSource cache_source_for(const DebugInput& in) {
+  CacheSource src;
+  if (in.msf) src.msf = &*in.msf;
+  else src.pdb = &*in.pdb;
+  src.source_name = fs::path(in.path).filename().string();
+  src.source_size = in.file.bytes().size();
+  src.source_xxh3 = XXH3_64bits(in.file.bytes().data(), in.file.bytes().size());
+  if (in.source == PdbSource::kSibling)
+    src.source_xxh3 = hash_combine(src.source_xxh3, XXH3_64bits(in.sibling.bytes().data(), in.sibling.bytes().size()));
+  std::string pdb_name = in.pdb_path.empty() ? std::string() : in.pdb_path;
+  if (pdb_name.empty() && in.pe) {
+    if (const CodeViewEntry* cv = in.matched_codeview()) pdb_name = cv->path;
+  }
+  if (pdb_name.empty()) pdb_name = fs::path(in.path).replace_extension(".pdb").string();
+  if (in.msf) {
+    src.pdb_key = ssqp_windows_pdb_key(pdb_name, in.msf->guid(), in.msf->age());
+    src.debug_id = windows_debug_id(in.msf->guid(), in.msf->age());
+  } else {
+    const PdbId id = in.pdb->id();
+    src.pdb_key = ssqp_portable_pdb_key(pdb_name, id.guid());
+    src.debug_id = portable_debug_id(id.guid(), id.stamp());
+  }
+  if (in.pe) {
+    CachePeIdentity pe;
+    pe.name = fs::path(in.path).filename().string();
+    pe.timestamp = in.pe->timestamp;
+    pe.size_of_image = in.pe->size_of_image;
+    pe.pe_key = ssqp_pe_key(in.path, in.pe->timestamp, in.pe->size_of_image);
+    pe.code_id = pe_code_id(in.pe->timestamp, in.pe->size_of_image);
+    if (in.pe->mvid != Guid{}) pe.mvid = in.pe->mvid;
+    for (const CodeViewEntry& cv : in.pe->codeview)
+      pe.codeview.push_back({cv.guid, cv.age, cv.stamp, cv.path, cv.portable()});
+    for (const PdbChecksum& c : in.pe->checksums) pe.pdb_checksums.push_back(c.algorithm + ":" + hex_lower(c.hash));
+    src.pe = std::move(pe);
+  }
+  return src;
+}
+
+}  // namespace ilmap

@@ -1,0 +1,14 @@
+// CacheSourceFor.h - the identity fields of a cache (source name, size and hash, PDB key and
+// debug id, the PE's identity) from a decoded input, so every writer of caches records them alike.
+#pragma once
+
+#include "CacheBuilder.h"
+#include "DebugInput.h"
+
+namespace ilmap {
+
+// Points into `in` (its PDB or MSF PDB): `in` must outlive the returned source. Names, embedded
+// sources and build options are the caller's.
+CacheSource cache_source_for(const DebugInput& in);
+
+}  // namespace ilmap
