@@ -1,4 +1,4 @@
-// CacheBuilder.cpp - writes format v1: 32-byte header + FlatBuffers payload (schema/ilmap.fbs)
+// CacheBuilder.cpp - writes format 2.0: 32-byte header + FlatBuffers payload (schema/ilmap.fbs)
 // with bit-packed point blocks (schema/ilmap_format.h, SPEC.md section 5).
 #include "CacheBuilder.h"
 
@@ -462,7 +462,7 @@ void encode_chunk(const BuildInput& in, BlockChunk& c) {
     enc.line_points(rid, c.lines);
     enc.append_to(c.blocks);
     if (c.blocks.size() > UINT32_MAX) {
-      c.status = {Errc::kTooLarge, "point blocks exceed 4 GiB, the limit of format v1"};
+      c.status = {Errc::kTooLarge, "point blocks exceed 4 GiB, the limit of the cache format"};
       return;
     }
     c.ends.push_back(static_cast<std::uint32_t>(c.blocks.size()));
@@ -567,6 +567,58 @@ class StringPool {
   std::vector<std::uint8_t> bytes_;
 };
 
+// The method directory of format 2.0 (SPEC.md section 4) from the block ends of rows 1..M
+// (offsets[r] = end of row r's block, offsets[0] = 0): per 64 rows the start of the group's
+// first block, and per row the end of its block relative to that start, in 16 bits, with the
+// high 16 bits kept apart for a group that spans 64 KiB or more.
+struct MethodDirectory {
+  std::vector<fb::MethodGroup> groups;
+  std::vector<std::uint16_t> ends, high;
+};
+MethodDirectory build_directory(const std::vector<std::uint32_t>& offsets) {
+  MethodDirectory dir;
+  const std::size_t rows = offsets.size() - 1;
+  dir.groups.reserve((rows + f::kGroupRows - 1) / f::kGroupRows);
+  dir.ends.reserve(rows);
+  for (std::size_t first = 0; first < rows; first += f::kGroupRows) {
+    const std::size_t last = std::min(rows, first + f::kGroupRows);
+    const std::uint32_t base = offsets[first];
+    const bool wide = offsets[last] - base > 0xFFFF;
+    dir.groups.emplace_back(base, wide ? static_cast<std::uint32_t>(dir.high.size()) : f::kGroupNarrow);
+    for (std::size_t r = first; r < last; ++r) {
+      const std::uint32_t rel = offsets[r + 1] - base;
+      dir.ends.push_back(static_cast<std::uint16_t>(rel));
+      if (wide) dir.high.push_back(static_cast<std::uint16_t>(rel >> 16));
+    }
+  }
+  return dir;
+}
+
+// Document paths and URLs, and the Details buffer, are packed with zstd at this level: they
+// compress 5-15x (paths share directories, each URL repeats its path). Level 1 packs these as
+// small as level 3 did on the corpus, and faster (about 500 MB/s); packing still adds about
+// 1 us per document to a compile (BENCHMARKS.md).
+constexpr int kSectionZstdLevel = 1;
+
+// `bytes` as one zstd frame (content size recorded), or nothing when that is not smaller.
+Result<std::optional<std::vector<std::uint8_t>>> pack_section(std::span<const std::uint8_t> bytes) {
+  if (bytes.empty()) return std::optional<std::vector<std::uint8_t>>();
+  // One compression context per thread, kept between sections and builds (creating one per
+  // call cost more than packing a few KB).
+  struct Ctx {
+    ZSTD_CCtx* c = ZSTD_createCCtx();
+    ~Ctx() { ZSTD_freeCCtx(c); }
+  };
+  thread_local Ctx ctx;
+  if (!ctx.c) return Error{Errc::kTooLarge, "out of memory creating a zstd context"};
+  std::vector<std::uint8_t> z(ZSTD_compressBound(bytes.size()));
+  const std::size_t n = ZSTD_compressCCtx(ctx.c, z.data(), z.size(), bytes.data(), bytes.size(), kSectionZstdLevel);
+  if (ZSTD_isError(n)) return Error{Errc::kIo, format("zstd compression failed: %s", ZSTD_getErrorName(n))};
+  if (n >= bytes.size()) return std::optional<std::vector<std::uint8_t>>();
+  z.resize(n);
+  return std::optional<std::vector<std::uint8_t>>(std::move(z));
+}
+
 }  // namespace
 
 std::string compiler_version() {
@@ -622,7 +674,7 @@ Result<CacheBytes> build_cache(const CacheSource& src, const CacheBuildOptions& 
     if (!c.status) return c.status.error();
     for (std::uint32_t end : c.ends) {
       if (blocks_size + end > UINT32_MAX - f::kBlockTailPadding)
-        return Error{Errc::kTooLarge, "point blocks exceed 4 GiB, the limit of format v1"};
+        return Error{Errc::kTooLarge, "point blocks exceed 4 GiB, the limit of the cache format"};
       offsets.push_back(static_cast<std::uint32_t>(blocks_size + end));
     }
     blocks_size += c.blocks.size();
@@ -671,6 +723,12 @@ Result<CacheBytes> build_cache(const CacheSource& src, const CacheBuildOptions& 
   bool holds_sources = false;
   auto details = build_details(in.portable, *docs, sourcelink ? &*sourcelink : nullptr, opt, holds_sources, stats);
   if (!details) return details.error();
+  auto strings_z = pack_section(strings.bytes());
+  if (!strings_z) return strings_z.error();
+  // Embedded sources are zstd frames already: a Details buffer holding them is stored as is.
+  Result<std::optional<std::vector<std::uint8_t>>> details_z = std::optional<std::vector<std::uint8_t>>();
+  if (!holds_sources) details_z = pack_section(*details);
+  if (!details_z) return details_z.error();
 
   const std::uint64_t estimate = 4096 + blocks_size + f::kBlockTailPadding + offsets.size() * 4 +
                                  strings.bytes().size() + refs.size() * sizeof(fb::DocumentRef) +
@@ -729,8 +787,11 @@ Result<CacheBytes> build_cache(const CacheSource& src, const CacheBuildOptions& 
   auto identity = ib.Finish();
 
   auto documents = fbb.CreateVectorOfStructs(refs);
-  auto string_bytes = fbb.CreateVector(strings.bytes());
-  auto method_offsets = fbb.CreateVector(offsets);
+  auto string_bytes = *strings_z ? fbb.CreateVector(**strings_z) : fbb.CreateVector(strings.bytes());
+  const MethodDirectory dir = build_directory(offsets);
+  auto method_groups = fbb.CreateVectorOfStructs(dir.groups);
+  auto block_ends = fbb.CreateVector(dir.ends);
+  auto block_ends_high = fbb.CreateVector(dir.high);
   fbb.ForceVectorAlignment(static_cast<std::size_t>(blocks_size) + f::kBlockTailPadding, 1, 8);
   std::uint8_t* blocks_out = nullptr;
   auto point_blocks = fbb.CreateUninitializedVector(static_cast<std::size_t>(blocks_size) + f::kBlockTailPadding, 1, &blocks_out);
@@ -739,8 +800,9 @@ Result<CacheBytes> build_cache(const CacheSource& src, const CacheBuildOptions& 
     blocks_out += c.blocks.size();
   }
   std::memset(blocks_out, 0, f::kBlockTailPadding);
-  fbb.ForceVectorAlignment(details->size(), 1, 8);
-  auto details_vec = fbb.CreateVector(*details);
+  const std::vector<std::uint8_t>& details_out = *details_z ? **details_z : *details;
+  fbb.ForceVectorAlignment(details_out.size(), 1, 8);
+  auto details_vec = fbb.CreateVector(details_out);
   flatbuffers::Offset<fb::Names> names;
   if (src.names) names = write_names_section(fbb, *src.names);
   auto lines = write_line_index(fbb, line_index);
@@ -748,12 +810,23 @@ Result<CacheBytes> build_cache(const CacheSource& src, const CacheBuildOptions& 
   fb::CacheBuilder cb(fbb);
   cb.add_identity(identity);
   cb.add_documents(documents);
-  cb.add_strings(string_bytes);
-  cb.add_method_offsets(method_offsets);
+  if (*strings_z) {
+    cb.add_strings_zstd(string_bytes);
+  } else {
+    cb.add_strings(string_bytes);
+  }
+  cb.add_method_rows(methods);
+  cb.add_method_groups(method_groups);
+  cb.add_block_ends(block_ends);
+  cb.add_block_ends_high(block_ends_high);
   cb.add_point_blocks(point_blocks);
   cb.add_point_count(total);
   cb.add_hidden_count(hidden);
-  cb.add_details(details_vec);
+  if (*details_z) {
+    cb.add_details_zstd(details_vec);
+  } else {
+    cb.add_details(details_vec);
+  }
   if (src.names) cb.add_names(names);
   cb.add_lines(lines);
   fb::FinishCacheBuffer(fbb, cb.Finish());
@@ -779,7 +852,8 @@ Result<CacheBytes> build_cache(const CacheSource& src, const CacheBuildOptions& 
   if (stats) {
     stats->points = total;
     stats->hidden = hidden;
-    stats->point_bytes = blocks_size + f::kBlockTailPadding + offsets.size() * 4;
+    stats->point_bytes = blocks_size + f::kBlockTailPadding + dir.groups.size() * sizeof(fb::MethodGroup) +
+                         (dir.ends.size() + dir.high.size()) * 2;
     stats->total_bytes = out.size();
   }
   return out;

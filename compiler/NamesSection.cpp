@@ -2,6 +2,7 @@
 #include "NamesSection.h"
 
 #include <xxhash.h>
+#include <zstd.h>
 
 #include <algorithm>
 #include <string_view>
@@ -15,6 +16,8 @@ namespace ilmap {
 namespace {
 
 namespace f = ilmap::disk;
+
+constexpr int kNamesZstdLevel = 1;
 
 // Texts in one byte vector, each distinct text stored once (first occurrence order, so the bytes
 // depend only on the input).
@@ -117,7 +120,12 @@ flatbuffers::Offset<fb::Names> write_names_section(flatbuffers::FlatBufferBuilde
   auto assembly = n.has_assembly ? fbb.CreateString(n.assembly_name) : flatbuffers::Offset<flatbuffers::String>();
   auto module = fbb.CreateString(n.module_name);
   auto methods = fbb.CreateVectorOfStructs(n.methods);
-  auto strings = fbb.CreateVector(n.strings);
+  // Format 2.0: the texts repeat type names and parameter lists; packed, they take a fraction
+  // (SPEC.md 3.7). Kept as is when packing does not make them smaller.
+  std::vector<std::uint8_t> z(ZSTD_compressBound(n.strings.size()));
+  std::size_t zn = n.strings.empty() ? 0 : ZSTD_compress(z.data(), z.size(), n.strings.data(), n.strings.size(), kNamesZstdLevel);
+  const bool packed = zn && !ZSTD_isError(zn) && zn < n.strings.size();
+  auto strings = packed ? fbb.CreateVector(z.data(), zn) : fbb.CreateVector(n.strings);
   auto index = fbb.CreateVectorOfStructs(n.index);
   const fb::Guid mvid(flatbuffers::span<const std::uint8_t, 16>(n.mvid.data(), 16));
   fb::NamesBuilder nb(fbb);
@@ -125,7 +133,11 @@ flatbuffers::Offset<fb::Names> write_names_section(flatbuffers::FlatBufferBuilde
   if (n.has_assembly) nb.add_assembly_name(assembly);
   nb.add_module_name(module);
   nb.add_methods(methods);
-  nb.add_strings(strings);
+  if (packed) {
+    nb.add_strings_zstd(strings);
+  } else {
+    nb.add_strings(strings);
+  }
   nb.add_index(index);
   return nb.Finish();
 }

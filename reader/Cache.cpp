@@ -1,4 +1,4 @@
-// Cache.cpp - open, validate and query an ilmap cache (format v1, SPEC.md).
+// Cache.cpp - open, validate and query an ilmap cache (format 2.0, SPEC.md).
 //
 // Open: header (size, magic, identifier, version, payload size), FlatBuffers verification of
 // the payload, presence of the sections lookups need. Nothing proportional to the number of
@@ -10,14 +10,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
+#include <zstd.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cerrno>
 #include <cstring>
+#include <mutex>
+#include <new>
 
 #include "ilmap_format.h"
 #include "ilmap_generated.h"
@@ -72,27 +76,66 @@ struct Cache::Impl {
 
   d::FileHeader header{};
   const fb::Cache* root = nullptr;
-  const std::uint32_t* offsets = nullptr;  // method_offsets data (little endian)
-  std::uint32_t offsets_count = 0;
+  // Method directory (SPEC.md section 4): groups holds at least ceil(method_rows / 64) entries.
+  std::uint32_t method_rows = 0;
+  const fb::MethodGroup* groups = nullptr;
+  std::uint32_t groups_count = 0;
+  const std::uint8_t* ends = nullptr;   // block_ends: method_rows u16 (little endian)
+  const std::uint8_t* high = nullptr;   // block_ends_high
+  std::uint32_t high_count = 0;
   const std::uint8_t* blocks = nullptr;
   std::size_t blocks_size = 0;
   const fb::DocumentRef* docs = nullptr;
   std::uint32_t docs_count = 0;
-  const std::uint8_t* strings = nullptr;
-  std::size_t strings_size = 0;
+  // Document strings: the `strings` vector, or `strings_zstd` unpacked on first use (format
+  // 2.0, SPEC.md 3.3). `strings_ready` is published once (acquire/release) and never changes.
+  struct Bytes {
+    const std::uint8_t* data = nullptr;
+    std::size_t size = 0;
+    bool ok = true;  // false: the packed form did not unpack (verify reports it)
+  };
+  // A section stored as is or packed (SPEC.md 3.7): `ready` is published once and never changes.
+  struct Section {
+    const char* what = "";
+    Bytes plain;
+    const flatbuffers::Vector<std::uint8_t>* packed = nullptr;
+    mutable std::atomic<const Bytes*> ready{nullptr};
+    mutable std::unique_ptr<std::uint8_t[]> buffer;
+    mutable Bytes unpacked;
+    // Sets the section from its two fields (at most one present).
+    void set(const flatbuffers::Vector<std::uint8_t>* raw, const flatbuffers::Vector<std::uint8_t>* z) noexcept {
+      packed = raw ? nullptr : z;
+      if (raw) plain = {raw->data(), raw->size(), true};
+      if (!packed) ready.store(&plain, std::memory_order_release);
+    }
+  };
+  Section strings_section, name_strings_section;
+  mutable std::mutex unpack_mutex;
+  // Details: `details`, or `details_zstd` unpacked on first use.
+  mutable std::unique_ptr<std::uint8_t[]> details_buffer;
+  mutable Bytes details_unpacked;
+  mutable bool details_done = false;
+
+  const Bytes& bytes_of(const Section& sec) const noexcept {
+    const Bytes* b = sec.ready.load(std::memory_order_acquire);
+    return b ? *b : unpack_section(sec);
+  }
+  const Bytes& strings() const noexcept { return bytes_of(strings_section); }
+  const Bytes& unpack_section(const Section& sec) const noexcept;
+  Status unpack(const flatbuffers::Vector<std::uint8_t>& packed, const char* what, std::unique_ptr<std::uint8_t[]>& buffer,
+                Bytes& out) const noexcept;
   // Method names (format 1.1, SPEC.md 3.6); names == nullptr without them.
   const fb::Names* names = nullptr;
   const fb::MethodNameRef* name_refs = nullptr;
   std::uint32_t name_refs_count = 0;
-  const std::uint8_t* name_strings = nullptr;
-  std::size_t name_strings_size = 0;
   const fb::NameIndexEntry* name_index = nullptr;
   std::uint32_t name_index_count = 0;
 
   // A range of the names section's strings, or false when it does not lie inside.
   bool name_text(std::uint32_t offset, std::uint32_t length, std::string_view& out) const noexcept {
-    if (std::uint64_t(offset) + length > name_strings_size) return false;
-    out = {reinterpret_cast<const char*>(name_strings) + offset, length};
+    const Bytes& s = bytes_of(name_strings_section);
+    if (std::uint64_t(offset) + length > s.size) return false;
+    out = {reinterpret_cast<const char*>(s.data) + offset, length};
     return true;
   }
   // The MethodNameRef of a MethodDef token, or nullptr.
@@ -111,8 +154,9 @@ struct Cache::Impl {
 
   // A range of `strings`, or false when it does not lie inside (a corrupt cache).
   bool text(std::uint32_t offset, std::uint32_t length, std::string_view& out) const noexcept {
-    if (std::uint64_t(offset) + length > strings_size) return false;
-    out = {reinterpret_cast<const char*>(strings) + offset, length};
+    const Bytes& s = strings();
+    if (std::uint64_t(offset) + length > s.size) return false;
+    out = {reinterpret_cast<const char*>(s.data) + offset, length};
     return true;
   }
 
@@ -128,6 +172,8 @@ struct Cache::Impl {
 
   static Status check_header(const d::FileHeader& header, std::uint64_t size);
   Status validate();
+  enum class Range { kNone, kBlock, kCorrupt };
+  Range block_range(std::uint32_t rid, std::uint32_t& b, std::uint32_t& e) const noexcept;
   bool block(std::uint32_t rid, const std::uint8_t*& rec, const std::uint8_t*& end,
              d::BlockHeader& h) const noexcept;
   std::optional<LookupResult> lookup_row(std::uint32_t rid, std::uint32_t il) const noexcept;
@@ -170,46 +216,93 @@ Status Cache::Impl::validate() {
   if (!fb::VerifyCacheBuffer(v))
     return {Errc::kMalformed, "cache payload at offset 0x20: FlatBuffers verification failed (corrupt offsets, sizes or strings)"};
   root = fb::GetCache(payload);
-  auto* mo = root->method_offsets();
+  auto* mg = root->method_groups();
+  auto* be = root->block_ends();
   auto* pb = root->point_blocks();
-  if (!mo || mo->size() == 0)
-    return {Errc::kMalformed, "cache: method directory (method_offsets) missing or empty"};
+  if (!mg || !be)
+    return {Errc::kMalformed, "cache: method directory (method_groups, block_ends) missing"};
+  const std::uint64_t rows = root->method_rows(), need_groups = (rows + d::kGroupRows - 1) / d::kGroupRows;
+  if (be->size() != rows || mg->size() != need_groups)
+    return {Errc::kMalformed, format("cache: method directory of %u method rows has %u block ends and %u groups (expected %u and %u)",
+                                     root->method_rows(), be->size(), mg->size(), root->method_rows(), static_cast<unsigned>(need_groups))};
   if (!pb || pb->size() < d::kBlockTailPadding)
     return {Errc::kMalformed, "cache: point blocks missing or shorter than their tail padding"};
-  offsets = reinterpret_cast<const std::uint32_t*>(mo->data());
-  offsets_count = mo->size();
+  method_rows = root->method_rows();
+  groups = reinterpret_cast<const fb::MethodGroup*>(mg->Data());
+  groups_count = mg->size();
+  ends = reinterpret_cast<const std::uint8_t*>(be->data());
+  if (const auto* hv = root->block_ends_high()) {
+    high = reinterpret_cast<const std::uint8_t*>(hv->data());
+    high_count = hv->size();
+  }
   blocks = pb->data();
   blocks_size = pb->size();
   if (const auto* dv = root->documents()) {
     docs = reinterpret_cast<const fb::DocumentRef*>(dv->Data());
     docs_count = dv->size();
   }
-  if (const auto* sv = root->strings()) {
-    strings = sv->data();
-    strings_size = sv->size();
-  }
+  strings_section.what = "document strings (strings_zstd)";
+  strings_section.set(root->strings(), root->strings_zstd());
+  name_strings_section.what = "names: strings (strings_zstd)";
   if ((names = root->names())) {
     if (const auto* v = names->methods()) {
       name_refs = reinterpret_cast<const fb::MethodNameRef*>(v->Data());
       name_refs_count = v->size();
     }
-    if (const auto* v = names->strings()) {
-      name_strings = v->data();
-      name_strings_size = v->size();
-    }
+    name_strings_section.set(names->strings(), names->strings_zstd());
     if (const auto* v = names->index()) {
       name_index = reinterpret_cast<const fb::NameIndexEntry*>(v->Data());
       name_index_count = v->size();
     }
+  } else {
+    name_strings_section.set(nullptr, nullptr);
   }
   return {};
+}
+
+// A packed section (SPEC.md 3.7): one zstd frame whose header records its content size, at most
+// max(64 MiB, 64 x the cache file's size) (a small frame cannot claim gigabytes), that unpacks
+// to exactly that size.
+Status Cache::Impl::unpack(const flatbuffers::Vector<std::uint8_t>& packed, const char* what,
+                           std::unique_ptr<std::uint8_t[]>& buffer, Bytes& out) const noexcept {
+  out = {nullptr, 0, false};
+  const unsigned long long n = ZSTD_getFrameContentSize(packed.data(), packed.size());
+  if (n == ZSTD_CONTENTSIZE_ERROR || n == ZSTD_CONTENTSIZE_UNKNOWN)
+    return {Errc::kMalformed, format("cache: %s: not a zstd frame with a recorded content size", what)};
+  const std::uint64_t cap = std::max<std::uint64_t>(std::uint64_t(64) << 20, std::uint64_t(size) * 64);
+  if (n > cap || n > d::kMaxPayloadSize)
+    return {Errc::kTooLarge, format("cache: %s: unpacks to %llu bytes, more than the limit of %llu for this cache", what, n,
+                                    static_cast<unsigned long long>(std::min<std::uint64_t>(cap, d::kMaxPayloadSize)))};
+  buffer.reset(new (std::nothrow) std::uint8_t[n ? n : 1]);
+  if (!buffer) return {Errc::kTooLarge, format("cache: %s: out of memory unpacking %llu bytes", what, n)};
+  const std::size_t got = ZSTD_decompress(buffer.get(), static_cast<std::size_t>(n), packed.data(), packed.size());
+  if (ZSTD_isError(got) || got != n) {
+    buffer.reset();
+    return {Errc::kMalformed, format("cache: %s: the zstd frame does not unpack (%s)", what,
+                                     ZSTD_isError(got) ? ZSTD_getErrorName(got) : "short content")};
+  }
+  out = {buffer.get(), static_cast<std::size_t>(n), true};
+  return {};
+}
+
+const Cache::Impl::Bytes& Cache::Impl::unpack_section(const Section& sec) const noexcept {
+  std::lock_guard<std::mutex> lock(unpack_mutex);
+  if (const Bytes* b = sec.ready.load(std::memory_order_acquire)) return *b;
+  (void)unpack(*sec.packed, sec.what, sec.buffer, sec.unpacked);
+  sec.ready.store(&sec.unpacked, std::memory_order_release);
+  return sec.unpacked;
 }
 
 // SPEC.md section 7, verify step 11.
 Status Cache::Impl::verify_names() const {
   if (!names) return {};
-  if (!names->methods() || !names->strings() || !names->index())
+  if (!names->methods() || !(names->strings() || names->strings_zstd()) || !names->index())
     return {Errc::kMalformed, "names: methods, strings or index missing"};
+  if (name_strings_section.packed && !bytes_of(name_strings_section).ok) {
+    Bytes again;
+    std::unique_ptr<std::uint8_t[]> buffer;
+    return unpack(*name_strings_section.packed, name_strings_section.what, buffer, again);
+  }
   std::uint32_t aliases = 0;
   for (std::uint32_t i = 0; i < name_refs_count; ++i) {
     const fb::MethodNameRef& m = name_refs[i];
@@ -242,14 +335,37 @@ Status Cache::Impl::verify_names() const {
   return {};
 }
 
+// The byte range [b, e) of method row `rid`'s block in point_blocks (SPEC.md section 4):
+// kNone for a row out of range or without points (b = e), kCorrupt when the range is not
+// valid (b > e, past the blocks, a high half outside block_ends_high).
+[[gnu::always_inline]] inline Cache::Impl::Range Cache::Impl::block_range(std::uint32_t rid, std::uint32_t& b,
+                                                                         std::uint32_t& e) const noexcept {
+  if (rid == 0 || rid > method_rows) return Range::kNone;
+  // The group and the two ends are loaded independently of each other (no load waits for
+  // another): the row alone gives every position.
+  const std::uint32_t i = rid - 1, k = i % d::kGroupRows;
+  const fb::MethodGroup& g = groups[i / d::kGroupRows];
+  std::uint32_t rel_e = d::load_le16(ends + 2 * std::size_t(i));
+  std::uint32_t rel_b = k ? d::load_le16(ends + 2 * std::size_t(i - 1)) : 0;
+  if (g.high() != d::kGroupNarrow) {
+    const std::uint64_t h = std::uint64_t(g.high()) + k;
+    if (h >= high_count) return Range::kCorrupt;
+    rel_e |= d::load_le16(high + 2 * h) << 16;
+    if (k) rel_b |= d::load_le16(high + 2 * (h - 1)) << 16;
+  }
+  const std::uint64_t bb = std::uint64_t(g.base()) + rel_b, ee = std::uint64_t(g.base()) + rel_e;
+  if (bb == ee) return Range::kNone;
+  if (bb > ee || ee > blocks_size - d::kBlockTailPadding) return Range::kCorrupt;
+  b = static_cast<std::uint32_t>(bb);
+  e = static_cast<std::uint32_t>(ee);
+  return Range::kBlock;
+}
+
 // Locates and decodes the header of method `rid`'s block; false if absent or corrupt.
 [[gnu::always_inline]] inline bool Cache::Impl::block(std::uint32_t rid, const std::uint8_t*& rec, const std::uint8_t*& end,
                         d::BlockHeader& h) const noexcept {
-  if (rid == 0 || rid >= offsets_count) return false;
   std::uint32_t b, e;
-  std::memcpy(&b, offsets + rid - 1, 4);
-  std::memcpy(&e, offsets + rid, 4);
-  if (b >= e || e > blocks_size - d::kBlockTailPadding) return false;
+  if (block_range(rid, b, e) != Range::kBlock) return false;
   rec = blocks + b;
   end = blocks + e;
   if (!d::get_block_header(rec, end, h)) return false;
@@ -336,9 +452,11 @@ std::optional<LookupResult> Cache::Impl::lookup_row(std::uint32_t rid, std::uint
   r.document = v.document;
   if (r.document >= docs_count) return std::nullopt;
   const fb::DocumentRef& doc = docs[r.document];
-  if (!text(doc.path_offset(), doc.path_length(), r.file) ||
-      !text(doc.url_offset(), doc.url_length(), r.source_url))
-    return std::nullopt;
+  const Bytes& s = strings();  // one acquire load for both views
+  const std::uint64_t po = doc.path_offset(), pl = doc.path_length(), uo = doc.url_offset(), ul = doc.url_length();
+  if (po + pl > s.size || uo + ul > s.size) return std::nullopt;
+  r.file = {reinterpret_cast<const char*>(s.data) + po, static_cast<std::size_t>(pl)};
+  r.source_url = {reinterpret_cast<const char*>(s.data) + uo, static_cast<std::size_t>(ul)};
   r.language = static_cast<Language>(doc.language());
   return r;
 }
@@ -460,7 +578,7 @@ bool Cache::file_changed() const noexcept {
   return !(FileStamp::of(st) == impl_->stamp);
 }
 
-std::uint32_t Cache::method_count() const noexcept { return impl_->offsets_count - 1; }
+std::uint32_t Cache::method_count() const noexcept { return impl_->method_rows; }
 std::uint32_t Cache::document_count() const noexcept { return impl_->docs_count; }
 std::string_view Cache::document_path(std::uint32_t i) const noexcept {
   std::string_view out;
@@ -476,15 +594,29 @@ Language Cache::document_language(std::uint32_t i) const noexcept {
   return i < impl_->docs_count ? static_cast<Language>(impl_->docs[i].language()) : Language::kUnknown;
 }
 Result<const void*> Cache::details() const {
-  const auto* v = impl_->root->details();
-  if (!v) return Error{Errc::kMalformed, "cache: the details section is missing"};
+  const Impl& m = *impl_;
+  Impl::Bytes bytes;
+  if (const auto* v = m.root->details()) {
+    bytes = {v->data(), v->size(), true};
+  } else if (const auto* z = m.root->details_zstd()) {
+    std::lock_guard<std::mutex> lock(m.unpack_mutex);
+    if (!m.details_done) {
+      Status s = m.unpack(*z, "details (details_zstd)", m.details_buffer, m.details_unpacked);
+      m.details_done = true;
+      if (!s) return s.error();
+    }
+    if (!m.details_unpacked.ok) return Error{Errc::kMalformed, "cache: details (details_zstd): the zstd frame does not unpack"};
+    bytes = m.details_unpacked;
+  } else {
+    return Error{Errc::kMalformed, "cache: the details section is missing"};
+  }
   flatbuffers::Verifier::Options vo;
   vo.max_depth = 16;
   vo.max_tables = 1u << 24;
-  flatbuffers::Verifier verifier(v->data(), v->size(), vo);
+  flatbuffers::Verifier verifier(bytes.data, bytes.size, vo);
   if (!verifier.VerifyBuffer<fb::Details>(nullptr))
     return Error{Errc::kMalformed, "cache: the details section fails FlatBuffers verification"};
-  const fb::Details* d = flatbuffers::GetRoot<fb::Details>(v->data());
+  const fb::Details* d = flatbuffers::GetRoot<fb::Details>(bytes.data);
   if (d->documents() && d->documents()->size() != impl_->docs_count)
     return Error{Errc::kMalformed, "cache: the details section describes a different number of documents"};
   if (changed()) return impl_->changed_error().error();
@@ -499,7 +631,8 @@ CacheHeaderInfo Cache::header() const noexcept {
 std::span<const std::uint8_t> Cache::bytes() const noexcept { return {impl_->data, impl_->size}; }
 const void* Cache::root() const noexcept { return impl_->root; }
 std::uint64_t Cache::point_section_bytes() const noexcept {
-  return impl_->blocks_size + std::uint64_t(impl_->offsets_count) * 4;
+  return impl_->blocks_size + std::uint64_t(impl_->groups_count) * sizeof(fb::MethodGroup) +
+         (std::uint64_t(impl_->method_rows) + impl_->high_count) * 2;
 }
 
 Status Cache::points(std::uint32_t rid, std::vector<CachePoint>& out) const {
@@ -509,12 +642,13 @@ Status Cache::points(std::uint32_t rid, std::vector<CachePoint>& out) const {
 }
 
 Status Cache::points_unchecked(std::uint32_t rid, std::vector<CachePoint>& out) const {
-  if (rid == 0 || rid >= impl_->offsets_count)
+  if (rid == 0 || rid > impl_->method_rows)
     return {Errc::kNotFound, format("method row %u out of range (cache has %u)", rid, method_count())};
-  std::uint32_t b, e;
-  std::memcpy(&b, impl_->offsets + rid - 1, 4);
-  std::memcpy(&e, impl_->offsets + rid, 4);
-  if (b == e) return {};
+  std::uint32_t b = 0, e = 0;
+  const Impl::Range range = impl_->block_range(rid, b, e);
+  if (range == Impl::Range::kNone) return {};
+  if (range == Impl::Range::kCorrupt)
+    return {Errc::kMalformed, format("method directory entry of method row %u: block range out of order or beyond the point blocks", rid)};
   const std::uint8_t* rec;
   const std::uint8_t* end;
   d::BlockHeader h;
@@ -574,22 +708,37 @@ Status Cache::verify_unchecked() const {
   const std::uint64_t sum = XXH3_64bits(m.data + d::kHeaderSize, static_cast<std::size_t>(m.header.payload_size));
   if (sum != m.header.payload_xxh3)
     return {Errc::kChecksum, format("payload checksum mismatch: header says %016llx, payload hashes to %016llx", static_cast<unsigned long long>(m.header.payload_xxh3), static_cast<unsigned long long>(sum))};
-  // Directory: non-decreasing, within the blocks, starting at 0.
-  std::uint32_t prev = 0;
-  for (std::uint32_t i = 0; i < m.offsets_count; ++i) {
-    std::uint32_t o;
-    std::memcpy(&o, m.offsets + i, 4);
-    if (o < prev || (i == 0 && o != 0) || o > m.blocks_size - d::kBlockTailPadding)
-      return {Errc::kMalformed, format("method directory entry %u (0x%x) is out of order or beyond the point blocks", i, o)};
-    prev = o;
+  // Directory (SPEC.md section 4): each group starts where the one before it ended, the block
+  // ends are non-decreasing and inside the blocks, and the high halves of wide groups follow
+  // each other in group order and fill block_ends_high exactly.
+  const std::uint64_t blocks_end = m.blocks_size - d::kBlockTailPadding;
+  std::uint64_t at_block = 0, at_high = 0;
+  for (std::uint32_t g = 0; g < m.groups_count; ++g) {
+    const fb::MethodGroup& grp = m.groups[g];
+    const std::uint32_t first = g * d::kGroupRows;
+    const std::uint32_t rows_here = std::min<std::uint32_t>(d::kGroupRows, m.method_rows - first);
+    if (grp.base() != at_block)
+      return {Errc::kMalformed, format("method directory group %u: base 0x%x is not where the group before it ends (0x%llx)", g, grp.base(), static_cast<unsigned long long>(at_block))};
+    const bool wide = grp.high() != d::kGroupNarrow;
+    if (wide && (grp.high() != at_high || at_high + rows_here > m.high_count))
+      return {Errc::kMalformed, format("method directory group %u: high halves at %u, expected at %llu inside the %u of block_ends_high", g, grp.high(), static_cast<unsigned long long>(at_high), m.high_count)};
+    for (std::uint32_t k = 0; k < rows_here; ++k) {
+      std::uint64_t end = grp.base() + std::uint64_t(d::load_le16(m.ends + 2 * std::size_t(first + k)));
+      if (wide) end += std::uint64_t(d::load_le16(m.high + 2 * (at_high + k))) << 16;
+      if (end < at_block || end > blocks_end)
+        return {Errc::kMalformed, format("method directory entry of method row %u: block end 0x%llx is out of order or beyond the point blocks", first + k + 1, static_cast<unsigned long long>(end))};
+      at_block = end;
+    }
+    if (wide) at_high += rows_here;
   }
-  if (prev != m.blocks_size - d::kBlockTailPadding)
+  if (at_high != m.high_count) return {Errc::kMalformed, "method directory: block_ends_high holds entries of no group"};
+  if (at_block != blocks_end)
     return {Errc::kMalformed, "point blocks: bytes after the last method block"};
   for (std::size_t i = m.blocks_size - d::kBlockTailPadding; i < m.blocks_size; ++i)
     if (m.blocks[i] != 0) return {Errc::kMalformed, "point blocks: tail padding is not zero"};
   std::uint64_t total = 0, hidden = 0;
   std::vector<CachePoint> pts;
-  for (std::uint32_t rid = 1; rid < m.offsets_count; ++rid) {
+  for (std::uint32_t rid = 1; rid <= m.method_rows; ++rid) {
     pts.clear();
     if (Status s = points(rid, pts); !s) return s;
     // A non-empty block (points() above accepted its header) must be exactly header +
@@ -606,6 +755,11 @@ Status Cache::verify_unchecked() const {
   }
   if (total != m.root->point_count() || hidden != m.root->hidden_count())
     return {Errc::kMalformed, "point counts in the cache do not match its blocks"};
+  if (m.strings_section.packed && !m.strings().ok) {
+    Impl::Bytes again;
+    std::unique_ptr<std::uint8_t[]> buffer;
+    return m.unpack(*m.strings_section.packed, m.strings_section.what, buffer, again);
+  }
   for (std::uint32_t i = 0; i < m.docs_count; ++i) {
     std::string_view t;
     if (!m.text(m.docs[i].path_offset(), m.docs[i].path_length(), t) ||

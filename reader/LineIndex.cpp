@@ -31,8 +31,12 @@ struct LinesView {
   const std::uint8_t* data = nullptr;
   std::size_t data_size = 0;
   std::uint64_t entry_count = 0;
-  const std::uint32_t* offsets = nullptr;
-  std::uint32_t offsets_count = 0;
+  // Method directory, format 2.0 (SPEC.md section 4).
+  std::uint32_t method_rows = 0;
+  const fb::MethodGroup* groups = nullptr;
+  const std::uint8_t* ends = nullptr;
+  const std::uint8_t* high = nullptr;
+  std::uint32_t high_count = 0;
   const std::uint8_t* pblocks = nullptr;
   std::size_t pblocks_size = 0;
 
@@ -48,10 +52,17 @@ struct LinesView {
 
   // Visible record `k` of method row `row` (SPEC.md 5); false when absent or corrupt.
   bool record(std::uint32_t row, std::uint32_t k, d::VisibleRecord& r) const {
-    if (row == 0 || row >= offsets_count) return false;
-    std::uint32_t b, e;
-    std::memcpy(&b, offsets + row - 1, 4);
-    std::memcpy(&e, offsets + row, 4);
+    if (row == 0 || row > method_rows) return false;
+    const std::uint32_t i = row - 1, j = i % d::kGroupRows;
+    const fb::MethodGroup& g = groups[i / d::kGroupRows];
+    std::uint64_t rel_e = d::load_le16(ends + 2 * std::size_t(i)), rel_b = j ? d::load_le16(ends + 2 * std::size_t(i - 1)) : 0;
+    if (g.high() != d::kGroupNarrow) {
+      const std::uint64_t x = std::uint64_t(g.high()) + j;
+      if (x >= high_count) return false;
+      rel_e |= std::uint64_t(d::load_le16(high + 2 * x)) << 16;
+      if (j) rel_b |= std::uint64_t(d::load_le16(high + 2 * (x - 1))) << 16;
+    }
+    const std::uint64_t b = g.base() + rel_b, e = g.base() + rel_e;
     if (b >= e || e > pblocks_size - d::kBlockTailPadding) return false;
     const std::uint8_t* rec = pblocks + b;
     const std::uint8_t* end = pblocks + e;
@@ -75,8 +86,13 @@ bool view_of(const Cache& cache, LinesView& v) {
   v.data_size = li->data()->size();
   v.entry_count = li->entry_count();
   // Open guarantees both (SPEC.md section 7, steps 12-13).
-  v.offsets = root->method_offsets()->data();
-  v.offsets_count = root->method_offsets()->size();
+  v.method_rows = root->method_rows();
+  v.groups = reinterpret_cast<const fb::MethodGroup*>(root->method_groups()->Data());
+  v.ends = reinterpret_cast<const std::uint8_t*>(root->block_ends()->data());
+  if (const auto* hv = root->block_ends_high()) {
+    v.high = reinterpret_cast<const std::uint8_t*>(hv->data());
+    v.high_count = hv->size();
+  }
   v.pblocks = root->point_blocks()->data();
   v.pblocks_size = root->point_blocks()->size();
   return true;

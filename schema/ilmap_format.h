@@ -14,8 +14,8 @@ namespace ilmap::disk {
 inline constexpr std::uint32_t kMagic = 0x1A4D4C49;          // bytes 'I' 'L' 'M' 0x1A
 inline constexpr std::uint32_t kMagicSwapped = 0x494C4D1A;   // what a wrong-endian read sees
 inline constexpr char kIdentifier[4] = {'I', 'L', 'M', 'P'};  // = FlatBuffers file_identifier
-inline constexpr std::uint16_t kVersionMajor = 1;
-inline constexpr std::uint16_t kVersionMinor = 2;  // 1.1: Cache.names; 1.2: Cache.lines
+inline constexpr std::uint16_t kVersionMajor = 2;
+inline constexpr std::uint16_t kVersionMinor = 0;  // 1.1: Cache.names; 1.2: Cache.lines; 2.0: packed, grouped directory
 inline constexpr std::uint32_t kHeaderSize = 32;
 // FlatBuffers offsets are signed 32-bit: a payload must stay below 2 GiB.
 inline constexpr std::uint64_t kMaxPayloadSize = 0x7FFFFFFFu - 4096;
@@ -38,6 +38,10 @@ inline constexpr std::uint32_t kNameMonoRewrite = 4;   // Mono text is the async
 inline constexpr std::uint32_t kNameFlagsMask = 7;
 inline constexpr std::uint32_t kIndexAlias = 1;        // NameIndexEntry.flags: kickoff's key
 inline constexpr std::uint32_t kIndexFlagsMask = 1;
+
+// --- method directory (format 2.0, SPEC.md section 4) ----------------------------------------
+inline constexpr std::uint32_t kGroupRows = 64;             // method rows per MethodGroup
+inline constexpr std::uint32_t kGroupNarrow = 0xFFFFFFFFu;  // MethodGroup.high: no high halves
 
 // --- point blocks (SPEC.md section 5) -------------------------------------------------------
 // A block: a fixed 5-byte prefix (widths word + length codes), the header values in the byte
@@ -77,6 +81,13 @@ inline std::uint64_t load_le64(const std::uint8_t* p) {
   if constexpr (std::endian::native == std::endian::big) x = __builtin_bswap64(x);
   return x;
 }
+inline std::uint32_t load_le32(const std::uint8_t* p) {
+  std::uint32_t x;
+  std::memcpy(&x, p, 4);
+  if constexpr (std::endian::native == std::endian::big) x = __builtin_bswap32(x);
+  return x;
+}
+inline std::uint32_t load_le16(const std::uint8_t* p) { return std::uint32_t(p[0]) | std::uint32_t(p[1]) << 8; }
 
 // Header layout (SPEC.md 5.1): a 4-byte little-endian widths word (w_il bits 0-4, w_col 5-9,
 // w_ecol 10-14, w_line 15-19, w_dline 20-24, w_doc 25-29, bits 30-31 = 0), one byte of length

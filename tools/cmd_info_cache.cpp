@@ -58,13 +58,15 @@ int info_cache(const std::string& path, bool json) {
   j["documents"] = cache->document_count();
   j["sequence_points"] = points;
   j["hidden_sequence_points"] = cache->hidden_count();
-  j["section_method_directory_bytes"] = root->method_offsets()->size() * 4;
+  j["section_method_directory_bytes"] = cache->point_section_bytes() - root->point_blocks()->size();
   j["section_point_blocks_bytes"] = root->point_blocks()->size();
   j["bytes_per_sequence_point"] = points ? format("%.2f", double(point_bytes) / double(points)) : "n/a";
   j["file_bytes_per_sequence_point"] = points ? format("%.2f", double(cache->bytes().size()) / double(points)) : "n/a";
   j["section_documents_bytes"] = (root->documents() ? root->documents()->size() * sizeof(fb::DocumentRef) : 0) +
-                                 (root->strings() ? root->strings()->size() : 0);
-  j["section_details_bytes"] = root->details() ? root->details()->size() : 0;
+                                 (root->strings() ? root->strings()->size() : 0) +
+                                 (root->strings_zstd() ? root->strings_zstd()->size() : 0);
+  j["section_details_bytes"] = (root->details() ? root->details()->size() : 0) +
+                               (root->details_zstd() ? root->details_zstd()->size() : 0);
   // Method names (format 1.1): present only when the cache was compiled with its PE.
   j["method_names"] = cache->has_method_names();
   if (const fb::Names* n = root->names()) {
@@ -74,7 +76,7 @@ int info_cache(const std::string& path, bool json) {
     j["module_name"] = std::string(cache->module_name());
     if (n->mvid()) j["names_mvid"] = guid_to_text(guid_of(n->mvid()));
     j["section_names_bytes"] = (n->methods() ? n->methods()->size() * sizeof(fb::MethodNameRef) : 0) +
-                               (n->strings() ? n->strings()->size() : 0) +
+                               (n->strings() ? n->strings()->size() : 0) + (n->strings_zstd() ? n->strings_zstd()->size() : 0) +
                                (n->index() ? n->index()->size() * sizeof(fb::NameIndexEntry) : 0);
   }
   auto details = cache->details();

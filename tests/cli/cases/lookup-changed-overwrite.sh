@@ -1,14 +1,14 @@
 # A cache overwritten in place by another cache of the same size (dd conv=notrunc: no
 # truncation, so no SIGBUS, only changed bytes) under a running `lookup --batch` (issue 9 item
 # 6): the batch notices (stat: size, times, inode) and answers from the new cache, not from a
-# splice of the old layout and the new bytes. The new cache names the document "Scenarioz.cs"
+# splice of the old layout and the new bytes. The new cache names the document "Scenarias.cs" (a name whose packed strings keep the cache size: format 2.0 packs them)
 # (its lookup sections happen to keep their offsets, so this step alone passed before the fix).
 # Then a larger cache of another PDB is written over it in place (rsync --inplace style): its
 # sections lie elsewhere, and the old reader answered ??:0:0 from its stale layout.
 . "$(dirname "$0")/../common.sh"
 frames_cache f.ilmap
 mkdir other
-perl -0777 -pe 's/Scenarios\.cs/Scenarioz.cs/' frames.pdb > other/framesa.pdb
+perl -0777 -pe 's/Scenarios\.cs/Scenarias.cs/' frames.pdb > other/framesa.pdb
 ilmap compile -q other/framesa.pdb -o g.ilmap || exit 1
 need "$FEATURES.pdb"
 cp "$FEATURES.pdb" features.pdb
