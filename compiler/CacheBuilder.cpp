@@ -239,11 +239,14 @@ class BlockEncoder {
   std::uint32_t hidden() const { return static_cast<std::uint32_t>(nh_ - hidden_.get()); }
   std::uint32_t count() const { return visible() + hidden(); }
 
-  void append_to(ByteBuffer& out) const {
+  // Appends the block's header values and records and returns its profile (the writer puts the
+  // profile in the table or in front of the block, SPEC.md 5.1); nothing for a method without
+  // points.
+  std::uint64_t append_to(ByteBuffer& out) const {
     const Visible* const vb = visible_.get();
     const Hidden* const hb = hidden_.get();
     const std::uint32_t nv = visible(), nh = hidden();
-    if (nv + nh == 0) return;
+    if (nv + nh == 0) return 0;
     // Ranges. A width depends only on the highest set bit, so OR stands in for max.
     std::uint32_t or_il = 0, or_col = 0, or_dline = 0, or_ecol = 0;
     std::uint32_t min_line = UINT32_MAX, max_line = 0, min_doc = UINT32_MAX, max_doc = 0;
@@ -280,7 +283,7 @@ class BlockEncoder {
     // Room for the header, the records and 8 bytes of store slack.
     std::uint8_t* const start = out.room(f::kMaxBlockHeaderSize + static_cast<std::size_t>(h.records_bytes()) + 8);
     std::uint8_t* p = start;
-    p += f::put_block_header(p, h);
+    p += f::put_block_values(p, h);
     const std::uint32_t base_line = h.base_line, base_doc = h.base_doc;
     // The IL column first (what a lookup searches; byte-aligned entries, each stored as 8
     // little-endian bytes that the next entry overwrites), then the bit string.
@@ -327,6 +330,7 @@ class BlockEncoder {
       }
     }
     out.set_size(out.size() + static_cast<std::size_t>(bw.finish() - start));
+    return f::block_profile(h);
   }
 
  private:
@@ -343,6 +347,7 @@ struct BlockChunk {
   std::uint32_t first = 1, last = 0;
   ByteBuffer blocks;
   std::vector<std::uint32_t> ends;
+  std::vector<std::uint64_t> profiles;  // of each block (methods with points), in row order
   std::vector<LinePoint> lines;  // visible points for the line index
   std::uint64_t total = 0, hidden = 0;
   Status status;
@@ -460,7 +465,7 @@ void encode_chunk(const BuildInput& in, BlockChunk& c) {
     c.total += enc.count();
     c.hidden += enc.hidden();
     enc.line_points(rid, c.lines);
-    enc.append_to(c.blocks);
+    if (enc.count()) c.profiles.push_back(enc.append_to(c.blocks));
     if (c.blocks.size() > UINT32_MAX) {
       c.status = {Errc::kTooLarge, "point blocks exceed 4 GiB, the limit of the cache format"};
       return;
@@ -666,18 +671,81 @@ Result<CacheBytes> build_cache(const CacheSource& src, const CacheBuildOptions& 
     work();
     for (std::thread& t : pool) t.join();
   }
+  for (const BlockChunk& c : chunks)
+    if (!c.status) return c.status.error();
+  // Block profiles (SPEC.md 5.1): a profile used by two or more blocks saves 5 bytes per block
+  // for its 8 in the table, which holds the 255 most used (ties: first use by ascending row
+  // first), in order of first use; the others stay in their blocks. Per row one index byte:
+  // table entry + 1, or 0 (no points, or the profile is in the block).
+  std::vector<std::uint64_t> profiles;
+  std::vector<std::uint8_t> profile_index(methods, 0);  // index rid - 1
+  std::uint64_t inline_profiles = 0;                    // blocks that keep their profile
+  {
+    struct Use {
+      std::uint32_t count = 0, first = 0, table = 0;
+    };
+    std::unordered_map<std::uint64_t, Use> uses;
+    std::vector<std::uint64_t> order;  // distinct profiles in order of first use
+    std::vector<Use*> block_use;       // per block, in row order
+    std::size_t nblocks = 0;
+    for (const BlockChunk& c : chunks) nblocks += c.profiles.size();
+    block_use.reserve(nblocks);
+    std::uint64_t last = ~std::uint64_t(0);
+    Use* last_use = nullptr;
+    for (const BlockChunk& c : chunks) {
+      for (std::uint64_t p : c.profiles) {
+        if (p != last) {
+          auto [it, fresh] = uses.try_emplace(p);
+          if (fresh) {
+            it->second.first = static_cast<std::uint32_t>(order.size());
+            order.push_back(p);
+          }
+          last = p;
+          last_use = &it->second;
+        }
+        ++last_use->count;
+        block_use.push_back(last_use);
+      }
+    }
+    std::vector<std::uint64_t> ranked;
+    for (std::uint64_t p : order)
+      if (uses[p].count >= 2) ranked.push_back(p);
+    std::stable_sort(ranked.begin(), ranked.end(), [&](std::uint64_t a, std::uint64_t b) { return uses[a].count > uses[b].count; });
+    if (ranked.size() > f::kMaxProfiles) ranked.resize(f::kMaxProfiles);
+    std::sort(ranked.begin(), ranked.end(), [&](std::uint64_t a, std::uint64_t b) { return uses[a].first < uses[b].first; });
+    for (std::uint64_t p : ranked) {
+      profiles.push_back(p);
+      uses[p].table = static_cast<std::uint32_t>(profiles.size());
+    }
+    std::size_t k = 0;
+    for (const BlockChunk& c : chunks) {
+      std::uint32_t prev = 0;
+      for (std::uint32_t i = 0; i < c.ends.size(); ++i) {
+        if (c.ends[i] == prev) continue;
+        prev = c.ends[i];
+        const std::uint32_t t = block_use[k++]->table;
+        profile_index[c.first - 1 + i] = static_cast<std::uint8_t>(t);
+        inline_profiles += t == 0;
+      }
+    }
+  }
   std::vector<std::uint32_t> offsets;
   offsets.reserve(std::size_t(methods) + 1);
   offsets.push_back(0);
   std::uint64_t total = 0, hidden = 0, blocks_size = 0;
   for (BlockChunk& c : chunks) {
-    if (!c.status) return c.status.error();
-    for (std::uint32_t end : c.ends) {
-      if (blocks_size + end > UINT32_MAX - f::kBlockTailPadding)
+    // The blocks that keep their profile grow by its 5 bytes.
+    std::uint64_t grown = 0;
+    std::uint32_t prev = 0;
+    for (std::uint32_t i = 0; i < c.ends.size(); ++i) {
+      const std::uint32_t end = c.ends[i];
+      if (end != prev && profile_index[c.first - 1 + i] == 0) grown += f::kInlineProfileSize;
+      prev = end;
+      if (blocks_size + end + grown > UINT32_MAX - f::kBlockTailPadding)
         return Error{Errc::kTooLarge, "point blocks exceed 4 GiB, the limit of the cache format"};
-      offsets.push_back(static_cast<std::uint32_t>(blocks_size + end));
+      offsets.push_back(static_cast<std::uint32_t>(blocks_size + end + grown));
     }
-    blocks_size += c.blocks.size();
+    blocks_size += c.blocks.size() + grown;
     total += c.total;
     hidden += c.hidden;
   }
@@ -730,7 +798,7 @@ Result<CacheBytes> build_cache(const CacheSource& src, const CacheBuildOptions& 
   if (!holds_sources) details_z = pack_section(*details);
   if (!details_z) return details_z.error();
 
-  const std::uint64_t estimate = 4096 + blocks_size + f::kBlockTailPadding + offsets.size() * 4 +
+  const std::uint64_t estimate = 4096 + blocks_size + f::kBlockTailPadding + offsets.size() * 5 + profiles.size() * 8 +
                                  strings.bytes().size() + refs.size() * sizeof(fb::DocumentRef) +
                                  details->size() + (src.names ? src.names->bytes() : 0) + line_index.bytes();
   if (estimate > f::kMaxPayloadSize)
@@ -792,12 +860,30 @@ Result<CacheBytes> build_cache(const CacheSource& src, const CacheBuildOptions& 
   auto method_groups = fbb.CreateVectorOfStructs(dir.groups);
   auto block_ends = fbb.CreateVector(dir.ends);
   auto block_ends_high = fbb.CreateVector(dir.high);
+  auto block_profiles = fbb.CreateVector(profiles);
+  auto block_profile_index = fbb.CreateVector(profile_index);
   fbb.ForceVectorAlignment(static_cast<std::size_t>(blocks_size) + f::kBlockTailPadding, 1, 8);
   std::uint8_t* blocks_out = nullptr;
   auto point_blocks = fbb.CreateUninitializedVector(static_cast<std::size_t>(blocks_size) + f::kBlockTailPadding, 1, &blocks_out);
   for (const BlockChunk& c : chunks) {
-    if (c.blocks.size()) std::memcpy(blocks_out, c.blocks.data(), c.blocks.size());
-    blocks_out += c.blocks.size();
+    if (inline_profiles == 0) {
+      if (c.blocks.size()) std::memcpy(blocks_out, c.blocks.data(), c.blocks.size());
+      blocks_out += c.blocks.size();
+      continue;
+    }
+    // Block by block: one that keeps its profile gets it in front (widths word, codes byte).
+    std::uint32_t prev = 0;
+    std::size_t k = 0;
+    for (std::uint32_t i = 0; i < c.ends.size(); ++i) {
+      const std::uint32_t end = c.ends[i];
+      if (end == prev) continue;
+      const std::uint64_t profile = c.profiles[k++];
+      if (profile_index[c.first - 1 + i] == 0)
+        for (unsigned b = 0; b < f::kInlineProfileSize; ++b) *blocks_out++ = static_cast<std::uint8_t>(profile >> (8 * b));
+      std::memcpy(blocks_out, c.blocks.data() + prev, end - prev);
+      blocks_out += end - prev;
+      prev = end;
+    }
   }
   std::memset(blocks_out, 0, f::kBlockTailPadding);
   const std::vector<std::uint8_t>& details_out = *details_z ? **details_z : *details;
@@ -820,6 +906,8 @@ Result<CacheBytes> build_cache(const CacheSource& src, const CacheBuildOptions& 
   cb.add_block_ends(block_ends);
   cb.add_block_ends_high(block_ends_high);
   cb.add_point_blocks(point_blocks);
+  cb.add_block_profiles(block_profiles);
+  cb.add_block_profile_index(block_profile_index);
   cb.add_point_count(total);
   cb.add_hidden_count(hidden);
   if (*details_z) {
@@ -853,7 +941,7 @@ Result<CacheBytes> build_cache(const CacheSource& src, const CacheBuildOptions& 
     stats->points = total;
     stats->hidden = hidden;
     stats->point_bytes = blocks_size + f::kBlockTailPadding + dir.groups.size() * sizeof(fb::MethodGroup) +
-                         (dir.ends.size() + dir.high.size()) * 2;
+                         (dir.ends.size() + dir.high.size()) * 2 + profiles.size() * 8 + methods;
     stats->total_bytes = out.size();
   }
   return out;

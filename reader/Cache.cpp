@@ -85,6 +85,7 @@ struct Cache::Impl {
   std::uint32_t high_count = 0;
   const std::uint8_t* blocks = nullptr;
   std::size_t blocks_size = 0;
+  d::ProfileTable profiles;  // block_profiles (SPEC.md 5.1)
   const fb::DocumentRef* docs = nullptr;
   std::uint32_t docs_count = 0;
   // Document strings: the `strings` vector, or `strings_zstd` unpacked on first use (format
@@ -237,6 +238,19 @@ Status Cache::Impl::validate() {
   }
   blocks = pb->data();
   blocks_size = pb->size();
+  // Block profiles (SPEC.md 5.1): at most 255 in the table (a row's index byte names entry
+  // i - 1), one index byte per method row.
+  if (const auto* bp = root->block_profiles()) {
+    if (bp->size() > d::kMaxProfiles)
+      return {Errc::kMalformed, format("cache: %u block profiles, more than the %u a one-byte index can name", bp->size(), d::kMaxProfiles)};
+    profiles.data = reinterpret_cast<const std::uint8_t*>(bp->data());
+    profiles.count = bp->size();
+  }
+  const auto* bpi = root->block_profile_index();
+  if (!bpi || bpi->size() != rows)
+    return {Errc::kMalformed, format("cache: block_profile_index has %u entries, expected one per method row (%u)", bpi ? bpi->size() : 0u,
+                                     root->method_rows())};
+  profiles.index = bpi->data();
   if (const auto* dv = root->documents()) {
     docs = reinterpret_cast<const fb::DocumentRef*>(dv->Data());
     docs_count = dv->size();
@@ -368,7 +382,8 @@ Status Cache::Impl::verify_names() const {
   if (block_range(rid, b, e) != Range::kBlock) return false;
   rec = blocks + b;
   end = blocks + e;
-  if (!d::get_block_header(rec, end, h)) return false;
+  std::uint64_t profile;
+  if (!profiles.profile_of(rid, rec, profile) || !d::get_block_header(rec, end, profile, h)) return false;
   // Widths are at most 31 by construction of the 5-bit fields; the records must fit.
   return h.records_bytes() <= std::uint64_t(end - rec);
 }
@@ -631,7 +646,8 @@ CacheHeaderInfo Cache::header() const noexcept {
 std::span<const std::uint8_t> Cache::bytes() const noexcept { return {impl_->data, impl_->size}; }
 const void* Cache::root() const noexcept { return impl_->root; }
 std::uint64_t Cache::point_section_bytes() const noexcept {
-  return impl_->blocks_size + std::uint64_t(impl_->groups_count) * sizeof(fb::MethodGroup) +
+  return impl_->blocks_size + std::uint64_t(impl_->profiles.count) * 8 + impl_->method_rows +
+         std::uint64_t(impl_->groups_count) * sizeof(fb::MethodGroup) +
          (std::uint64_t(impl_->method_rows) + impl_->high_count) * 2;
 }
 
@@ -736,6 +752,9 @@ Status Cache::verify_unchecked() const {
     return {Errc::kMalformed, "point blocks: bytes after the last method block"};
   for (std::size_t i = m.blocks_size - d::kBlockTailPadding; i < m.blocks_size; ++i)
     if (m.blocks[i] != 0) return {Errc::kMalformed, "point blocks: tail padding is not zero"};
+  for (std::uint32_t i = 0; i < m.profiles.count; ++i)
+    if (d::load_le64(m.profiles.data + std::size_t(i) * 8) & d::kProfileReservedBits)
+      return {Errc::kMalformed, format("block profile %u: reserved bits are set", i)};
   std::uint64_t total = 0, hidden = 0;
   std::vector<CachePoint> pts;
   for (std::uint32_t rid = 1; rid <= m.method_rows; ++rid) {

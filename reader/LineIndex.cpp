@@ -39,6 +39,7 @@ struct LinesView {
   std::uint32_t high_count = 0;
   const std::uint8_t* pblocks = nullptr;
   std::size_t pblocks_size = 0;
+  d::ProfileTable profiles;  // block_profiles (SPEC.md 5.1)
 
   // Blocks of document `doc`: [b, e); empty when out of range or corrupt.
   void doc_range(std::uint32_t doc, std::uint32_t& b, std::uint32_t& e) const {
@@ -67,7 +68,8 @@ struct LinesView {
     const std::uint8_t* rec = pblocks + b;
     const std::uint8_t* end = pblocks + e;
     d::BlockHeader h;
-    if (!d::get_block_header(rec, end, h) || h.records_bytes() > std::uint64_t(end - rec) || k >= h.visible)
+    std::uint64_t profile;
+    if (!profiles.profile_of(row, rec, profile) || !d::get_block_header(rec, end, profile, h) || h.records_bytes() > std::uint64_t(end - rec) || k >= h.visible)
       return false;
     r = d::get_visible(rec, k, h);
     return true;
@@ -95,6 +97,12 @@ bool view_of(const Cache& cache, LinesView& v) {
   }
   v.pblocks = root->point_blocks()->data();
   v.pblocks_size = root->point_blocks()->size();
+  // Open checked both: at most 255 profiles, one index byte per method row.
+  if (const auto* bp = root->block_profiles()) {
+    v.profiles.data = reinterpret_cast<const std::uint8_t*>(bp->data());
+    v.profiles.count = bp->size();
+  }
+  v.profiles.index = root->block_profile_index()->data();
   return true;
 }
 

@@ -1,4 +1,4 @@
-// ilmap_format.h - the fixed parts of the cache format v1 that are not FlatBuffers: the 32-byte
+// ilmap_format.h - the fixed parts of the cache format (2.0) that are not FlatBuffers: the 32-byte
 // file header and the bit-packed point blocks. Shared by the writer (compiler/) and the reader
 // (reader/). SPEC.md sections 2 and 5 describe the same bytes; keep them in step.
 #pragma once
@@ -15,7 +15,7 @@ inline constexpr std::uint32_t kMagic = 0x1A4D4C49;          // bytes 'I' 'L' 'M
 inline constexpr std::uint32_t kMagicSwapped = 0x494C4D1A;   // what a wrong-endian read sees
 inline constexpr char kIdentifier[4] = {'I', 'L', 'M', 'P'};  // = FlatBuffers file_identifier
 inline constexpr std::uint16_t kVersionMajor = 2;
-inline constexpr std::uint16_t kVersionMinor = 0;  // 1.1: Cache.names; 1.2: Cache.lines; 2.0: packed, grouped directory
+inline constexpr std::uint16_t kVersionMinor = 0;  // 1.1: Cache.names; 1.2: Cache.lines; 2.0: packed sections, grouped directory, block profiles
 inline constexpr std::uint32_t kHeaderSize = 32;
 // FlatBuffers offsets are signed 32-bit: a payload must stay below 2 GiB.
 inline constexpr std::uint64_t kMaxPayloadSize = 0x7FFFFFFFu - 4096;
@@ -44,16 +44,24 @@ inline constexpr std::uint32_t kGroupRows = 64;             // method rows per M
 inline constexpr std::uint32_t kGroupNarrow = 0xFFFFFFFFu;  // MethodGroup.high: no high halves
 
 // --- point blocks (SPEC.md section 5) -------------------------------------------------------
-// A block: a fixed 5-byte prefix (widths word + length codes), the header values in the byte
-// lengths the codes give, then the IL column of the visible records (V little-endian values of
-// ceil(w_il / 8) bytes each: what a lookup searches, so it is byte-aligned), then one bit string
-// (LSB first) of the other fields of the visible records followed by the hidden records.
+// A block: the header values in the byte lengths its profile's codes give (the profile, an entry
+// of Cache.block_profiles named by the row's Cache.block_profile_index, gives the field widths
+// and the length codes), then
+// the IL column of the visible records (V little-endian values of ceil(w_il / 8) bytes each:
+// what a lookup searches, so it is byte-aligned), then one bit string (LSB first) of the other
+// fields of the visible records followed by the hidden records.
 // Visible record rest: line-base_line (w_line) column (w_col) end_line-line (w_dline)
 // end_column (w_ecol) document-base_doc (w_doc). Hidden record: il (w_il) document-base_doc
 // (w_doc). A width of 0 means the field is always 0 (plus its base).
 inline constexpr std::size_t kBlockTailPadding = 16;  // zero bytes after the last block
-inline constexpr std::size_t kBlockPrefixSize = 5;
-inline constexpr std::size_t kMaxBlockHeaderSize = kBlockPrefixSize + 4 * 4;
+inline constexpr std::size_t kInlineProfileSize = 5;  // widths word + codes byte, in the block
+inline constexpr std::uint32_t kMaxProfiles = 255;       // entries of Cache.block_profiles
+inline constexpr std::size_t kMaxBlockHeaderSize = kInlineProfileSize + 4 * 4;
+// A profile (one u64 of Cache.block_profiles): bits 0-29 the widths word (w_il bits 0-4, w_col
+// 5-9, w_ecol 10-14, w_line 15-19, w_dline 20-24, w_doc 25-29), bits 32-39 the length codes
+// (bits 32-33 visible, 34-35 hidden, 36-37 base_line, 38-39 base_doc); other bits 0.
+inline constexpr std::uint64_t kProfileBits = 0xFFFFFFFFFFull;  // widths word + codes
+inline constexpr std::uint64_t kProfileReservedBits = ~(((std::uint64_t(1) << 30) - 1) | (std::uint64_t(0xFF) << 32));
 
 struct BlockHeader {
   std::uint32_t visible = 0;
@@ -89,35 +97,58 @@ inline std::uint32_t load_le32(const std::uint8_t* p) {
 }
 inline std::uint32_t load_le16(const std::uint8_t* p) { return std::uint32_t(p[0]) | std::uint32_t(p[1]) << 8; }
 
-// Header layout (SPEC.md 5.1): a 4-byte little-endian widths word (w_il bits 0-4, w_col 5-9,
-// w_ecol 10-14, w_line 15-19, w_dline 20-24, w_doc 25-29, bits 30-31 = 0), one byte of length
-// codes (bits 0-1 visible, 2-3 hidden, 4-5 base_line, 6-7 base_doc), then those four values.
-inline std::size_t put_block_header(std::uint8_t* out, const BlockHeader& h) {
+// The profile of a header: its widths and the shortest length code of each value.
+inline std::uint64_t block_profile(const BlockHeader& h) {
   const std::uint32_t widths = std::uint32_t(h.w_il) | std::uint32_t(h.w_col) << 5 |
                                std::uint32_t(h.w_ecol) << 10 | std::uint32_t(h.w_line) << 15 |
                                std::uint32_t(h.w_dline) << 20 | std::uint32_t(h.w_doc) << 25;
-  for (unsigned i = 0; i < 4; ++i) out[i] = static_cast<std::uint8_t>(widths >> (8 * i));
+  const unsigned codes = length_code(h.visible) | length_code(h.hidden) << 2 | length_code(h.base_line) << 4 |
+                         length_code(h.base_doc) << 6;
+  return std::uint64_t(widths) | std::uint64_t(codes) << 32;
+}
+
+// Writes the header values of `h` (V, H, base_line, base_doc in the lengths of its profile's
+// codes), without the profile index, which the writer puts in front once the profile table is
+// known; returns the bytes written (0 to 16).
+inline std::size_t put_block_values(std::uint8_t* out, const BlockHeader& h) {
   const std::uint32_t values[4] = {h.visible, h.hidden, h.base_line, h.base_doc};
-  std::size_t n = kBlockPrefixSize;
-  unsigned codes = 0;
+  std::size_t n = 0;
   for (unsigned f = 0; f < 4; ++f) {
     const unsigned c = length_code(values[f]);
-    codes |= c << (2 * f);
     for (unsigned i = 0; i < code_bytes(c); ++i) out[n++] = static_cast<std::uint8_t>(values[f] >> (8 * i));
   }
-  out[4] = static_cast<std::uint8_t>(codes);
   return n;
 }
 
-// Decodes a block header from [p, end) and advances p past it; false if the header does not
-// fit or bits 30-31 of the widths word are set. Needs 8 readable bytes past `end` (the block
-// tail padding guarantees them): every value is read by one unaligned 8-byte load, no loop.
-inline bool get_block_header(const std::uint8_t*& p, const std::uint8_t* end, BlockHeader& h) {
-  if (end - p < static_cast<std::ptrdiff_t>(kBlockPrefixSize)) return false;
-  const std::uint64_t w0 = load_le64(p);
-  const std::uint32_t widths = static_cast<std::uint32_t>(w0);
-  const unsigned codes = static_cast<unsigned>(w0 >> 32) & 0xFF;
-  if (widths >> 30) return false;
+// The profile table of a cache (Cache.block_profiles, at most 255 entries) and the per-row
+// profile indices (Cache.block_profile_index, one byte per method row) as a reader holds them.
+struct ProfileTable {
+  const std::uint8_t* data = nullptr;   // count little-endian u64
+  std::uint32_t count = 0;
+  const std::uint8_t* index = nullptr;  // one byte per method row
+  // The profile of method row `rid` (1 <= rid <= rows) whose block starts at `block`, and where
+  // its header values start: index i > 0 names entry i - 1 of the table; index 0 means the
+  // block starts with its own profile, 5 bytes (the widths word, then the codes byte). The
+  // source is chosen without a branch, so rows of both kinds cost the same. False when the
+  // index is not at most count or the profile has reserved bits set. Needs 8 readable bytes
+  // at `block` (the blocks' tail padding).
+  bool profile_of(std::uint32_t rid, const std::uint8_t*& block, std::uint64_t& profile) const {
+    const std::uint32_t i = index[rid - 1];
+    const std::uint32_t j = i <= count ? i : 0;  // never an entry past the table
+    const std::uint8_t* const src = j ? data + std::size_t(j - 1) * 8 : block;
+    profile = load_le64(src) & kProfileBits;
+    block += j ? 0 : kInlineProfileSize;
+    return i == j && (profile >> 30 & 3) == 0;
+  }
+};
+
+// Decodes the header values of a block of the given profile from [p, end) and advances p past
+// them; false if they do not fit (or p is already past end: a block too short for its own
+// inline profile). Needs 8 readable bytes past `end` (the block tail padding
+// guarantees them): every value is read by one unaligned 8-byte load, no loop.
+inline bool get_block_header(const std::uint8_t*& p, const std::uint8_t* end, std::uint64_t profile, BlockHeader& h) {
+  const std::uint32_t widths = static_cast<std::uint32_t>(profile);
+  const unsigned codes = static_cast<unsigned>(profile >> 32);
   h.w_il = widths & 31;
   h.w_col = (widths >> 5) & 31;
   h.w_ecol = (widths >> 10) & 31;
@@ -125,16 +156,16 @@ inline bool get_block_header(const std::uint8_t*& p, const std::uint8_t* end, Bl
   h.w_dline = (widths >> 20) & 31;
   h.w_doc = (widths >> 25) & 31;
   const unsigned n0 = code_bytes(codes & 3), n1 = code_bytes(codes >> 2 & 3),
-                 n2 = code_bytes(codes >> 4 & 3), n3 = code_bytes(codes >> 6);
-  const std::size_t size = kBlockPrefixSize + n0 + n1 + n2 + n3;
-  if (static_cast<std::size_t>(end - p) < size) return false;
+                 n2 = code_bytes(codes >> 4 & 3), n3 = code_bytes(codes >> 6 & 3);
+  const std::size_t size = n0 + n1 + n2 + n3;
+  if (p > end || static_cast<std::size_t>(end - p) < size) return false;
   auto value = [&](std::size_t at, unsigned n) {
     return static_cast<std::uint32_t>(load_le64(p + at) & ((std::uint64_t(1) << (8 * n)) - 1));
   };
-  h.visible = value(kBlockPrefixSize, n0);
-  h.hidden = value(kBlockPrefixSize + n0, n1);
-  h.base_line = value(kBlockPrefixSize + n0 + n1, n2);
-  h.base_doc = value(kBlockPrefixSize + n0 + n1 + n2, n3);
+  h.visible = value(0, n0);
+  h.hidden = value(n0, n1);
+  h.base_line = value(n0 + n1, n2);
+  h.base_doc = value(n0 + n1 + n2, n3);
   p += size;
   return true;
 }

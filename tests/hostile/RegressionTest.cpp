@@ -77,7 +77,14 @@ TEST(Regression, UnsortedIlColumnNeverAnswersAfterTheOffset) {
     if (range[rid].first == range[rid].second) continue;
     const std::uint8_t* p = b.data() + blocks_at + range[rid].first;
     disk::BlockHeader h;
-    ASSERT_TRUE(disk::get_block_header(p, b.data() + blocks_at + range[rid].second, h));
+    disk::ProfileTable profiles;
+    ASSERT_TRUE(root->block_profiles() && root->block_profile_index());
+    profiles.data = reinterpret_cast<const std::uint8_t*>(root->block_profiles()->data());
+    profiles.count = root->block_profiles()->size();
+    profiles.index = root->block_profile_index()->data();
+    std::uint64_t profile = 0;
+    ASSERT_TRUE(profiles.profile_of(rid, p, profile));
+    ASSERT_TRUE(disk::get_block_header(p, b.data() + blocks_at + range[rid].second, profile, h));
     if (h.visible < 3 || h.il_bytes() == 0) continue;
     target = rid;
     // Swap the first two entries (il_bytes() bytes each): a query between them counts one

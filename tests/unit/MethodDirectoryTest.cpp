@@ -91,10 +91,14 @@ TEST(MethodDirectory, WideAndNarrowGroupsAnswerEveryRow) {
   EXPECT_EQ(root->method_groups()->Get(2)->high(), d::kGroupNarrow);
   ASSERT_EQ(root->block_ends_high()->size(), 64u);
   ASSERT_GT(root->point_blocks()->size(), 0x10000u + 0x10000u / 2);
-  // 8 bytes per group + 2 per row + 2 per row of a wide group.
+  // 8 bytes per group + 2 per row + 2 per row of a wide group, and the block profiles (SPEC.md
+  // 5.1): 8 bytes each, and one index byte per row.
   auto cache = Cache::from_bytes(b);
   ASSERT_TRUE(cache) << cache.error().message;
-  EXPECT_EQ(cache->point_section_bytes(), root->point_blocks()->size() + 3 * 8 + kRows * 2 + 64 * 2);
+  ASSERT_TRUE(root->block_profiles() && root->block_profile_index());
+  EXPECT_EQ(root->block_profile_index()->size(), kRows);
+  EXPECT_EQ(cache->point_section_bytes(),
+            root->point_blocks()->size() + 3 * 8 + kRows * 2 + 64 * 2 + root->block_profiles()->size() * 8 + kRows);
   ASSERT_TRUE(cache->verify()) << cache->verify().message();
   EXPECT_EQ(cache->method_count(), kRows);
   EXPECT_EQ(cache->point_count(), kHugePoints + (kRows - 1) - kRows / 7);

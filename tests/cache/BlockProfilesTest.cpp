@@ -1,0 +1,215 @@
+// BlockProfilesTest.cpp - format 2.0's block profiles (SPEC.md 5.1): the shared table and the
+// per-row index byte. A cache has blocks of both kinds (profile in the table, profile kept in the
+// block) and every row answers as the PDB's points say; a damaged index or profile gives no
+// answer for that row only (never another row's or a wrong point) and fails verify.
+#include <gtest/gtest.h>
+#include <xxhash.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "CacheBuilder.h"
+#include "PortablePdb.h"
+#include "ilmap/cache.h"
+#include "ilmap_format.h"
+#include "ilmap_generated.h"
+
+namespace ilmap::test {
+namespace {
+
+namespace d = ilmap::disk;
+using Bytes = std::vector<std::uint8_t>;
+
+// cs-manymethods: thousands of methods, most sharing a handful of profiles; cs-frames: few
+// methods, many profiles used once (kept in their blocks).
+const std::string kMany = std::string(ILMAP_TEST_CORPUS_DIR) + "/out/cs-manymethods/Ilmap.Corpus.ManyMethods.pdb";
+const std::string kFrames = std::string(ILMAP_TEST_CORPUS_DIR) + "/out/cs-frames/Ilmap.Corpus.Frames.pdb";
+
+Bytes read_all(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return Bytes(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+struct Built {
+  Bytes pdb_bytes, cache;
+};
+
+Built build(const std::string& path) {
+  Built b;
+  b.pdb_bytes = read_all(path);
+  auto pdb = PortablePdb::parse(b.pdb_bytes);
+  EXPECT_TRUE(pdb) << pdb.error().message;
+  CacheSource src;
+  src.pdb = &*pdb;
+  src.source_name = std::filesystem::path(path).filename().string();
+  auto bytes = build_cache(src, CacheBuildOptions{});
+  EXPECT_TRUE(bytes) << bytes.error().message;
+  b.cache.assign(bytes->begin(), bytes->end());
+  return b;
+}
+
+const fb::Cache* root_of(const Bytes& b) { return fb::GetCache(b.data() + d::kHeaderSize); }
+
+void reseal(Bytes& b) {
+  const std::uint64_t sum = XXH3_64bits(b.data() + d::kHeaderSize, b.size() - d::kHeaderSize);
+  std::memcpy(b.data() + 24, &sum, 8);
+}
+
+std::size_t at(const Bytes& b, const void* p) { return static_cast<std::size_t>(static_cast<const std::uint8_t*>(p) - b.data()); }
+
+// Rows with points, split by where their profile is.
+struct Rows {
+  std::vector<std::uint32_t> in_table, in_block;
+};
+Rows rows_of(const Bytes& b, const Cache& cache) {
+  Rows r;
+  const fb::Cache* root = root_of(b);
+  for (std::uint32_t rid = 1; rid <= cache.method_count(); ++rid) {
+    std::vector<CachePoint> pts;
+    EXPECT_TRUE(cache.points(rid, pts));
+    if (pts.empty()) continue;
+    (root->block_profile_index()->Get(rid - 1) ? r.in_table : r.in_block).push_back(rid);
+  }
+  return r;
+}
+
+// Every row's points == the PDB's, and the table holds only profiles used twice or more.
+TEST(BlockProfiles, BothKindsReadBackAsThePdb) {
+  for (const std::string& path : {kMany, kFrames}) {
+    if (!std::filesystem::exists(path)) GTEST_SKIP() << "corpus/out not built";
+    const Built b = build(path);
+    auto cache = Cache::from_bytes(b.cache);
+    ASSERT_TRUE(cache) << cache.error().message;
+    ASSERT_TRUE(cache->verify()) << cache->verify().message();
+    const fb::Cache* root = root_of(b.cache);
+    ASSERT_TRUE(root->block_profiles() && root->block_profile_index());
+    EXPECT_LE(root->block_profiles()->size(), d::kMaxProfiles);
+    EXPECT_EQ(root->block_profile_index()->size(), cache->method_count());
+    const Rows rows = rows_of(b.cache, *cache);
+    EXPECT_FALSE(rows.in_table.empty()) << path;
+    std::vector<std::uint32_t> uses(root->block_profiles()->size() + 1, 0);
+    for (std::uint32_t rid : rows.in_table) ++uses[root->block_profile_index()->Get(rid - 1)];
+    for (std::size_t i = 1; i < uses.size(); ++i) EXPECT_GE(uses[i], 2u) << path << ": table entry " << i - 1;
+    if (path == kFrames) {
+      EXPECT_FALSE(rows.in_block.empty()) << "cs-frames should keep some profiles in blocks";
+    }
+
+    auto pdb = PortablePdb::parse(b.pdb_bytes);
+    ASSERT_TRUE(pdb);
+    for (std::uint32_t rid = 1; rid <= cache->method_count(); ++rid) {
+      std::vector<SequencePoint> want;
+      ASSERT_TRUE(pdb->sequence_points(rid, want)) << rid;
+      std::vector<CachePoint> got;
+      ASSERT_TRUE(cache->points(rid, got)) << rid;
+      ASSERT_EQ(got.size(), want.size()) << path << " row " << rid;
+      for (std::size_t k = 0; k < got.size(); ++k) {
+        EXPECT_EQ(got[k].il_offset, want[k].il_offset) << rid << "/" << k;
+        EXPECT_EQ(got[k].hidden, want[k].hidden()) << rid << "/" << k;
+        if (!got[k].hidden) {
+          EXPECT_EQ(got[k].start_line, want[k].start_line) << rid << "/" << k;
+          EXPECT_EQ(got[k].start_column, want[k].start_column) << rid << "/" << k;
+          EXPECT_EQ(got[k].end_line, want[k].end_line) << rid << "/" << k;
+          EXPECT_EQ(got[k].end_column, want[k].end_column) << rid << "/" << k;
+        }
+      }
+    }
+  }
+}
+
+// A row's index byte set past the table: that row has no answer and no points, the other rows
+// answer as before, verify fails naming the row.
+TEST(BlockProfiles, IndexPastTheTableGivesNoAnswerForThatRowOnly) {
+  if (!std::filesystem::exists(kFrames)) GTEST_SKIP() << "corpus/out not built";
+  const Built good = build(kFrames);
+  auto before = Cache::from_bytes(good.cache);
+  ASSERT_TRUE(before);
+  const Rows rows = rows_of(good.cache, *before);
+  const fb::Cache* root = root_of(good.cache);
+  const std::uint32_t count = root->block_profiles()->size();
+  ASSERT_LT(count, 255u);
+  for (std::uint32_t target : {rows.in_table.front(), rows.in_block.front()}) {
+    Bytes b = good.cache;
+    b[at(good.cache, root->block_profile_index()->data()) + target - 1] = static_cast<std::uint8_t>(count + 1);
+    reseal(b);
+    auto cache = Cache::from_bytes(b);
+    ASSERT_TRUE(cache) << cache.error().message;
+    std::size_t answers = 0;
+    for (std::uint32_t rid = 1; rid <= cache->method_count(); ++rid) {
+      for (std::uint32_t il = 0; il < 64; ++il) {
+        const auto want = before->lookup_row(rid, il);
+        const auto got = cache->lookup_row(rid, il);
+        if (rid == target) {
+          EXPECT_FALSE(got) << "row " << rid << " IL " << il;
+          continue;
+        }
+        ASSERT_EQ(got.has_value(), want.has_value()) << rid << " " << il;
+        if (got) {
+          EXPECT_EQ(got->line, want->line);
+          EXPECT_EQ(got->il_offset, want->il_offset);
+          ++answers;
+        }
+      }
+    }
+    EXPECT_GT(answers, 0u);
+    std::vector<CachePoint> pts;
+    EXPECT_FALSE(cache->points(target, pts));
+    const Status v = cache->verify();
+    EXPECT_EQ(v.code(), Errc::kMalformed) << v.message();
+    EXPECT_NE(v.message().find("method row " + std::to_string(target)), std::string::npos) << v.message();
+  }
+}
+
+// A table entry with bit 30 set (a reserved widths bit) makes its rows corrupt; bit 40 (above
+// the codes) is ignored by lookups but fails verify.
+TEST(BlockProfiles, ReservedProfileBits) {
+  if (!std::filesystem::exists(kMany)) GTEST_SKIP() << "corpus/out not built";
+  const Built good = build(kMany);
+  auto before = Cache::from_bytes(good.cache);
+  ASSERT_TRUE(before);
+  const Rows rows = rows_of(good.cache, *before);
+  const fb::Cache* root = root_of(good.cache);
+  const std::uint32_t target = rows.in_table.front();
+  const std::uint32_t entry = root->block_profile_index()->Get(target - 1) - 1;
+  const std::size_t entry_at = at(good.cache, root->block_profiles()->data()) + std::size_t(entry) * 8;
+  std::uint32_t probe_il = 0;
+  {
+    std::vector<CachePoint> pts;
+    ASSERT_TRUE(before->points(target, pts));
+    for (const CachePoint& p : pts)
+      if (!p.hidden) {
+        probe_il = p.il_offset;
+        break;
+      }
+    ASSERT_TRUE(before->lookup_row(target, probe_il));
+  }
+  for (const auto& [byte, bit, answers] : {std::tuple{3u, 6u, false}, std::tuple{5u, 0u, true}}) {
+    Bytes b = good.cache;
+    b[entry_at + byte] |= static_cast<std::uint8_t>(1u << bit);
+    reseal(b);
+    auto cache = Cache::from_bytes(b);
+    ASSERT_TRUE(cache) << cache.error().message;
+    EXPECT_EQ(cache->lookup_row(target, probe_il).has_value(), answers) << "bit " << byte * 8 + bit;
+    EXPECT_EQ(cache->verify().code(), Errc::kMalformed) << "bit " << byte * 8 + bit << ": " << cache->verify().message();
+  }
+}
+
+// block_profile_index one entry short: open refuses the cache.
+TEST(BlockProfiles, IndexOfTheWrongLengthIsRefusedAtOpen) {
+  if (!std::filesystem::exists(kFrames)) GTEST_SKIP() << "corpus/out not built";
+  Built b = build(kFrames);
+  const fb::Cache* root = root_of(b.cache);
+  const std::size_t len_at = at(b.cache, root->block_profile_index()->data()) - 4;
+  std::uint32_t len;
+  std::memcpy(&len, b.cache.data() + len_at, 4);
+  --len;
+  std::memcpy(b.cache.data() + len_at, &len, 4);
+  reseal(b.cache);
+  auto cache = Cache::from_bytes(b.cache);
+  ASSERT_FALSE(cache);
+  EXPECT_EQ(cache.error().code, Errc::kMalformed);
+  EXPECT_NE(cache.error().message.find("block_profile_index"), std::string::npos) << cache.error().message;
+}
+
+}  // namespace
+}  // namespace ilmap::test
