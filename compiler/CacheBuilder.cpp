@@ -776,7 +776,9 @@ Result<CacheBytes> build_cache(const CacheSource& src, const CacheBuildOptions& 
   }
   // The reverse line index (format 1.2) over every chunk's visible points.
   std::vector<LinePoint> line_points;
-  {
+  if (chunks.size() == 1) {
+    line_points.swap(chunks[0].lines);  // one chunk (most compiles): no copy
+  } else {
     std::size_t n = 0;
     for (const BlockChunk& c : chunks) n += c.lines.size();
     line_points.reserve(n);

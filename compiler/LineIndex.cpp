@@ -3,6 +3,7 @@
 #include "LineIndex.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "ilmap_lines_format.h"
 
@@ -19,16 +20,75 @@ void put_leb(std::vector<std::uint8_t>& out, std::uint32_t v) {
   out.push_back(static_cast<std::uint8_t>(v));
 }
 
+bool before(const LinePoint& a, const LinePoint& b) {
+  if (a.document != b.document) return a.document < b.document;
+  if (a.line != b.line) return a.line < b.line;
+  if (a.column != b.column) return a.column < b.column;
+  if (a.row != b.row) return a.row < b.row;
+  return a.ordinal < b.ordinal;
+}
+
+// Sorts the points into index order (document, line, column, row, ordinal). The builder hands
+// them over in (row, ordinal) order, so a stable sort by (document, line, column) is enough:
+// a counting sort by (document, line), each document's lines from its lowest to its highest,
+// then each run of one line by column. That is a few linear passes where a comparison sort
+// took most of a compile (100k points: 4 ms of 5). Inputs in another order, or whose line
+// ranges are much wider than their point counts, take the comparison sort.
+void sort_points(std::vector<LinePoint>& points, std::uint32_t documents) {
+  const std::size_t n = points.size();
+  std::vector<std::uint32_t> lo(documents, UINT32_MAX), hi(documents, 0);
+  bool in_row_order = true;
+  for (std::size_t i = 0; i < n; ++i) {
+    const LinePoint& p = points[i];
+    if (p.document >= documents) {
+      in_row_order = false;
+      break;
+    }
+    lo[p.document] = std::min(lo[p.document], p.line);
+    hi[p.document] = std::max(hi[p.document], p.line);
+    if (i && (p.row < points[i - 1].row || (p.row == points[i - 1].row && p.ordinal <= points[i - 1].ordinal)))
+      in_row_order = false;
+  }
+  std::vector<std::uint64_t> base(documents, 0);
+  std::uint64_t buckets = 0;
+  for (std::uint32_t d = 0; d < documents; ++d) {
+    base[d] = buckets;
+    if (lo[d] <= hi[d]) buckets += std::uint64_t(hi[d]) - lo[d] + 1;
+  }
+  if (!in_row_order || buckets > 4 * std::uint64_t(n) + 4096) {
+    std::sort(points.begin(), points.end(), before);
+    return;
+  }
+  std::vector<std::uint32_t> start(static_cast<std::size_t>(buckets) + 1, 0);
+  auto bucket = [&](const LinePoint& p) { return static_cast<std::size_t>(base[p.document] + (p.line - lo[p.document])); };
+  for (const LinePoint& p : points) ++start[bucket(p) + 1];
+  for (std::size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
+  std::vector<LinePoint> out(n);
+  for (const LinePoint& p : points) out[start[bucket(p)]++] = p;  // stable: row order kept
+  // Runs of one (document, line): by column, stably (row order kept for equal columns).
+  for (std::size_t i = 0; i < n;) {
+    std::size_t j = i + 1;
+    while (j < n && out[j].line == out[i].line && out[j].document == out[i].document) ++j;
+    if (j - i > 16) {
+      std::stable_sort(out.begin() + static_cast<std::ptrdiff_t>(i), out.begin() + static_cast<std::ptrdiff_t>(j),
+                       [](const LinePoint& a, const LinePoint& b) { return a.column < b.column; });
+    } else {
+      for (std::size_t k = i + 1; k < j; ++k) {
+        const LinePoint v = out[k];
+        std::size_t m = k;
+        for (; m > i && out[m - 1].column > v.column; --m) out[m] = out[m - 1];
+        out[m] = v;
+      }
+    }
+    i = j;
+  }
+  points.swap(out);
+}
+
 }  // namespace
 
 LineIndexSection build_line_index(std::vector<LinePoint>& points, std::uint32_t documents) {
-  std::sort(points.begin(), points.end(), [](const LinePoint& a, const LinePoint& b) {
-    if (a.document != b.document) return a.document < b.document;
-    if (a.line != b.line) return a.line < b.line;
-    if (a.column != b.column) return a.column < b.column;
-    if (a.row != b.row) return a.row < b.row;
-    return a.ordinal < b.ordinal;
-  });
+  sort_points(points, documents);
   LineIndexSection s;
   s.doc_blocks.reserve(std::size_t(documents) + 1);
   s.data.reserve(points.size() * 2);
