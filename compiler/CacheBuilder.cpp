@@ -707,15 +707,17 @@ Result<CacheBytes> build_cache(const CacheSource& src, const CacheBuildOptions& 
         block_use.push_back(last_use);
       }
     }
-    std::vector<std::uint64_t> ranked;
-    for (std::uint64_t p : order)
-      if (uses[p].count >= 2) ranked.push_back(p);
-    std::stable_sort(ranked.begin(), ranked.end(), [&](std::uint64_t a, std::uint64_t b) { return uses[a].count > uses[b].count; });
+    std::vector<std::pair<std::uint64_t, Use*>> ranked;  // profiles used twice or more
+    for (std::uint64_t p : order) {
+      Use* u = &uses.find(p)->second;
+      if (u->count >= 2) ranked.emplace_back(p, u);
+    }
+    std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.second->count > b.second->count; });
     if (ranked.size() > f::kMaxProfiles) ranked.resize(f::kMaxProfiles);
-    std::sort(ranked.begin(), ranked.end(), [&](std::uint64_t a, std::uint64_t b) { return uses[a].first < uses[b].first; });
-    for (std::uint64_t p : ranked) {
+    std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.second->first < b.second->first; });
+    for (const auto& [p, u] : ranked) {
       profiles.push_back(p);
-      uses[p].table = static_cast<std::uint32_t>(profiles.size());
+      u->table = static_cast<std::uint32_t>(profiles.size());
     }
     std::size_t k = 0;
     for (const BlockChunk& c : chunks) {

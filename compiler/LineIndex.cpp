@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 
 #include "ilmap_lines_format.h"
 
@@ -11,14 +12,6 @@ namespace ilmap {
 namespace {
 
 namespace f = ilmap::disk;
-
-void put_leb(std::vector<std::uint8_t>& out, std::uint32_t v) {
-  while (v >= 0x80) {
-    out.push_back(static_cast<std::uint8_t>(v | 0x80));
-    v >>= 7;
-  }
-  out.push_back(static_cast<std::uint8_t>(v));
-}
 
 bool before(const LinePoint& a, const LinePoint& b) {
   if (a.document != b.document) return a.document < b.document;
@@ -91,7 +84,21 @@ LineIndexSection build_line_index(std::vector<LinePoint>& points, std::uint32_t 
   sort_points(points, documents);
   LineIndexSection s;
   s.doc_blocks.reserve(std::size_t(documents) + 1);
-  s.data.reserve(points.size() * 2);
+  s.blocks.reserve(points.size() / f::kLineBlockEntries + documents);
+  // The blocks go into a buffer of the largest size they can take (a count byte and two
+  // LEB128 values per block, a tag and three LEB128 values per entry: 16 bytes per point),
+  // written through a pointer; it is left uninitialised, so only the pages written are touched.
+  const std::size_t bound = points.size() * 16 + 16;
+  std::unique_ptr<std::uint8_t[]> buf(new std::uint8_t[bound]);
+  std::uint8_t* const begin = buf.get();
+  std::uint8_t* out = begin;
+  auto leb = [&out](std::uint32_t v) {
+    while (v >= 0x80) {
+      *out++ = static_cast<std::uint8_t>(v | 0x80);
+      v >>= 7;
+    }
+    *out++ = static_cast<std::uint8_t>(v);
+  };
   std::size_t i = 0;
   for (std::uint32_t d = 0; d < documents; ++d) {
     s.doc_blocks.push_back(static_cast<std::uint32_t>(s.blocks.size()));
@@ -99,10 +106,10 @@ LineIndexSection build_line_index(std::vector<LinePoint>& points, std::uint32_t 
       std::size_t n = 0;
       while (i + n < points.size() && points[i + n].document == d && n < f::kLineBlockEntries) ++n;
       const LinePoint* p = &points[i];
-      s.blocks.emplace_back(p[0].line, static_cast<std::uint32_t>(s.data.size()));
-      s.data.push_back(static_cast<std::uint8_t>(n));
-      put_leb(s.data, p[0].row);
-      put_leb(s.data, p[0].ordinal);
+      s.blocks.emplace_back(p[0].line, static_cast<std::uint32_t>(out - begin));
+      *out++ = static_cast<std::uint8_t>(n);
+      leb(p[0].row);
+      leb(p[0].ordinal);
       for (std::size_t k = 1; k < n; ++k) {
         const LinePoint& a = p[k - 1];
         const LinePoint& b = p[k];
@@ -113,18 +120,18 @@ LineIndexSection build_line_index(std::vector<LinePoint>& points, std::uint32_t 
         } else {
           kind = b.ordinal == 0 ? f::kLineRowFirst : f::kLineRow;
         }
-        s.data.push_back(static_cast<std::uint8_t>(kind | std::min<std::uint32_t>(dl, f::kLineDeltaEscape) << 2));
-        if (dl >= f::kLineDeltaEscape) put_leb(s.data, dl - f::kLineDeltaEscape);
-        if (kind == f::kLineOrdinal) put_leb(s.data, b.ordinal);
-        if (kind == f::kLineRow || kind == f::kLineRowFirst)
-          put_leb(s.data, f::zigzag(std::int64_t(b.row) - std::int64_t(a.row)));
-        if (kind == f::kLineRow) put_leb(s.data, b.ordinal);
+        *out++ = static_cast<std::uint8_t>(kind | std::min<std::uint32_t>(dl, f::kLineDeltaEscape) << 2);
+        if (dl >= f::kLineDeltaEscape) leb(dl - f::kLineDeltaEscape);
+        if (kind == f::kLineOrdinal) leb(b.ordinal);
+        if (kind == f::kLineRow || kind == f::kLineRowFirst) leb(static_cast<std::uint32_t>(f::zigzag(std::int64_t(b.row) - std::int64_t(a.row))));
+        if (kind == f::kLineRow) leb(b.ordinal);
       }
       i += n;
     }
   }
   s.doc_blocks.push_back(static_cast<std::uint32_t>(s.blocks.size()));
   s.entries = i;
+  s.data.assign(begin, out);
   return s;
 }
 
