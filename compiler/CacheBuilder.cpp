@@ -658,7 +658,12 @@ Result<CacheBytes> build_cache(const CacheSource& src, const CacheBuildOptions& 
     chunks[c].last = static_cast<std::uint32_t>(std::uint64_t(methods) * (c + 1) / nchunks);
   }
   if (workers == 1) {
-    if (nchunks) chunks[0].blocks.reserve(blob_bytes + 64);
+    if (nchunks) {
+      chunks[0].blocks.reserve(blob_bytes + 64);
+      // A visible point takes at least 4 bytes of a sequence-points blob: room for them all up
+      // front (capped), so the vector never grows by copying; pages are touched only as used.
+      chunks[0].lines.reserve(std::min<std::size_t>(blob_bytes / 4 + 64, std::size_t(1) << 22));
+    }
     for (BlockChunk& c : chunks) encode_chunk(in, c);
   } else {
     std::atomic<std::uint32_t> next{0};

@@ -21,17 +21,20 @@ bool before(const LinePoint& a, const LinePoint& b) {
   return a.ordinal < b.ordinal;
 }
 
-// Sorts the points into index order (document, line, column, row, ordinal). The builder hands
-// them over in (row, ordinal) order, so a stable sort by (document, line, column) is enough:
-// a counting sort by (document, line), each document's lines from its lowest to its highest,
-// then each run of one line by column. That is a few linear passes where a comparison sort
-// took most of a compile (100k points: 4 ms of 5). Inputs in another order, or whose line
-// ranges are much wider than their point counts, take the comparison sort.
-void sort_points(std::vector<LinePoint>& points, std::uint32_t documents) {
+// The order of the points in the index (document, line, column, row, ordinal), as positions
+// into `points`. The builder hands the points over in (row, ordinal) order, so a stable sort by
+// (document, line, column) is enough: a counting sort by (document, line), each document's
+// lines from its lowest to its highest, then each run of one line by column. That is a few
+// linear passes where a comparison sort took most of a compile (100k points: 4 ms of 5), and
+// positions (4 bytes each) instead of a sorted copy of the points (20 bytes each): in a
+// short-lived process every fresh page is a fault. Inputs in another order, or whose line
+// ranges are much wider than their point counts, take a comparison sort.
+std::vector<std::uint32_t> sorted_order(const std::vector<LinePoint>& points, std::uint32_t documents) {
   const std::size_t n = points.size();
+  std::vector<std::uint32_t> order(n);
   std::vector<std::uint32_t> lo(documents, UINT32_MAX), hi(documents, 0);
-  bool in_row_order = true;
-  for (std::size_t i = 0; i < n; ++i) {
+  bool in_row_order = n <= UINT32_MAX;
+  for (std::size_t i = 0; i < n && in_row_order; ++i) {
     const LinePoint& p = points[i];
     if (p.document >= documents) {
       in_row_order = false;
@@ -49,39 +52,41 @@ void sort_points(std::vector<LinePoint>& points, std::uint32_t documents) {
     if (lo[d] <= hi[d]) buckets += std::uint64_t(hi[d]) - lo[d] + 1;
   }
   if (!in_row_order || buckets > 4 * std::uint64_t(n) + 4096) {
-    std::sort(points.begin(), points.end(), before);
-    return;
+    for (std::size_t i = 0; i < n; ++i) order[i] = static_cast<std::uint32_t>(i);
+    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return before(points[a], points[b]); });
+    return order;
   }
   std::vector<std::uint32_t> start(static_cast<std::size_t>(buckets) + 1, 0);
   auto bucket = [&](const LinePoint& p) { return static_cast<std::size_t>(base[p.document] + (p.line - lo[p.document])); };
   for (const LinePoint& p : points) ++start[bucket(p) + 1];
   for (std::size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
-  std::vector<LinePoint> out(n);
-  for (const LinePoint& p : points) out[start[bucket(p)]++] = p;  // stable: row order kept
+  for (std::size_t i = 0; i < n; ++i) order[start[bucket(points[i])]++] = static_cast<std::uint32_t>(i);  // stable
   // Runs of one (document, line): by column, stably (row order kept for equal columns).
+  auto column_less = [&](std::uint32_t a, std::uint32_t b) { return points[a].column < points[b].column; };
   for (std::size_t i = 0; i < n;) {
+    const LinePoint& first = points[order[i]];
     std::size_t j = i + 1;
-    while (j < n && out[j].line == out[i].line && out[j].document == out[i].document) ++j;
+    while (j < n && points[order[j]].line == first.line && points[order[j]].document == first.document) ++j;
     if (j - i > 16) {
-      std::stable_sort(out.begin() + static_cast<std::ptrdiff_t>(i), out.begin() + static_cast<std::ptrdiff_t>(j),
-                       [](const LinePoint& a, const LinePoint& b) { return a.column < b.column; });
+      std::stable_sort(order.begin() + static_cast<std::ptrdiff_t>(i), order.begin() + static_cast<std::ptrdiff_t>(j), column_less);
     } else {
       for (std::size_t k = i + 1; k < j; ++k) {
-        const LinePoint v = out[k];
+        const std::uint32_t v = order[k];
         std::size_t m = k;
-        for (; m > i && out[m - 1].column > v.column; --m) out[m] = out[m - 1];
-        out[m] = v;
+        for (; m > i && column_less(v, order[m - 1]); --m) order[m] = order[m - 1];
+        order[m] = v;
       }
     }
     i = j;
   }
-  points.swap(out);
+  return order;
 }
 
 }  // namespace
 
 LineIndexSection build_line_index(std::vector<LinePoint>& points, std::uint32_t documents) {
-  sort_points(points, documents);
+  const std::vector<std::uint32_t> order = sorted_order(points, documents);
+  auto at = [&](std::size_t k) -> const LinePoint& { return points[order[k]]; };
   LineIndexSection s;
   s.doc_blocks.reserve(std::size_t(documents) + 1);
   s.blocks.reserve(points.size() / f::kLineBlockEntries + documents);
@@ -102,17 +107,17 @@ LineIndexSection build_line_index(std::vector<LinePoint>& points, std::uint32_t 
   std::size_t i = 0;
   for (std::uint32_t d = 0; d < documents; ++d) {
     s.doc_blocks.push_back(static_cast<std::uint32_t>(s.blocks.size()));
-    while (i < points.size() && points[i].document == d) {
+    while (i < points.size() && at(i).document == d) {
       std::size_t n = 0;
-      while (i + n < points.size() && points[i + n].document == d && n < f::kLineBlockEntries) ++n;
-      const LinePoint* p = &points[i];
-      s.blocks.emplace_back(p[0].line, static_cast<std::uint32_t>(out - begin));
+      while (i + n < points.size() && at(i + n).document == d && n < f::kLineBlockEntries) ++n;
+      const LinePoint& p0 = at(i);
+      s.blocks.emplace_back(p0.line, static_cast<std::uint32_t>(out - begin));
       *out++ = static_cast<std::uint8_t>(n);
-      leb(p[0].row);
-      leb(p[0].ordinal);
+      leb(p0.row);
+      leb(p0.ordinal);
       for (std::size_t k = 1; k < n; ++k) {
-        const LinePoint& a = p[k - 1];
-        const LinePoint& b = p[k];
+        const LinePoint& a = at(i + k - 1);
+        const LinePoint& b = at(i + k);
         const std::uint32_t dl = b.line - a.line;
         unsigned kind;
         if (b.row == a.row) {
