@@ -37,6 +37,10 @@ struct LineIndexSection {
 // document must be below it.
 LineIndexSection build_line_index(std::vector<LinePoint>& points, std::uint32_t documents);
 
+// The bytes of doc_blocks, blocks and data back to back: the content of LineIndex.index_zstd.
+std::vector<std::uint8_t> line_index_content(const LineIndexSection& index);
+
+// Writes the LineIndex table: `index_zstd` when packing makes it smaller, else the three vectors.
 flatbuffers::Offset<fb::LineIndex> write_line_index(flatbuffers::FlatBufferBuilder& fbb, const LineIndexSection& index);
 
 }  // namespace ilmap

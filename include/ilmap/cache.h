@@ -175,6 +175,8 @@ class Cache {
   Status points_unchecked(std::uint32_t rid, std::vector<CachePoint>& out) const;
   Status verify_unchecked() const;
   Status verify_line_index() const;  // verify step 12 (reader/LineIndex.cpp)
+  // LineIndex.index_zstd unpacked (once, on first use); empty when the index is stored as is.
+  Status packed_line_index(std::span<const std::uint8_t>& out) const;
   std::unique_ptr<Impl> impl_;
 };
 
