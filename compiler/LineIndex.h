@@ -37,7 +37,8 @@ struct LineIndexSection {
 // document must be below it.
 LineIndexSection build_line_index(std::vector<LinePoint>& points, std::uint32_t documents);
 
-// The bytes of doc_blocks, blocks and data back to back: the content of LineIndex.index_zstd.
+// The content of LineIndex.index_zstd (SPEC.md 3.7): doc_blocks, the blocks' first lines as
+// differences within each document, data.
 std::vector<std::uint8_t> line_index_content(const LineIndexSection& index);
 
 // Writes the LineIndex table: `index_zstd` when packing makes it smaller, else the three vectors.

@@ -52,6 +52,31 @@ std::string own_key(const names::ModuleNames& mn, const names::MethodName& m) {
 
 }  // namespace
 
+std::vector<std::uint8_t> method_columns(std::span<const fb::MethodNameRef> methods) {
+  // Column by column, offsets as differences: coreclr_offset from the row before's (texts are
+  // pooled in row order, so mostly the previous texts' length), mono_offset and key_offset from
+  // the row's coreclr_offset (the key is mostly its prefix: 0). A tenth of the raw structs' frame.
+  const std::size_t n = methods.size();
+  std::vector<std::uint8_t> out(n * sizeof(fb::MethodNameRef));
+  auto put = [&](unsigned field, std::size_t i, std::uint32_t v) {
+    for (unsigned k = 0; k < 4; ++k) out[4 * (field * n + i) + k] = static_cast<std::uint8_t>(v >> (8 * k));
+  };
+  std::uint32_t before = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const fb::MethodNameRef& m = methods[i];
+    put(0, i, m.coreclr_offset() - before);
+    before = m.coreclr_offset();
+    put(1, i, m.coreclr_length());
+    put(2, i, m.mono_offset() - m.coreclr_offset());
+    put(3, i, m.mono_length());
+    put(4, i, m.key_offset() - m.coreclr_offset());
+    put(5, i, m.key_length());
+    put(6, i, m.kickoff());
+    put(7, i, m.flags());
+  }
+  return out;
+}
+
 Result<NamesSection> build_names_section(const Metadata& md) {
   auto built = names::ModuleNames::build(md);
   if (!built) return built.error();
@@ -100,8 +125,7 @@ flatbuffers::Offset<fb::Names> write_names_section(flatbuffers::FlatBufferBuilde
   // method refs are mostly small, increasing numbers; each is packed into one zstd frame when
   // that is smaller. The name index is no longer stored: readers derive it from the methods.
   std::vector<std::uint8_t> mz, sz;
-  const auto* refs = reinterpret_cast<const std::uint8_t*>(n.methods.data());
-  const bool methods_packed = zstd_pack({refs, n.methods.size() * sizeof(fb::MethodNameRef)}, mz);
+  const bool methods_packed = zstd_pack(method_columns(n.methods), mz);
   const bool strings_packed = zstd_pack(n.strings, sz);
   auto methods = methods_packed ? fbb.CreateVector(mz) : flatbuffers::Offset<flatbuffers::Vector<std::uint8_t>>();
   auto method_refs = methods_packed ? flatbuffers::Offset<flatbuffers::Vector<const fb::MethodNameRef*>>()

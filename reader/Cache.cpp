@@ -25,6 +25,7 @@
 
 #include "ilmap_format.h"
 #include "ilmap_generated.h"
+#include "ilmap_lines_format.h"
 
 namespace ilmap {
 
@@ -94,9 +95,13 @@ struct Cache::Impl {
     std::size_t size = 0;
     bool ok = true;  // false: the packed form did not unpack (verify reports it)
   };
-  // A section stored as is or packed (SPEC.md 3.7): `ready` is published once and never changes.
+  // A section stored as is or packed (SPEC.md 3.8): `ready` is published once and never changes.
+  // `decode`, when set, turns the frame's content into the plain field's bytes (in `buffer`).
+  struct Section;
+  using Decode = Status (*)(const Impl&, const Section&);
   struct Section {
     const char* what = "";
+    Decode decode = nullptr;
     Bytes plain;
     const flatbuffers::Vector<std::uint8_t>* packed = nullptr;
     mutable std::atomic<const Bytes*> ready{nullptr};
@@ -125,6 +130,8 @@ struct Cache::Impl {
   const Bytes& unpack_section(const Section& sec) const noexcept;
   Status unpack(const flatbuffers::Vector<std::uint8_t>& packed, const char* what, std::unique_ptr<std::uint8_t[]>& buffer,
                 Bytes& out) const noexcept;
+  static Status decode_method_columns(const Impl& m, const Section& sec);
+  static Status decode_line_index(const Impl& m, const Section& sec);
   // Method names (format 1.1, SPEC.md 3.6); names == nullptr without them. The method refs
   // are `methods`, or `methods_zstd` unpacked on first use (format 2.0); the name index is
   // derived from them on the first name lookup (SPEC.md 6.1) and published like a section.
@@ -255,6 +262,7 @@ Status Cache::Impl::validate() {
   strings_section.set(root->strings(), root->strings_zstd());
   name_strings_section.what = "names: strings (strings_zstd)";
   name_methods_section.what = "names: methods (methods_zstd)";
+  name_methods_section.decode = decode_method_columns;
   if ((names = root->names())) {
     const auto* refs = names->methods();
     if (refs)  // the struct vector's bytes: a section stored as is
@@ -266,6 +274,7 @@ Status Cache::Impl::validate() {
     name_strings_section.set(nullptr, nullptr);
   }
   lines_section.what = "line index (lines.index_zstd)";
+  lines_section.decode = decode_line_index;
   lines_section.set(nullptr, root->lines() ? root->lines()->index_zstd() : nullptr);
   return {};
 }
@@ -295,10 +304,97 @@ Status Cache::Impl::unpack(const flatbuffers::Vector<std::uint8_t>& packed, cons
   return {};
 }
 
+// Names.methods_zstd's content (SPEC.md 3.6) to MethodNameRef structs: the eight fields column
+// by column, coreclr_offset as the difference from the row before's, mono_offset and key_offset
+// as the difference from the row's coreclr_offset (all modulo 2^32).
+Status Cache::Impl::decode_method_columns(const Impl&, const Section& sec) {
+  const Bytes in = sec.unpacked;
+  constexpr std::size_t kRef = sizeof(fb::MethodNameRef);
+  if (in.size % kRef)
+    return {Errc::kMalformed, format("cache: %s: unpacks to %zu bytes, not a whole number of %zu-byte method refs", sec.what, in.size, kRef)};
+  const std::size_t n = in.size / kRef;
+  std::unique_ptr<std::uint8_t[]> out(new (std::nothrow) std::uint8_t[in.size ? in.size : 1]);
+  if (!out) return {Errc::kTooLarge, format("cache: %s: out of memory unpacking %zu bytes", sec.what, in.size)};
+  auto put = [&](std::size_t i, unsigned f, std::uint32_t v) {
+    for (unsigned k = 0; k < 4; ++k) out[kRef * i + 4 * f + k] = static_cast<std::uint8_t>(v >> (8 * k));
+  };
+  auto column = [&](std::size_t i, unsigned f) { return d::load_le32(in.data + 4 * (f * n + i)); };
+  std::uint32_t coreclr = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    coreclr += column(i, 0);
+    put(i, 0, coreclr);
+    put(i, 2, coreclr + column(i, 2));
+    put(i, 4, coreclr + column(i, 4));
+    for (unsigned f : {1u, 3u, 5u, 6u, 7u}) put(i, f, column(i, f));
+  }
+  sec.buffer = std::move(out);
+  sec.unpacked = {sec.buffer.get(), in.size, true};
+  return {};
+}
+
+// LineIndex.index_zstd's content (SPEC.md 3.7): doc_blocks, then per block its first line as the
+// difference from the block before's in the same document (from 0 for a document's first
+// block), then data. Rebuilt into doc_blocks, blocks (LineBlockRef, the offsets found by walking
+// the blocks in data) and data back to back; a content that does not split or a block that does
+// not decode: kMalformed.
+Status Cache::Impl::decode_line_index(const Impl& m, const Section& sec) {
+  const Bytes in = sec.unpacked;
+  const std::uint64_t head = (std::uint64_t(m.docs_count) + 1) * 4;
+  std::uint32_t nblocks = 0;
+  if (in.size >= head) nblocks = d::load_le32(in.data + head - 4);
+  if (in.size < head || (in.size - head) / 4 < nblocks)
+    return {Errc::kMalformed, format("cache: %s: %zu unpacked bytes, too few for %u document entries and the blocks they name", sec.what,
+                                     in.size, m.docs_count + 1)};
+  const std::size_t lines_at = static_cast<std::size_t>(head), data_at = lines_at + 4 * std::size_t(nblocks);
+  const std::size_t data_size = in.size - data_at;
+  const std::size_t size = data_at + 4 * std::size_t(nblocks) + data_size;
+  std::unique_ptr<std::uint8_t[]> out(new (std::nothrow) std::uint8_t[size ? size : 1]);
+  if (!out) return {Errc::kTooLarge, format("cache: %s: out of memory unpacking %zu bytes", sec.what, size)};
+  std::memcpy(out.get(), in.data, static_cast<std::size_t>(head));
+  const std::uint8_t* data = in.data + data_at;
+  std::uint8_t* refs = out.get() + head;
+  std::memcpy(refs + 8 * std::size_t(nblocks), data, data_size);
+  std::size_t pos = 0;
+  std::uint32_t block = 0;
+  for (std::uint32_t doc = 0; doc < m.docs_count; ++doc) {
+    const std::uint32_t end = d::load_le32(in.data + 4 * (std::size_t(doc) + 1));
+    if (end < block || end > nblocks)
+      return {Errc::kMalformed, format("cache: %s: the block range of document %u is out of order", sec.what, doc)};
+    std::uint32_t line = 0;
+    for (; block < end; ++block) {
+      line += d::load_le32(in.data + lines_at + 4 * std::size_t(block));
+      d::LineBlockReader r(data + pos, data + data_size, line);
+      bool ok = r.start();
+      for (unsigned k = 0; ok && k < r.count(); ++k) {
+        d::LineEntry e;
+        ok = r.next(e);
+      }
+      if (!ok) return {Errc::kMalformed, format("cache: %s: block %u does not decode", sec.what, block)};
+      for (unsigned k = 0; k < 4; ++k) {
+        refs[8 * std::size_t(block) + k] = static_cast<std::uint8_t>(line >> (8 * k));
+        refs[8 * std::size_t(block) + 4 + k] = static_cast<std::uint8_t>(pos >> (8 * k));
+      }
+      pos = static_cast<std::size_t>(r.position() - data);
+    }
+  }
+  if (block != nblocks || pos != data_size)
+    return {Errc::kMalformed, format("cache: %s: blocks or bytes after the last document's", sec.what)};
+  sec.buffer = std::move(out);
+  sec.unpacked = {sec.buffer.get(), size, true};
+  return {};
+}
+
 const Cache::Impl::Bytes& Cache::Impl::unpack_section(const Section& sec) const noexcept {
   std::lock_guard<std::mutex> lock(unpack_mutex);
   if (const Bytes* b = sec.ready.load(std::memory_order_acquire)) return *b;
   sec.failure = unpack(*sec.packed, sec.what, sec.buffer, sec.unpacked);
+  if (sec.failure && sec.decode) {
+    sec.failure = sec.decode(*this, sec);
+    if (!sec.failure) {
+      sec.buffer.reset();
+      sec.unpacked = {nullptr, 0, false};
+    }
+  }
   sec.ready.store(&sec.unpacked, std::memory_order_release);
   return sec.unpacked;
 }
