@@ -52,12 +52,11 @@ std::string own_key(const names::ModuleNames& mn, const names::MethodName& m) {
 
 }  // namespace
 
-std::vector<std::uint8_t> method_columns(std::span<const fb::MethodNameRef> methods) {
+void method_columns(std::span<const fb::MethodNameRef> methods, std::uint8_t* out) {
   // Column by column, offsets as differences: coreclr_offset from the row before's (texts are
   // pooled in row order, so mostly the previous texts' length), mono_offset and key_offset from
   // the row's coreclr_offset (the key is mostly its prefix: 0). A tenth of the raw structs' frame.
   const std::size_t n = methods.size();
-  std::vector<std::uint8_t> out(n * sizeof(fb::MethodNameRef));
   auto put = [&](unsigned field, std::size_t i, std::uint32_t v) {
     for (unsigned k = 0; k < 4; ++k) out[4 * (field * n + i) + k] = static_cast<std::uint8_t>(v >> (8 * k));
   };
@@ -74,7 +73,6 @@ std::vector<std::uint8_t> method_columns(std::span<const fb::MethodNameRef> meth
     put(6, i, m.kickoff());
     put(7, i, m.flags());
   }
-  return out;
 }
 
 Result<NamesSection> build_names_section(const Metadata& md) {
@@ -124,13 +122,21 @@ flatbuffers::Offset<fb::Names> write_names_section(flatbuffers::FlatBufferBuilde
   // Format 2.0 (SPEC.md 3.6, 3.8): the texts repeat type names and parameter lists, and the
   // method refs are mostly small, increasing numbers; each is packed into one zstd frame when
   // that is smaller. The name index is no longer stored: readers derive it from the methods.
-  std::vector<std::uint8_t> mz, sz;
-  const bool methods_packed = zstd_pack(method_columns(n.methods), mz);
-  const bool strings_packed = zstd_pack(n.strings, sz);
-  auto methods = methods_packed ? fbb.CreateVector(mz) : flatbuffers::Offset<flatbuffers::Vector<std::uint8_t>>();
+  PackScratch& scratch = pack_scratch();
+  const std::size_t refs_size = n.methods.size() * sizeof(fb::MethodNameRef);
+  std::span<const std::uint8_t> frame;
+  if (std::uint8_t* content = scratch.get(0, refs_size)) {
+    method_columns(n.methods, content);
+    frame = zstd_pack({content, refs_size});
+  }
+  const bool methods_packed = !frame.empty();
+  auto methods = methods_packed ? fbb.CreateVector(frame.data(), frame.size()) : flatbuffers::Offset<flatbuffers::Vector<std::uint8_t>>();
   auto method_refs = methods_packed ? flatbuffers::Offset<flatbuffers::Vector<const fb::MethodNameRef*>>()
                                     : fbb.CreateVectorOfStructs(n.methods);
-  auto strings = strings_packed ? fbb.CreateVector(sz) : fbb.CreateVector(n.strings);
+  frame = zstd_pack(n.strings);
+  const bool strings_packed = !frame.empty();
+  auto strings = strings_packed ? fbb.CreateVector(frame.data(), frame.size()) : fbb.CreateVector(n.strings);
+  scratch.trim();
   const fb::Guid mvid(flatbuffers::span<const std::uint8_t, 16>(n.mvid.data(), 16));
   fb::NamesBuilder nb(fbb);
   nb.add_mvid(&mvid);

@@ -40,7 +40,7 @@ Result<NamesSection> build_names_section_from_pe(std::span<const std::uint8_t> p
 
 // The content of Names.methods_zstd (SPEC.md 3.6): the fields column by column, offsets as
 // differences.
-std::vector<std::uint8_t> method_columns(std::span<const fb::MethodNameRef> methods);
+void method_columns(std::span<const fb::MethodNameRef> methods, std::uint8_t* out);  // 32 bytes per method
 
 // Writes the Names table into `fbb` (SPEC.md 3.6), `methods` and `strings` packed when smaller.
 flatbuffers::Offset<fb::Names> write_names_section(flatbuffers::FlatBufferBuilder& fbb, const NamesSection& names);
