@@ -37,6 +37,12 @@ struct LineIndexSection {
 // document must be below it.
 LineIndexSection build_line_index(std::vector<LinePoint>& points, std::uint32_t documents);
 
+// The content of LineIndex.index_zstd (SPEC.md 3.7): doc_blocks, the blocks' first lines as
+// differences within each document, data.
+std::size_t line_index_content_size(const LineIndexSection& index);
+void line_index_content(const LineIndexSection& index, std::uint8_t* out);
+
+// Writes the LineIndex table: `index_zstd` when packing makes it smaller, else the three vectors.
 flatbuffers::Offset<fb::LineIndex> write_line_index(flatbuffers::FlatBufferBuilder& fbb, const LineIndexSection& index);
 
 }  // namespace ilmap

@@ -1,14 +1,11 @@
 // NamesSection.cpp - ModuleNames (compiler/names) to the Names table of a cache (SPEC.md 3.6).
 #include "NamesSection.h"
 
-#include <xxhash.h>
-#include <zstd.h>
-
-#include <algorithm>
 #include <string_view>
 #include <unordered_map>
 
 #include "PeFile.h"
+#include "ZstdPack.h"
 #include "ilmap_format.h"
 #include "names/MethodNames.h"
 
@@ -16,8 +13,6 @@ namespace ilmap {
 namespace {
 
 namespace f = ilmap::disk;
-
-constexpr int kNamesZstdLevel = 1;
 
 // Texts in one byte vector, each distinct text stored once (first occurrence order, so the bytes
 // depend only on the input).
@@ -57,6 +52,29 @@ std::string own_key(const names::ModuleNames& mn, const names::MethodName& m) {
 
 }  // namespace
 
+void method_columns(std::span<const fb::MethodNameRef> methods, std::uint8_t* out) {
+  // Column by column, offsets as differences: coreclr_offset from the row before's (texts are
+  // pooled in row order, so mostly the previous texts' length), mono_offset and key_offset from
+  // the row's coreclr_offset (the key is mostly its prefix: 0). A tenth of the raw structs' frame.
+  const std::size_t n = methods.size();
+  auto put = [&](unsigned field, std::size_t i, std::uint32_t v) {
+    for (unsigned k = 0; k < 4; ++k) out[4 * (field * n + i) + k] = static_cast<std::uint8_t>(v >> (8 * k));
+  };
+  std::uint32_t before = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const fb::MethodNameRef& m = methods[i];
+    put(0, i, m.coreclr_offset() - before);
+    before = m.coreclr_offset();
+    put(1, i, m.coreclr_length());
+    put(2, i, m.mono_offset() - m.coreclr_offset());
+    put(3, i, m.mono_length());
+    put(4, i, m.key_offset() - m.coreclr_offset());
+    put(5, i, m.key_length());
+    put(6, i, m.kickoff());
+    put(7, i, m.flags());
+  }
+}
+
 Result<NamesSection> build_names_section(const Metadata& md) {
   auto built = names::ModuleNames::build(md);
   if (!built) return built.error();
@@ -68,7 +86,6 @@ Result<NamesSection> build_names_section(const Metadata& md) {
   out.module_name = std::string(mn.module_name());
   TextPool pool(out.strings);
   const Error too_large{Errc::kTooLarge, "method names: the texts exceed 4 GiB"};
-  std::vector<std::uint32_t> key_offset(mn.method_count()), key_length(mn.method_count());
   out.methods.reserve(mn.method_count());
   for (const names::MethodName& m : mn.methods()) {
     const std::string coreclr = mn.coreclr_frame(m.token), mono = mn.mono_frame(m.token), key = own_key(mn, m);
@@ -80,9 +97,6 @@ Result<NamesSection> build_names_section(const Metadata& md) {
     } else if (!pool.add(key, ko)) {
       return too_large;
     }
-    const std::uint32_t row = (m.token & 0xFFFFFF) - 1;
-    key_offset[row] = ko;
-    key_length[row] = static_cast<std::uint32_t>(key.size());
     std::uint32_t flags = 0;
     if (m.kickoff && m.iterator) flags |= f::kNameIterator;
     if (m.bad_signature) flags |= f::kNameBadSignature;
@@ -90,20 +104,6 @@ Result<NamesSection> build_names_section(const Metadata& md) {
     out.methods.emplace_back(co, static_cast<std::uint32_t>(coreclr.size()), mo, static_cast<std::uint32_t>(mono.size()),
                              ko, static_cast<std::uint32_t>(key.size()), m.kickoff, flags);
   }
-  // Index: every method under its own key, a state-machine method also under its kickoff's.
-  auto hash_of = [&](std::uint32_t row) {
-    return XXH3_64bits(out.strings.data() + key_offset[row], key_length[row]);
-  };
-  out.index.reserve(out.methods.size() * 2);
-  for (const names::MethodName& m : mn.methods()) {
-    out.index.emplace_back(hash_of((m.token & 0xFFFFFF) - 1), m.token, 0u);
-    if (m.kickoff) out.index.emplace_back(hash_of((m.kickoff & 0xFFFFFF) - 1), m.token, f::kIndexAlias);
-  }
-  std::sort(out.index.begin(), out.index.end(), [](const fb::NameIndexEntry& a, const fb::NameIndexEntry& b) {
-    if (a.hash() != b.hash()) return a.hash() < b.hash();
-    if (a.token() != b.token()) return a.token() < b.token();
-    return a.flags() < b.flags();
-  });
   return out;
 }
 
@@ -119,26 +119,39 @@ Result<NamesSection> build_names_section_from_pe(std::span<const std::uint8_t> p
 flatbuffers::Offset<fb::Names> write_names_section(flatbuffers::FlatBufferBuilder& fbb, const NamesSection& n) {
   auto assembly = n.has_assembly ? fbb.CreateString(n.assembly_name) : flatbuffers::Offset<flatbuffers::String>();
   auto module = fbb.CreateString(n.module_name);
-  auto methods = fbb.CreateVectorOfStructs(n.methods);
-  // Format 2.0: the texts repeat type names and parameter lists; packed, they take a fraction
-  // (SPEC.md 3.7). Kept as is when packing does not make them smaller.
-  std::vector<std::uint8_t> z(ZSTD_compressBound(n.strings.size()));
-  std::size_t zn = n.strings.empty() ? 0 : ZSTD_compress(z.data(), z.size(), n.strings.data(), n.strings.size(), kNamesZstdLevel);
-  const bool packed = zn && !ZSTD_isError(zn) && zn < n.strings.size();
-  auto strings = packed ? fbb.CreateVector(z.data(), zn) : fbb.CreateVector(n.strings);
-  auto index = fbb.CreateVectorOfStructs(n.index);
+  // Format 2.0 (SPEC.md 3.6, 3.8): the texts repeat type names and parameter lists, and the
+  // method refs are mostly small, increasing numbers; each is packed into one zstd frame when
+  // that is smaller. The name index is no longer stored: readers derive it from the methods.
+  PackScratch& scratch = pack_scratch();
+  const std::size_t refs_size = n.methods.size() * sizeof(fb::MethodNameRef);
+  std::span<const std::uint8_t> frame;
+  if (std::uint8_t* content = scratch.get(0, refs_size)) {
+    method_columns(n.methods, content);
+    frame = zstd_pack({content, refs_size});
+  }
+  const bool methods_packed = !frame.empty();
+  auto methods = methods_packed ? fbb.CreateVector(frame.data(), frame.size()) : flatbuffers::Offset<flatbuffers::Vector<std::uint8_t>>();
+  auto method_refs = methods_packed ? flatbuffers::Offset<flatbuffers::Vector<const fb::MethodNameRef*>>()
+                                    : fbb.CreateVectorOfStructs(n.methods);
+  frame = zstd_pack(n.strings);
+  const bool strings_packed = !frame.empty();
+  auto strings = strings_packed ? fbb.CreateVector(frame.data(), frame.size()) : fbb.CreateVector(n.strings);
+  scratch.trim();
   const fb::Guid mvid(flatbuffers::span<const std::uint8_t, 16>(n.mvid.data(), 16));
   fb::NamesBuilder nb(fbb);
   nb.add_mvid(&mvid);
   if (n.has_assembly) nb.add_assembly_name(assembly);
   nb.add_module_name(module);
-  nb.add_methods(methods);
-  if (packed) {
+  if (methods_packed) {
+    nb.add_methods_zstd(methods);
+  } else {
+    nb.add_methods(method_refs);
+  }
+  if (strings_packed) {
     nb.add_strings_zstd(strings);
   } else {
     nb.add_strings(strings);
   }
-  nb.add_index(index);
   return nb.Finish();
 }
 

@@ -1,6 +1,6 @@
 // NamesSection.h - the method-names section of a cache (format 1.1, SPEC.md section 3.6): for
 // every MethodDef row of the PE the frame text CoreCLR and Mono print, the name-index key, the
-// state-machine kickoff, and a name index of (XXH3-64 of the key, token, alias flag) entries.
+// state-machine kickoff (format 2.0 stores no name index: readers derive it from the keys).
 //
 // Kept apart from CacheBuilder.cpp: the caller builds a NamesSection from the PE's metadata
 // (a failure there is a warning, not a failed compile) and build_cache writes it at one place.
@@ -26,10 +26,8 @@ struct NamesSection {
   bool has_assembly = false;
   std::vector<fb::MethodNameRef> methods;  // MethodDef row order
   std::vector<std::uint8_t> strings;       // deduplicated texts
-  std::vector<fb::NameIndexEntry> index;   // sorted by (hash, token, flags)
   std::size_t bytes() const {
-    return methods.size() * sizeof(fb::MethodNameRef) + strings.size() +
-           index.size() * sizeof(fb::NameIndexEntry) + assembly_name.size() + module_name.size() + 64;
+    return methods.size() * sizeof(fb::MethodNameRef) + strings.size() + assembly_name.size() + module_name.size() + 64;
   }
 };
 
@@ -40,7 +38,11 @@ Result<NamesSection> build_names_section(const Metadata& md);
 // has no CLI metadata.
 Result<NamesSection> build_names_section_from_pe(std::span<const std::uint8_t> pe_bytes);
 
-// Writes the Names table into `fbb` (SPEC.md 3.6).
+// The content of Names.methods_zstd (SPEC.md 3.6): the fields column by column, offsets as
+// differences.
+void method_columns(std::span<const fb::MethodNameRef> methods, std::uint8_t* out);  // 32 bytes per method
+
+// Writes the Names table into `fbb` (SPEC.md 3.6), `methods` and `strings` packed when smaller.
 flatbuffers::Offset<fb::Names> write_names_section(flatbuffers::FlatBufferBuilder& fbb, const NamesSection& names);
 
 }  // namespace ilmap

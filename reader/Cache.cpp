@@ -25,6 +25,7 @@
 
 #include "ilmap_format.h"
 #include "ilmap_generated.h"
+#include "ilmap_lines_format.h"
 
 namespace ilmap {
 
@@ -95,14 +96,19 @@ struct Cache::Impl {
     std::size_t size = 0;
     bool ok = true;  // false: the packed form did not unpack (verify reports it)
   };
-  // A section stored as is or packed (SPEC.md 3.7): `ready` is published once and never changes.
+  // A section stored as is or packed (SPEC.md 3.8): `ready` is published once and never changes.
+  // `decode`, when set, turns the frame's content into the plain field's bytes (in `buffer`).
+  struct Section;
+  using Decode = Status (*)(const Impl&, const Section&);
   struct Section {
     const char* what = "";
+    Decode decode = nullptr;
     Bytes plain;
     const flatbuffers::Vector<std::uint8_t>* packed = nullptr;
     mutable std::atomic<const Bytes*> ready{nullptr};
     mutable std::unique_ptr<std::uint8_t[]> buffer;
     mutable Bytes unpacked;
+    mutable Status failure;  // why the packed form did not unpack (set before `ready`)
     // Sets the section from its two fields (at most one present).
     void set(const flatbuffers::Vector<std::uint8_t>* raw, const flatbuffers::Vector<std::uint8_t>* z) noexcept {
       packed = raw ? nullptr : z;
@@ -110,7 +116,7 @@ struct Cache::Impl {
       if (!packed) ready.store(&plain, std::memory_order_release);
     }
   };
-  Section strings_section, name_strings_section;
+  Section strings_section, name_strings_section, name_methods_section, lines_section;
   mutable std::mutex unpack_mutex;
   // Details: `details`, or `details_zstd` unpacked on first use.
   mutable std::unique_ptr<std::uint8_t[]> details_buffer;
@@ -125,12 +131,22 @@ struct Cache::Impl {
   const Bytes& unpack_section(const Section& sec) const noexcept;
   Status unpack(const flatbuffers::Vector<std::uint8_t>& packed, const char* what, std::unique_ptr<std::uint8_t[]>& buffer,
                 Bytes& out) const noexcept;
-  // Method names (format 1.1, SPEC.md 3.6); names == nullptr without them.
+  static Status decode_method_columns(const Impl& m, const Section& sec);
+  static Status decode_line_index(const Impl& m, const Section& sec);
+  // Method names (format 1.1, SPEC.md 3.6); names == nullptr without them. The method refs
+  // are `methods`, or `methods_zstd` unpacked on first use (format 2.0); the name index is
+  // derived from them on the first name lookup (SPEC.md 6.1) and published like a section.
   const fb::Names* names = nullptr;
-  const fb::MethodNameRef* name_refs = nullptr;
-  std::uint32_t name_refs_count = 0;
-  const fb::NameIndexEntry* name_index = nullptr;
-  std::uint32_t name_index_count = 0;
+  mutable std::atomic<const std::vector<fb::NameIndexEntry>*> name_index_ready{nullptr};
+  mutable std::vector<fb::NameIndexEntry> name_index_built;
+
+  // The method refs: their count and first entry (count 0 when they did not unpack).
+  std::uint32_t name_refs(const fb::MethodNameRef*& refs) const noexcept {
+    const Bytes& b = bytes_of(name_methods_section);
+    refs = reinterpret_cast<const fb::MethodNameRef*>(b.data);
+    return static_cast<std::uint32_t>(b.size / sizeof(fb::MethodNameRef));
+  }
+  const std::vector<fb::NameIndexEntry>& name_index() const;
 
   // A range of the names section's strings, or false when it does not lie inside.
   bool name_text(std::uint32_t offset, std::uint32_t length, std::string_view& out) const noexcept {
@@ -141,9 +157,10 @@ struct Cache::Impl {
   }
   // The MethodNameRef of a MethodDef token, or nullptr.
   const fb::MethodNameRef* name_ref(std::uint32_t token) const noexcept {
-    const std::uint32_t row = token & 0xFFFFFF;
-    if ((token >> 24) != 0x06 || row == 0 || row > name_refs_count) return nullptr;
-    return name_refs + (row - 1);
+    const fb::MethodNameRef* refs;
+    const std::uint32_t count = name_refs(refs), row = token & 0xFFFFFF;
+    if ((token >> 24) != 0x06 || row == 0 || row > count) return nullptr;
+    return refs + (row - 1);
   }
   // The name-index key of an index entry (the method's own, or its kickoff's for an alias).
   bool entry_key(const fb::NameIndexEntry& e, std::string_view& key) const noexcept {
@@ -258,19 +275,21 @@ Status Cache::Impl::validate() {
   strings_section.what = "document strings (strings_zstd)";
   strings_section.set(root->strings(), root->strings_zstd());
   name_strings_section.what = "names: strings (strings_zstd)";
+  name_methods_section.what = "names: methods (methods_zstd)";
+  name_methods_section.decode = decode_method_columns;
   if ((names = root->names())) {
-    if (const auto* v = names->methods()) {
-      name_refs = reinterpret_cast<const fb::MethodNameRef*>(v->Data());
-      name_refs_count = v->size();
-    }
+    const auto* refs = names->methods();
+    if (refs)  // the struct vector's bytes: a section stored as is
+      name_methods_section.plain = {reinterpret_cast<const std::uint8_t*>(refs->Data()), refs->size() * sizeof(fb::MethodNameRef), true};
+    name_methods_section.set(nullptr, refs ? nullptr : names->methods_zstd());
     name_strings_section.set(names->strings(), names->strings_zstd());
-    if (const auto* v = names->index()) {
-      name_index = reinterpret_cast<const fb::NameIndexEntry*>(v->Data());
-      name_index_count = v->size();
-    }
   } else {
+    name_methods_section.set(nullptr, nullptr);
     name_strings_section.set(nullptr, nullptr);
   }
+  lines_section.what = "line index (lines.index_zstd)";
+  lines_section.decode = decode_line_index;
+  lines_section.set(nullptr, root->lines() ? root->lines()->index_zstd() : nullptr);
   return {};
 }
 
@@ -299,10 +318,97 @@ Status Cache::Impl::unpack(const flatbuffers::Vector<std::uint8_t>& packed, cons
   return {};
 }
 
+// Names.methods_zstd's content (SPEC.md 3.6) to MethodNameRef structs: the eight fields column
+// by column, coreclr_offset as the difference from the row before's, mono_offset and key_offset
+// as the difference from the row's coreclr_offset (all modulo 2^32).
+Status Cache::Impl::decode_method_columns(const Impl&, const Section& sec) {
+  const Bytes in = sec.unpacked;
+  constexpr std::size_t kRef = sizeof(fb::MethodNameRef);
+  if (in.size % kRef)
+    return {Errc::kMalformed, format("cache: %s: unpacks to %zu bytes, not a whole number of %zu-byte method refs", sec.what, in.size, kRef)};
+  const std::size_t n = in.size / kRef;
+  std::unique_ptr<std::uint8_t[]> out(new (std::nothrow) std::uint8_t[in.size ? in.size : 1]);
+  if (!out) return {Errc::kTooLarge, format("cache: %s: out of memory unpacking %zu bytes", sec.what, in.size)};
+  auto put = [&](std::size_t i, unsigned f, std::uint32_t v) {
+    for (unsigned k = 0; k < 4; ++k) out[kRef * i + 4 * f + k] = static_cast<std::uint8_t>(v >> (8 * k));
+  };
+  auto column = [&](std::size_t i, unsigned f) { return d::load_le32(in.data + 4 * (f * n + i)); };
+  std::uint32_t coreclr = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    coreclr += column(i, 0);
+    put(i, 0, coreclr);
+    put(i, 2, coreclr + column(i, 2));
+    put(i, 4, coreclr + column(i, 4));
+    for (unsigned f : {1u, 3u, 5u, 6u, 7u}) put(i, f, column(i, f));
+  }
+  sec.buffer = std::move(out);
+  sec.unpacked = {sec.buffer.get(), in.size, true};
+  return {};
+}
+
+// LineIndex.index_zstd's content (SPEC.md 3.7): doc_blocks, then per block its first line as the
+// difference from the block before's in the same document (from 0 for a document's first
+// block), then data. Rebuilt into doc_blocks, blocks (LineBlockRef, the offsets found by walking
+// the blocks in data) and data back to back; a content that does not split or a block that does
+// not decode: kMalformed.
+Status Cache::Impl::decode_line_index(const Impl& m, const Section& sec) {
+  const Bytes in = sec.unpacked;
+  const std::uint64_t head = (std::uint64_t(m.docs_count) + 1) * 4;
+  std::uint32_t nblocks = 0;
+  if (in.size >= head) nblocks = d::load_le32(in.data + head - 4);
+  if (in.size < head || (in.size - head) / 4 < nblocks)
+    return {Errc::kMalformed, format("cache: %s: %zu unpacked bytes, too few for %u document entries and the blocks they name", sec.what,
+                                     in.size, m.docs_count + 1)};
+  const std::size_t lines_at = static_cast<std::size_t>(head), data_at = lines_at + 4 * std::size_t(nblocks);
+  const std::size_t data_size = in.size - data_at;
+  const std::size_t size = data_at + 4 * std::size_t(nblocks) + data_size;
+  std::unique_ptr<std::uint8_t[]> out(new (std::nothrow) std::uint8_t[size ? size : 1]);
+  if (!out) return {Errc::kTooLarge, format("cache: %s: out of memory unpacking %zu bytes", sec.what, size)};
+  std::memcpy(out.get(), in.data, static_cast<std::size_t>(head));
+  const std::uint8_t* data = in.data + data_at;
+  std::uint8_t* refs = out.get() + head;
+  std::memcpy(refs + 8 * std::size_t(nblocks), data, data_size);
+  std::size_t pos = 0;
+  std::uint32_t block = 0;
+  for (std::uint32_t doc = 0; doc < m.docs_count; ++doc) {
+    const std::uint32_t end = d::load_le32(in.data + 4 * (std::size_t(doc) + 1));
+    if (end < block || end > nblocks)
+      return {Errc::kMalformed, format("cache: %s: the block range of document %u is out of order", sec.what, doc)};
+    std::uint32_t line = 0;
+    for (; block < end; ++block) {
+      line += d::load_le32(in.data + lines_at + 4 * std::size_t(block));
+      d::LineBlockReader r(data + pos, data + data_size, line);
+      bool ok = r.start();
+      for (unsigned k = 0; ok && k < r.count(); ++k) {
+        d::LineEntry e;
+        ok = r.next(e);
+      }
+      if (!ok) return {Errc::kMalformed, format("cache: %s: block %u does not decode", sec.what, block)};
+      for (unsigned k = 0; k < 4; ++k) {
+        refs[8 * std::size_t(block) + k] = static_cast<std::uint8_t>(line >> (8 * k));
+        refs[8 * std::size_t(block) + 4 + k] = static_cast<std::uint8_t>(pos >> (8 * k));
+      }
+      pos = static_cast<std::size_t>(r.position() - data);
+    }
+  }
+  if (block != nblocks || pos != data_size)
+    return {Errc::kMalformed, format("cache: %s: blocks or bytes after the last document's", sec.what)};
+  sec.buffer = std::move(out);
+  sec.unpacked = {sec.buffer.get(), size, true};
+  return {};
+}
+
 const Cache::Impl::Bytes& Cache::Impl::unpack_section(const Section& sec) const noexcept {
   std::lock_guard<std::mutex> lock(unpack_mutex);
   if (const Bytes* b = sec.ready.load(std::memory_order_acquire)) return *b;
-  (void)unpack(*sec.packed, sec.what, sec.buffer, sec.unpacked);
+  sec.failure = unpack(*sec.packed, sec.what, sec.buffer, sec.unpacked);
+  if (sec.failure && sec.decode) {
+    sec.failure = sec.decode(*this, sec);
+    if (!sec.failure) {
+      sec.buffer.reset();
+      sec.unpacked = {nullptr, 0, false};
+    }
+  }
   sec.ready.store(&sec.unpacked, std::memory_order_release);
   return sec.unpacked;
 }
@@ -310,16 +416,20 @@ const Cache::Impl::Bytes& Cache::Impl::unpack_section(const Section& sec) const 
 // SPEC.md section 7, verify step 11.
 Status Cache::Impl::verify_names() const {
   if (!names) return {};
-  if (!names->methods() || !(names->strings() || names->strings_zstd()) || !names->index())
-    return {Errc::kMalformed, "names: methods, strings or index missing"};
-  if (name_strings_section.packed && !bytes_of(name_strings_section).ok) {
-    Bytes again;
-    std::unique_ptr<std::uint8_t[]> buffer;
-    return unpack(*name_strings_section.packed, name_strings_section.what, buffer, again);
+  if (!(names->methods() || names->methods_zstd()) || !(names->strings() || names->strings_zstd()))
+    return {Errc::kMalformed, "names: methods or strings missing"};
+  if ((names->methods() && names->methods_zstd()) || (names->strings() && names->strings_zstd()))
+    return {Errc::kMalformed, "names: a section is stored both as is and packed (methods/methods_zstd or strings/strings_zstd)"};
+  for (const Section* sec : {&name_methods_section, &name_strings_section}) {
+    if (sec->packed && !bytes_of(*sec).ok) return sec->failure;
   }
-  std::uint32_t aliases = 0;
-  for (std::uint32_t i = 0; i < name_refs_count; ++i) {
-    const fb::MethodNameRef& m = name_refs[i];
+  if (const std::size_t n = bytes_of(name_methods_section).size; n % sizeof(fb::MethodNameRef))
+    return {Errc::kMalformed, format("names: methods (methods_zstd) unpacks to %zu bytes, not a whole number of %zu-byte method refs",
+                                     n, sizeof(fb::MethodNameRef))};
+  const fb::MethodNameRef* refs;
+  const std::uint32_t count = name_refs(refs);
+  for (std::uint32_t i = 0; i < count; ++i) {
+    const fb::MethodNameRef& m = refs[i];
     std::string_view t;
     if (!name_text(m.coreclr_offset(), m.coreclr_length(), t) || !name_text(m.mono_offset(), m.mono_length(), t) ||
         !name_text(m.key_offset(), m.key_length(), t))
@@ -328,25 +438,46 @@ Status Cache::Impl::verify_names() const {
       return {Errc::kMalformed, format("names: method 0x%08x: unknown flags 0x%x", 0x06000001u + i, m.flags())};
     if (m.kickoff() ? !name_ref(m.kickoff()) : (m.flags() & d::kNameIterator) != 0)
       return {Errc::kMalformed, format("names: method 0x%08x: kickoff 0x%08x is not a method of the section", 0x06000001u + i, m.kickoff())};
-    aliases += m.kickoff() != 0;
-  }
-  if (std::uint64_t(name_index_count) != std::uint64_t(name_refs_count) + aliases)
-    return {Errc::kMalformed, format("names: the index has %u entries, the methods need %llu", name_index_count,
-                                     static_cast<unsigned long long>(std::uint64_t(name_refs_count) + aliases))};
-  for (std::uint32_t i = 0; i < name_index_count; ++i) {
-    const fb::NameIndexEntry& e = name_index[i];
-    if (i > 0) {
-      const fb::NameIndexEntry& p = name_index[i - 1];
-      if (!(p.hash() < e.hash() || (p.hash() == e.hash() && (p.token() < e.token() || (p.token() == e.token() && p.flags() < e.flags())))))
-        return {Errc::kMalformed, format("names: index entry %u is out of order", i)};
-    }
-    std::string_view key;
-    if ((e.flags() & ~d::kIndexFlagsMask) || !entry_key(e, key))
-      return {Errc::kMalformed, format("names: index entry %u: no such method, kickoff or key (token 0x%08x, flags 0x%x)", i, e.token(), e.flags())};
-    if (XXH3_64bits(key.data(), key.size()) != e.hash())
-      return {Errc::kMalformed, format("names: index entry %u: hash is not XXH3-64 of its key", i)};
   }
   return {};
+}
+
+// The name index of SPEC.md 6.1, derived from the method refs on first use: one entry per
+// method under its own key, one alias entry per method with a kickoff under the kickoff's key,
+// sorted by (hash, token, flags). A method whose key (or kickoff) is not valid has no entry (a
+// lookup would skip it at the confirm step anyway). Built once, under the mutex, and published
+// with release/acquire like the unpacked sections; concurrent first users wait for it.
+const std::vector<fb::NameIndexEntry>& Cache::Impl::name_index() const {
+  if (const auto* ready = name_index_ready.load(std::memory_order_acquire)) return *ready;
+  // Unpack what the index reads first: unpacking takes the same (non-recursive) mutex.
+  const fb::MethodNameRef* refs;
+  const std::uint32_t count = name_refs(refs);
+  (void)bytes_of(name_strings_section);
+  std::lock_guard<std::mutex> lock(unpack_mutex);
+  if (const auto* ready = name_index_ready.load(std::memory_order_acquire)) return *ready;
+  std::vector<fb::NameIndexEntry> index;
+  try {
+    index.reserve(count);
+    for (std::uint32_t i = 0; i < count; ++i) {
+      const fb::MethodNameRef& m = refs[i];
+      const std::uint32_t token = 0x06000001u + i;
+      std::string_view key;
+      if (name_text(m.key_offset(), m.key_length(), key)) index.emplace_back(XXH3_64bits(key.data(), key.size()), token, 0u);
+      const fb::MethodNameRef* k = m.kickoff() ? name_ref(m.kickoff()) : nullptr;
+      if (k && name_text(k->key_offset(), k->key_length(), key))
+        index.emplace_back(XXH3_64bits(key.data(), key.size()), token, std::uint32_t(d::kIndexAlias));
+    }
+  } catch (const std::bad_alloc&) {
+    index.clear();  // out of memory: no name answers, rather than a crash
+  }
+  std::sort(index.begin(), index.end(), [](const fb::NameIndexEntry& a, const fb::NameIndexEntry& b) {
+    if (a.hash() != b.hash()) return a.hash() < b.hash();
+    if (a.token() != b.token()) return a.token() < b.token();
+    return a.flags() < b.flags();
+  });
+  name_index_built = std::move(index);
+  name_index_ready.store(&name_index_built, std::memory_order_release);
+  return name_index_built;
 }
 
 // The byte range [b, e) of method row `rid`'s block in point_blocks (SPEC.md section 4):
@@ -800,8 +931,21 @@ Status Cache::verify_unchecked() const {
   return verify_line_index();
 }
 
+Status Cache::packed_line_index(std::span<const std::uint8_t>& out) const {
+  const Impl& m = *impl_;
+  out = {};
+  if (!m.lines_section.packed) return {};
+  const Impl::Bytes& b = m.bytes_of(m.lines_section);
+  if (!b.ok) return m.lines_section.failure;
+  out = {b.data, b.size};
+  return {};
+}
+
 bool Cache::has_method_names() const noexcept { return impl_->names != nullptr; }
-std::uint32_t Cache::method_name_count() const noexcept { return impl_->name_refs_count; }
+std::uint32_t Cache::method_name_count() const noexcept {
+  const fb::MethodNameRef* refs;
+  return impl_->name_refs(refs);
+}
 
 std::optional<MethodNameView> Cache::method_name(std::uint32_t token) const noexcept {
   const fb::MethodNameRef* m = impl_->name_ref(token);
@@ -820,8 +964,10 @@ std::size_t Cache::find_methods(std::string_view full_name, std::vector<std::uin
   tokens.clear();
   const Impl& m = *impl_;
   const std::uint64_t h = XXH3_64bits(full_name.data(), full_name.size());
-  const fb::NameIndexEntry* const end = m.name_index + m.name_index_count;
-  const fb::NameIndexEntry* it = std::lower_bound(m.name_index, end, h,
+  if (!m.names) return 0;
+  const std::vector<fb::NameIndexEntry>& index = m.name_index();
+  const fb::NameIndexEntry* const end = index.data() + index.size();
+  const fb::NameIndexEntry* it = std::lower_bound(index.data(), end, h,
       [](const fb::NameIndexEntry& e, std::uint64_t k) { return e.hash() < k; });
   for (; it != end && it->hash() == h; ++it) {
     std::string_view key;  // confirm: the stored key must equal the name

@@ -8,6 +8,7 @@
 // open gives fewer or wrong bindings, never a read outside the file.
 #include <algorithm>
 #include <cstring>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -76,16 +77,40 @@ struct LinesView {
   }
 };
 
-bool view_of(const Cache& cache, LinesView& v) {
+Status no_index() {
+  return {Errc::kUnsupported,
+          "the cache has no line index (written before format 1.2): recompile it with this ilmap to look up source lines"};
+}
+
+// The index's three parts, from the plain fields or from `index_zstd` unpacked (format 2.0,
+// SPEC.md 3.7: doc_blocks, blocks and data back to back); kUnsupported without an index,
+// kMalformed (or kTooLarge) when the frame does not unpack or its content does not split.
+Status view_of(const Cache& cache, std::span<const std::uint8_t> packed, LinesView& v) {
   const auto* root = static_cast<const fb::Cache*>(cache.root());
   const fb::LineIndex* li = root->lines();
-  if (!li || !li->doc_blocks() || !li->blocks() || !li->data()) return false;
-  v.doc_blocks = li->doc_blocks()->data();
-  v.doc_blocks_count = li->doc_blocks()->size();
-  v.blocks = reinterpret_cast<const fb::LineBlockRef*>(li->blocks()->Data());
-  v.blocks_count = li->blocks()->size();
-  v.data = li->data()->data();
-  v.data_size = li->data()->size();
+  if (!li) return no_index();
+  if (li->index_zstd()) {
+    const std::uint64_t head = (std::uint64_t(cache.document_count()) + 1) * 4;
+    std::uint32_t nblocks = 0;
+    if (packed.size() >= head) std::memcpy(&nblocks, packed.data() + head - 4, 4);
+    if (packed.size() < head || (packed.size() - head) / sizeof(fb::LineBlockRef) < nblocks)
+      return {Errc::kMalformed, format("line index (lines.index_zstd): %zu unpacked bytes, too few for %u document entries and the blocks they name",
+                                       packed.size(), cache.document_count() + 1)};
+    v.doc_blocks = reinterpret_cast<const std::uint32_t*>(packed.data());
+    v.doc_blocks_count = cache.document_count() + 1;
+    v.blocks = reinterpret_cast<const fb::LineBlockRef*>(packed.data() + head);
+    v.blocks_count = nblocks;
+    v.data = packed.data() + head + std::size_t(nblocks) * sizeof(fb::LineBlockRef);
+    v.data_size = packed.size() - head - std::size_t(nblocks) * sizeof(fb::LineBlockRef);
+  } else {
+    if (!li->doc_blocks() || !li->blocks() || !li->data()) return no_index();
+    v.doc_blocks = li->doc_blocks()->data();
+    v.doc_blocks_count = li->doc_blocks()->size();
+    v.blocks = reinterpret_cast<const fb::LineBlockRef*>(li->blocks()->Data());
+    v.blocks_count = li->blocks()->size();
+    v.data = li->data()->data();
+    v.data_size = li->data()->size();
+  }
   v.entry_count = li->entry_count();
   // Open guarantees both (SPEC.md section 7, steps 12-13).
   v.method_rows = root->method_rows();
@@ -103,12 +128,7 @@ bool view_of(const Cache& cache, LinesView& v) {
     v.profiles.count = bp->size();
   }
   v.profiles.index = root->block_profile_index()->data();
-  return true;
-}
-
-Status no_index() {
-  return {Errc::kUnsupported,
-          "the cache has no line index (written before format 1.2): recompile it with this ilmap to look up source lines"};
+  return {};
 }
 
 bool is_sep(char c) { return c == '/' || c == '\\'; }
@@ -171,8 +191,8 @@ std::uint32_t next_line_points(const LinesView& v, std::uint32_t doc, std::uint3
 }  // namespace
 
 bool Cache::has_line_index() const noexcept {
-  LinesView v;
-  return view_of(*this, v);
+  const fb::LineIndex* li = static_cast<const fb::Cache*>(root())->lines();
+  return li && (li->index_zstd() || (li->doc_blocks() && li->blocks() && li->data()));
 }
 
 Status Cache::match_documents(std::string_view q, std::vector<std::uint32_t>& documents) const {
@@ -224,8 +244,10 @@ Status Cache::lines(std::string_view path, std::uint32_t line, std::uint32_t col
 Status Cache::lines_in(std::span<const std::uint32_t> documents, std::uint32_t line, std::uint32_t column,
                        std::vector<LineMatch>& out) const {
   out.clear();
+  std::span<const std::uint8_t> packed;
+  if (Status s = packed_line_index(packed); !s) return s;
   LinesView v;
-  if (!view_of(*this, v)) return no_index();
+  if (Status s = view_of(*this, packed, v); !s) return s;
   // Step 3: the first line at or after `line` with code, over the matched documents.
   std::vector<Cand> cands, c;
   std::uint32_t target = 0;
@@ -283,8 +305,13 @@ Status Cache::verify_line_index() const {
   const auto* root = static_cast<const fb::Cache*>(this->root());
   const fb::LineIndex* li = root->lines();
   if (!li) return {};
+  if (li->index_zstd() && (li->doc_blocks() || li->blocks() || li->data()))
+    return {Errc::kMalformed, "line index: stored both packed (index_zstd) and as is (doc_blocks, blocks, data)"};
+  std::span<const std::uint8_t> packed;
+  if (Status s = packed_line_index(packed); !s) return s;
   LinesView v;
-  if (!view_of(*this, v)) return {Errc::kMalformed, "line index: doc_blocks, blocks or data missing"};
+  if (Status s = view_of(*this, packed, v); !s)
+    return s.code() == Errc::kUnsupported ? Status{Errc::kMalformed, "line index: doc_blocks, blocks or data missing"} : s;
   if (std::uint64_t(v.doc_blocks_count) != std::uint64_t(document_count()) + 1)
     return {Errc::kMalformed, format("line index: %u document entries, expected %u", v.doc_blocks_count, document_count() + 1)};
   std::uint64_t entries = 0;

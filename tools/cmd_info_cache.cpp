@@ -71,13 +71,26 @@ int info_cache(const std::string& path, bool json) {
   j["method_names"] = cache->has_method_names();
   if (const fb::Names* n = root->names()) {
     j["method_name_count"] = cache->method_name_count();
-    j["name_index_entries"] = n->index() ? n->index()->size() : 0;
+    // Format 2.0 stores no name index; readers derive one entry per method and one more per
+    // method with a kickoff (SPEC.md 3.6).
+    std::uint64_t entries = 0;
+    for (std::uint32_t i = 0; i < cache->method_name_count(); ++i) {
+      const auto v = cache->method_name(0x06000001u + i);
+      entries += 1 + (v && v->kickoff);
+    }
+    j["name_index_entries"] = entries;
     j["assembly_name"] = std::string(cache->assembly_name());
     j["module_name"] = std::string(cache->module_name());
     if (n->mvid()) j["names_mvid"] = guid_to_text(guid_of(n->mvid()));
     j["section_names_bytes"] = (n->methods() ? n->methods()->size() * sizeof(fb::MethodNameRef) : 0) +
-                               (n->strings() ? n->strings()->size() : 0) + (n->strings_zstd() ? n->strings_zstd()->size() : 0) +
-                               (n->index() ? n->index()->size() * sizeof(fb::NameIndexEntry) : 0);
+                               (n->methods_zstd() ? n->methods_zstd()->size() : 0) +
+                               (n->strings() ? n->strings()->size() : 0) + (n->strings_zstd() ? n->strings_zstd()->size() : 0);
+  }
+  // The reverse line index (format 1.2; packed into index_zstd in 2.0 when smaller).
+  if (const fb::LineIndex* li = root->lines()) {
+    j["section_lines_bytes"] = (li->doc_blocks() ? li->doc_blocks()->size() * 4 : 0) +
+                               (li->blocks() ? li->blocks()->size() * sizeof(fb::LineBlockRef) : 0) +
+                               (li->data() ? li->data()->size() : 0) + (li->index_zstd() ? li->index_zstd()->size() : 0);
   }
   auto details = cache->details();
   if (!details) return report_error(Error{details.error().code, path + ": " + details.error().message});

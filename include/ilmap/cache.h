@@ -138,7 +138,9 @@ class Cache {
   Status match_documents(std::string_view path, std::vector<std::uint32_t>& documents) const;
   // The breakpoint bindings of `line` (and `column`, 0 = none) of a document (SPEC.md 6.2),
   // ordered by token then IL offset; replaces `out`. O(log n) in the document's points plus
-  // the points of the line bound to. No code at or after the line: ok with `out` empty.
+  // the points of the line bound to. No code at or after the line: ok with `out` empty. A packed
+  // index (format 2.0) is unpacked by the first call; a frame that does not unpack: kMalformed
+  // (or kTooLarge) naming lines.index_zstd.
   Status lines(std::string_view path, std::uint32_t line, std::uint32_t column, std::vector<LineMatch>& out) const;
   // Same, for documents already matched (indexes from match_documents).
   Status lines_in(std::span<const std::uint32_t> documents, std::uint32_t line, std::uint32_t column,
@@ -175,6 +177,8 @@ class Cache {
   Status points_unchecked(std::uint32_t rid, std::vector<CachePoint>& out) const;
   Status verify_unchecked() const;
   Status verify_line_index() const;  // verify step 12 (reader/LineIndex.cpp)
+  // LineIndex.index_zstd unpacked (once, on first use); empty when the index is stored as is.
+  Status packed_line_index(std::span<const std::uint8_t>& out) const;
   std::unique_ptr<Impl> impl_;
 };
 

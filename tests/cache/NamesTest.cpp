@@ -1,16 +1,20 @@
 // NamesTest.cpp - the method-names section (format 1.1, SPEC.md 3.6): the reader's and the C
 // API's names and name lookups equal compiler/names' for every method of the corpus DLLs
 // (overloads, state-machine aliases included); a cache without names (built without the PE, or a
-// committed format 1.0 cache) answers nothing; corrupt ranges and index entries give no answer
-// and fail verify.
+// committed format 1.0 cache) answers nothing; corrupt ranges and kickoffs give no answer and
+// fail verify. Format 2.0: the method refs are packed (methods_zstd) and the name index is not
+// stored but derived by the reader; a broken frame gives no name and fails verify, and
+// concurrent first name queries agree.
 #include <gtest/gtest.h>
 #include <zstd.h>
 #include <xxhash.h>
 
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <map>
+#include <thread>
 
 #include "CacheTestSupport.h"
 #include "FileBytes.h"
@@ -32,8 +36,10 @@ struct NamedCache {
   std::vector<std::uint8_t> bytes;
 };
 
-// Compiles a corpus DLL with its names section (as `ilmap compile` does), or without.
-NamedCache compile_dll(const std::string& rel, bool with_names = true) {
+// Compiles a corpus DLL with its names section (as `ilmap compile` does), or without; `edit`
+// changes the names section before it is written (a corrupt section, packed as usual).
+NamedCache compile_dll(const std::string& rel, bool with_names = true,
+                       const std::function<void(NamesSection&)>& edit = nullptr) {
   NamedCache c;
   auto in = open_debug_input(corpus_dir() + "/" + rel);
   EXPECT_TRUE(in) << (in ? "" : in.error().message);
@@ -47,6 +53,7 @@ NamedCache compile_dll(const std::string& rel, bool with_names = true) {
   c.names.emplace(std::move(*mn));
   auto section = build_names_section_from_pe(c.input->file.bytes());
   EXPECT_TRUE(section) << (section ? "" : section.error().message);
+  if (section && edit) edit(*section);
   CacheSource src;
   src.pdb = &*c.input->pdb;
   src.source_name = "x.dll";
@@ -220,37 +227,31 @@ TEST(Names, Format10CacheIsRefusedByVersion) {
 
 TEST(Names, OutOfRangeStringOffsetGivesNoNameAndFailsVerify) {
   if (!have_corpus()) GTEST_SKIP() << "corpus/out not built";
-  NamedCache c = compile_dll("out/cs-frames/Ilmap.Corpus.Frames.dll");
-  std::size_t refs_at = 0, strings_size = 0;
-  {
-    auto cache = Cache::from_bytes(c.bytes);
-    ASSERT_TRUE(cache);
-    const auto* n = static_cast<const fb::Cache*>(cache->root())->names();
-    refs_at = offset_in(*cache, n->methods()->Data());
-    // Format 2.0 packs the texts (SPEC.md 3.7): the size that counts is the unpacked one.
-    ASSERT_TRUE(n->strings() || n->strings_zstd());
-    strings_size = n->strings() ? n->strings()->size()
-                                : static_cast<std::size_t>(ZSTD_getFrameContentSize(n->strings_zstd()->data(), n->strings_zstd()->size()));
-  }
-  // Method row 2: coreclr_offset (field 0) past the string bytes.
-  std::vector<std::uint8_t> b = c.bytes;
-  const std::uint32_t bad = static_cast<std::uint32_t>(strings_size);
-  std::memcpy(b.data() + refs_at + sizeof(fb::MethodNameRef) + 0, &bad, 4);
-  reseal(b);
-  auto cache = Cache::from_bytes(b);
+  std::size_t strings_size = 0;
+  // Method row 2: coreclr_offset past the string bytes.
+  NamedCache c = compile_dll("out/cs-frames/Ilmap.Corpus.Frames.dll", true, [&](NamesSection& n) {
+    strings_size = n.strings.size();
+    n.methods[1] = fb::MethodNameRef(static_cast<std::uint32_t>(strings_size), n.methods[1].coreclr_length(),
+                                     n.methods[1].mono_offset(), n.methods[1].mono_length(), n.methods[1].key_offset(),
+                                     n.methods[1].key_length(), n.methods[1].kickoff(), n.methods[1].flags());
+  });
+  auto cache = Cache::from_bytes(c.bytes);
   ASSERT_TRUE(cache);
+  ASSERT_NE(static_cast<const fb::Cache*>(cache->root())->names()->methods_zstd(), nullptr);
   EXPECT_FALSE(cache->method_name(0x06000002u));
   EXPECT_TRUE(cache->method_name(0x06000001u));
   Status v = cache->verify();
   ASSERT_FALSE(v);
   EXPECT_EQ(v.code(), Errc::kMalformed);
   EXPECT_NE(v.message().find("0x06000002"), std::string::npos) << v.message();
-  // Key range past the end: that method is no longer found by name, and verify says so.
-  b = c.bytes;
-  const std::uint32_t huge = 0xFFFFFFF0u;
-  std::memcpy(b.data() + refs_at + 4 * 4, &huge, 4);  // row 1 key_offset
-  reseal(b);
-  auto cache2 = Cache::from_bytes(b);
+  // Key range past the end: that method is no longer found by name (it has no index entry),
+  // and verify says so.
+  NamedCache c2 = compile_dll("out/cs-frames/Ilmap.Corpus.Frames.dll", true, [&](NamesSection& n) {
+    const fb::MethodNameRef& m = n.methods[0];
+    n.methods[0] = fb::MethodNameRef(m.coreclr_offset(), m.coreclr_length(), m.mono_offset(), m.mono_length(), 0xFFFFFFF0u,
+                                     m.key_length(), m.kickoff(), m.flags());
+  });
+  auto cache2 = Cache::from_bytes(c2.bytes);
   ASSERT_TRUE(cache2);
   std::vector<std::uint32_t> found;
   cache2->find_methods(own_key(*c.names, c.names->methods()[0]), found);
@@ -258,52 +259,108 @@ TEST(Names, OutOfRangeStringOffsetGivesNoNameAndFailsVerify) {
   EXPECT_FALSE(cache2->verify());
 }
 
-TEST(Names, CorruptIndexFailsVerifyAndHitsAreConfirmed) {
+// A state-machine method whose kickoff names no method: verify fails, and the method is found
+// under its own key only (its alias entry cannot be derived).
+TEST(Names, BadKickoffFailsVerifyAndHasNoAlias) {
   if (!have_corpus()) GTEST_SKIP() << "corpus/out not built";
-  NamedCache c = compile_dll("out/cs-frames/Ilmap.Corpus.Frames.dll");
-  std::size_t index_at = 0;
-  std::uint32_t count = 0;
-  {
-    auto cache = Cache::from_bytes(c.bytes);
-    ASSERT_TRUE(cache);
-    const auto* n = static_cast<const fb::Cache*>(cache->root())->names();
-    index_at = offset_in(*cache, n->index()->Data());
-    count = n->index()->size();
-  }
-  ASSERT_GE(count, 2u);
-  // Entry 0 points at another token: its hash no longer matches the key it now names, and a
-  // name lookup never returns that token for entry 0's name (the confirm step).
-  std::vector<std::uint8_t> b = c.bytes;
-  fb::NameIndexEntry e0;
-  std::memcpy(&e0, b.data() + index_at, sizeof e0);
-  const std::uint32_t other = e0.token() == 0x06000001u ? 0x06000002u : 0x06000001u;
-  std::memcpy(b.data() + index_at + 8, &other, 4);
-  reseal(b);
-  auto cache = Cache::from_bytes(b);
+  std::uint32_t row = 0, kickoff = 0;
+  NamedCache c = compile_dll("out/cs-frames/Ilmap.Corpus.Frames.dll", true, [&](NamesSection& n) {
+    for (std::uint32_t i = 0; i < n.methods.size() && !row; ++i) {
+      const fb::MethodNameRef& m = n.methods[i];
+      if (!m.kickoff()) continue;
+      row = i + 1;
+      kickoff = m.kickoff();
+      n.methods[i] = fb::MethodNameRef(m.coreclr_offset(), m.coreclr_length(), m.mono_offset(), m.mono_length(), m.key_offset(),
+                                       m.key_length(), 0x06000000u + static_cast<std::uint32_t>(n.methods.size()) + 1, m.flags());
+    }
+  });
+  ASSERT_NE(row, 0u);
+  auto cache = Cache::from_bytes(c.bytes);
   ASSERT_TRUE(cache);
   Status v = cache->verify();
   ASSERT_FALSE(v);
-  EXPECT_NE(v.message().find("names: index entry"), std::string::npos) << v.message();
-  auto named = cache->method_name(e0.token());
-  ASSERT_TRUE(named);
+  EXPECT_NE(v.message().find("kickoff"), std::string::npos) << v.message();
   std::vector<std::uint32_t> found;
-  const names::MethodName& m0 = *c.names->method(e0.token());
-  const std::string key = (e0.flags() & disk::kIndexAlias) ? own_key(*c.names, *c.names->method(m0.kickoff)) : own_key(*c.names, m0);
-  cache->find_methods(key, found);
-  if (own_key(*c.names, *c.names->method(other)) != key) {
-    EXPECT_EQ(std::find(found.begin(), found.end(), other), found.end());
+  cache->find_methods(own_key(*c.names, *c.names->method(kickoff)), found);
+  EXPECT_EQ(std::find(found.begin(), found.end(), 0x06000000u | row), found.end());
+  EXPECT_NE(std::find(found.begin(), found.end(), kickoff), found.end());
+  cache->find_methods(own_key(*c.names, *c.names->method(0x06000000u | row)), found);
+  EXPECT_NE(std::find(found.begin(), found.end(), 0x06000000u | row), found.end());
+}
+
+// Format 2.0: the method refs are one zstd frame and no index is stored; a frame whose magic is
+// broken (checksum resealed) gives no names, no name hits, and fails verify naming the field.
+TEST(Names, PackedMethodsAndBrokenFrames) {
+  if (!have_corpus()) GTEST_SKIP() << "corpus/out not built";
+  NamedCache c = compile_dll("out/cs-manymethods/Ilmap.Corpus.ManyMethods.dll");
+  std::size_t methods_at = 0, strings_at = 0;
+  {
+    auto cache = Cache::from_bytes(c.bytes);
+    ASSERT_TRUE(cache);
+    ASSERT_TRUE(cache->verify()) << cache->verify().message();
+    const auto* n = static_cast<const fb::Cache*>(cache->root())->names();
+    ASSERT_EQ(n->methods(), nullptr);
+    ASSERT_NE(n->methods_zstd(), nullptr);
+    ASSERT_NE(n->strings_zstd(), nullptr);
+    // Packed smaller than the structs they hold.
+    EXPECT_LT(n->methods_zstd()->size() * 2, std::size_t(c.names->method_count()) * sizeof(fb::MethodNameRef));
+    methods_at = offset_in(*cache, n->methods_zstd()->data());
+    strings_at = offset_in(*cache, n->strings_zstd()->data());
+    EXPECT_EQ(cache->method_name_count(), c.names->method_count());
   }
-  // Unknown flags and out-of-order entries fail verify too.
-  b = c.bytes;
-  const std::uint32_t flags = 0x80;
-  std::memcpy(b.data() + index_at + 12, &flags, 4);
-  reseal(b);
-  EXPECT_FALSE(Cache::from_bytes(b)->verify());
-  b = c.bytes;
-  std::swap_ranges(b.begin() + static_cast<std::ptrdiff_t>(index_at), b.begin() + static_cast<std::ptrdiff_t>(index_at + 16),
-                   b.begin() + static_cast<std::ptrdiff_t>(index_at + 16));
-  reseal(b);
-  EXPECT_FALSE(Cache::from_bytes(b)->verify());
+  const std::string key = own_key(*c.names, c.names->methods()[0]);
+  for (std::size_t at : {methods_at, strings_at}) {
+    std::vector<std::uint8_t> b = c.bytes;
+    b[at] ^= 0xFF;
+    reseal(b);
+    auto cache = Cache::from_bytes(b);
+    ASSERT_TRUE(cache) << cache.error().message;
+    EXPECT_TRUE(cache->has_method_names());
+    EXPECT_FALSE(cache->method_name(0x06000001u));
+    std::vector<std::uint32_t> found;
+    EXPECT_EQ(cache->find_methods(key, found), 0u);
+    Status v = cache->verify();
+    ASSERT_FALSE(v);
+    EXPECT_EQ(v.code(), Errc::kMalformed);
+    EXPECT_NE(v.message().find(at == methods_at ? "methods_zstd" : "strings_zstd"), std::string::npos) << v.message();
+    if (at == methods_at) {
+      EXPECT_EQ(cache->method_name_count(), 0u);
+    }
+  }
+}
+
+// Eight threads make the first name queries of a fresh Cache at once (unpacking both frames and
+// deriving the index): all get the same answers, equal to the names library's.
+TEST(Names, ConcurrentFirstNameQueriesAgree) {
+  if (!have_corpus()) GTEST_SKIP() << "corpus/out not built";
+  NamedCache c = compile_dll("out/cs-frames/Ilmap.Corpus.Frames.dll");
+  const names::MethodName& last = c.names->methods().back();
+  const std::string key = own_key(*c.names, last);
+  const std::vector<std::uint32_t> want = c.names->find(key);
+  ASSERT_FALSE(want.empty());
+  for (int round = 0; round < 20; ++round) {
+    auto cache = Cache::from_bytes(c.bytes);
+    ASSERT_TRUE(cache);
+    std::vector<std::vector<std::uint32_t>> found(8);
+    std::vector<std::string> text(8);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 8; ++t) {
+      threads.emplace_back([&, t] {
+        if (t % 2) {
+          if (auto v = cache->method_name(last.token)) text[t] = std::string(v->coreclr);
+        }
+        cache->find_methods(key, found[t]);
+        if (!(t % 2)) {
+          if (auto v = cache->method_name(last.token)) text[t] = std::string(v->coreclr);
+        }
+      });
+    }
+    for (auto& th : threads) th.join();
+    for (int t = 0; t < 8; ++t) {
+      EXPECT_EQ(found[t], want) << "thread " << t;
+      EXPECT_EQ(text[t], c.names->coreclr_frame(last.token)) << "thread " << t;
+    }
+  }
 }
 
 TEST(Names, Deterministic) {

@@ -1,7 +1,8 @@
-// PackedSectionsTest.cpp - format 2.0 stores the document strings and the details section as
-// zstd frames (SPEC.md 3.7) when that is smaller: paths, URLs and details read back exactly as
-// the PDB gives them, concurrent first lookups unpack once and agree, and a frame that does not
-// unpack gives no answer (never a crash or garbage) and fails verify.
+// PackedSectionsTest.cpp - format 2.0 stores the document strings, the details section and the
+// line index as zstd frames (SPEC.md 3.7, 3.8) when that is smaller: paths, URLs, details and
+// source-line bindings read back exactly as the PDB gives them, concurrent first queries unpack
+// once and agree, and a frame that does not unpack gives no answer or an error naming it (never
+// a crash or garbage) and fails verify. (Packed method names: NamesTest.)
 #include <gtest/gtest.h>
 #include <xxhash.h>
 
@@ -14,6 +15,7 @@
 #include "PortablePdb.h"
 #include "SourceLink.h"
 #include "ilmap/cache.h"
+#include "ilmap/ilmap.h"
 #include "ilmap_format.h"
 #include "ilmap_generated.h"
 
@@ -139,6 +141,95 @@ TEST(PackedSections, BrokenFrameGivesNoAnswerAndFailsVerify) {
       EXPECT_FALSE(cache->details());  // and again, from the remembered failure
     }
   }
+}
+
+// Format 2.0 packs the line index (LineIndex.index_zstd) when smaller: the Shapes cache's is,
+// and its answers are the PDB's own (the naive-scan comparison over every input is
+// cache.lines.*; this checks a known line through both APIs).
+TEST(PackedSections, LineIndexIsPackedAndAnswers) {
+  if (!std::filesystem::exists(kPdb)) GTEST_SKIP() << "corpus/out not built";
+  const Built b = build();
+  const fb::LineIndex* li = fb::GetCache(b.cache.data() + d::kHeaderSize)->lines();
+  ASSERT_NE(li, nullptr);
+  ASSERT_NE(li->index_zstd(), nullptr);
+  EXPECT_EQ(li->doc_blocks(), nullptr);
+  EXPECT_EQ(li->blocks(), nullptr);
+  EXPECT_EQ(li->data(), nullptr);
+  auto cache = Cache::from_bytes(b.cache);
+  ASSERT_TRUE(cache);
+  ASSERT_TRUE(cache->has_line_index());
+  std::vector<LineMatch> out;
+  ASSERT_TRUE(cache->lines("Polygon.cs", 1, 0, out));
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].token, 0x06000001u);
+  EXPECT_EQ(out[0].il_offset, 0u);
+  EXPECT_EQ(out[0].line, 9u);
+  EXPECT_EQ(out[0].column, 9u);
+  EXPECT_EQ(out[0].end_column, 61u);
+}
+
+// Eight threads make the first source-line queries of a fresh Cache at once (the first one
+// unpacks the index): all get the same bindings.
+TEST(PackedSections, ConcurrentFirstLineQueriesAgree) {
+  if (!std::filesystem::exists(kPdb)) GTEST_SKIP() << "corpus/out not built";
+  const Built b = build();
+  for (int round = 0; round < 20; ++round) {
+    auto cache = Cache::from_bytes(b.cache);
+    ASSERT_TRUE(cache);
+    std::vector<std::string> seen(8);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 8; ++t) {
+      threads.emplace_back([&, t] {
+        std::vector<LineMatch> out;
+        Status s = cache->lines("Polygon.cs", 1 + t % 2 * 8, 0, out);
+        seen[t] = s ? "" : s.message();
+        for (const LineMatch& m : out) seen[t] += std::to_string(m.token) + ":" + std::to_string(m.il_offset) + ":" + std::to_string(m.line) + ";";
+      });
+    }
+    for (auto& th : threads) th.join();
+    EXPECT_EQ(seen[0], std::to_string(0x06000001u) + ":0:9;");
+    for (int t = 1; t < 8; ++t) EXPECT_EQ(seen[t], seen[0]) << "thread " << t;
+  }
+}
+
+// The packed line index's frame magic broken (checksum resealed): the cache opens and point
+// lookups still answer, but source-line queries fail with kMalformed naming the field (Cache
+// and C API, every time), and verify fails naming it too.
+TEST(PackedSections, BrokenLineIndexFrameFailsQueriesAndVerify) {
+  if (!std::filesystem::exists(kPdb)) GTEST_SKIP() << "corpus/out not built";
+  Built good = build();
+  const fb::LineIndex* li = fb::GetCache(good.cache.data() + d::kHeaderSize)->lines();
+  ASSERT_NE(li->index_zstd(), nullptr);
+  Bytes bytes = good.cache;
+  bytes[static_cast<std::size_t>(li->index_zstd()->data() - good.cache.data())] ^= 0xFF;
+  const std::uint64_t sum = XXH3_64bits(bytes.data() + d::kHeaderSize, bytes.size() - d::kHeaderSize);
+  std::memcpy(bytes.data() + 24, &sum, 8);
+  auto cache = Cache::from_bytes(bytes);
+  ASSERT_TRUE(cache) << cache.error().message;
+  EXPECT_TRUE(cache->lookup(0x06000001u, 0));
+  EXPECT_TRUE(cache->has_line_index());
+  std::vector<LineMatch> out{LineMatch{}};
+  for (int again = 0; again < 2; ++again) {
+    Status s = cache->lines("Polygon.cs", 1, 0, out);
+    ASSERT_FALSE(s);
+    EXPECT_EQ(s.code(), Errc::kMalformed);
+    EXPECT_NE(s.message().find("index_zstd"), std::string::npos) << s.message();
+    EXPECT_TRUE(out.empty());
+  }
+  Status v = cache->verify();
+  ASSERT_FALSE(v);
+  EXPECT_EQ(v.code(), Errc::kMalformed);
+  EXPECT_NE(v.message().find("index_zstd"), std::string::npos) << v.message();
+  int err = 0;
+  char msg[256];
+  ilmap_cache* c = ilmap_open_bytes(bytes.data(), bytes.size(), &err, msg, sizeof msg);
+  ASSERT_NE(c, nullptr) << msg;
+  ilmap_line_match m[4];
+  std::size_t count = 9;
+  EXPECT_EQ(ilmap_lines(c, "Polygon.cs", 10, 1, 0, m, 4, &count, msg, sizeof msg), ILMAP_E_MALFORMED);
+  EXPECT_EQ(count, 0u);
+  EXPECT_NE(std::string(msg).find("index_zstd"), std::string::npos) << msg;
+  ilmap_close(c);
 }
 
 }  // namespace

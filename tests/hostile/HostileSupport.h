@@ -64,6 +64,24 @@ inline bool exercise_cache(std::span<const std::uint8_t> bytes, const std::strin
     if (Status s = cache->points(rid, pts); !s) expect_clean(s.error(), where + " (points)");
   }
   (void)cache->lookup(0x06000000u | (methods + 1), 0);
+  // Source lines and method names (format 2.0: packed, unpacked and rebuilt on first use; the
+  // checksum is not checked before them, so a flipped frame reaches the rebuild).
+  std::vector<LineMatch> lines;
+  for (std::uint32_t doc = 0; doc < cache->document_count() && doc < 16; ++doc) {
+    for (std::uint32_t line : {1u, 10u, 100u}) {
+      if (Status s = cache->lines_in(std::span<const std::uint32_t>(&doc, 1), line, 0, lines); !s) {
+        if (s.code() != Errc::kUnsupported) expect_clean(s.error(), where + " (lines)");
+      }
+      for (const LineMatch& m : lines) EXPECT_LT(m.document, cache->document_count()) << where;
+    }
+  }
+  std::vector<std::uint32_t> found;
+  for (std::uint32_t t = 1; t <= cache->method_name_count() && t <= 256; ++t) {
+    if (auto n = cache->method_name(0x06000000u | t)) {
+      const std::string_view c = n->coreclr;
+      (void)cache->find_methods(c.substr(0, c.find('(')), found);
+    }
+  }
   const Status v = cache->verify();
   if (!v) expect_clean(v.error(), where + " (verify)");
   return v.ok();

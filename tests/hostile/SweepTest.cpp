@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "HostileSupport.h"
+#include "NamesSection.h"
 
 namespace ilmap::hostile {
 namespace {
@@ -126,6 +127,25 @@ TEST(Sweep, CacheCompiledFromPdb) {
   const SweepStats st = sweep(Kind::kCache, cache->to_vector(), "cs-sourcelink.ilmap");
   // Every flip inside the payload must be caught by verify (checksum): only the truncation to
   // the full size, and flips in header fields verify does not cover, may pass.
+  EXPECT_LE(st.succeeded, 64u) << "verify() accepted too many corrupted caches";
+}
+
+// The same with method names (compiled with its PE, as `ilmap compile` does with the DLL beside):
+// flips reach the packed method refs and texts and the derived name index.
+TEST(Sweep, CacheCompiledWithNames) {
+  LOAD(pe, kCorpus / "cs-sourcelink/Ilmap.Corpus.Shapes.dll");
+  LOAD(b, kCorpus / "cs-sourcelink/Ilmap.Corpus.Shapes.pdb");
+  auto pdb = PortablePdb::parse(b);
+  ASSERT_TRUE(pdb.ok());
+  auto names = build_names_section_from_pe(pe);
+  ASSERT_TRUE(names.ok()) << names.error().message;
+  CacheSource cs;
+  cs.pdb = &*pdb;
+  cs.names = &*names;
+  cs.source_name = "Ilmap.Corpus.Shapes.pdb";
+  auto cache = build_cache(cs, CacheBuildOptions{});
+  ASSERT_TRUE(cache.ok()) << cache.error().message;
+  const SweepStats st = sweep(Kind::kCache, cache->to_vector(), "cs-sourcelink.ilmap (names)");
   EXPECT_LE(st.succeeded, 64u) << "verify() accepted too many corrupted caches";
 }
 

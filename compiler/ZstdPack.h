@@ -1,0 +1,47 @@
+// ZstdPack.h - one zstd frame of a section's bytes (SPEC.md 3.8), for the sections that are
+// not on the lookup path (line index, method names). Kept apart so that each section's writer
+// packs with the same level and a per-thread context (creating a context per call costs more
+// than packing a few KB).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+namespace ilmap {
+
+// zstd level of the packed sections written by ilmap (SPEC.md 3.8: level 1).
+inline constexpr int kPackZstdLevel = 1;
+
+// Per-thread scratch memory for a section's content and its frame, mapped outside the malloc
+// heap and kept between builds (up to kKeepBytes each). Heap buffers of a few hundred KB, kept
+// or not, changed the heap's layout enough that every later compile in the process returned
+// megabytes to the system and faulted them in again (+50% compile time on a 100k-point PDB).
+class PackScratch {
+ public:
+  PackScratch() = default;
+  PackScratch(const PackScratch&) = delete;
+  PackScratch& operator=(const PackScratch&) = delete;
+  ~PackScratch();
+  // At least n bytes of the content (slot 0) or frame (slot 1) buffer; nullptr when out of memory.
+  std::uint8_t* get(int slot, std::size_t n);
+  // Unmaps buffers grown beyond kKeepBytes.
+  void trim();
+
+ private:
+  struct Map {
+    std::uint8_t* p = nullptr;
+    std::size_t size = 0;
+  };
+  Map maps_[2];
+};
+
+PackScratch& pack_scratch();
+
+// Packs `bytes` into one zstd frame (content size in its header) in scratch slot 1; returns
+// the frame, or an empty span when the frame would not be smaller than the bytes, when `bytes`
+// is empty, or when zstd fails (the caller then stores the bytes as they are). The frame stays
+// valid until the next call on this thread.
+std::span<const std::uint8_t> zstd_pack(std::span<const std::uint8_t> bytes);
+
+}  // namespace ilmap
