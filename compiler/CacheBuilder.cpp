@@ -21,6 +21,7 @@
 #include "LineIndex.h"
 #include "NamesSection.h"
 #include "SourceLink.h"
+#include "ZstdPack.h"
 #include "msf/MsfPdb.h"
 #include "msf/SrcSrv.h"
 #include "ilmap_format.h"
@@ -599,29 +600,14 @@ MethodDirectory build_directory(const std::vector<std::uint32_t>& offsets) {
   return dir;
 }
 
-// Document paths and URLs, and the Details buffer, are packed with zstd at this level: they
-// compress 5-15x (paths share directories, each URL repeats its path). Level 1 packs these as
-// small as level 3 did on the corpus, and faster (about 500 MB/s); packing still adds about
-// 1 us per document to a compile (BENCHMARKS.md).
-constexpr int kSectionZstdLevel = 1;
-
-// `bytes` as one zstd frame (content size recorded), or nothing when that is not smaller.
-Result<std::optional<std::vector<std::uint8_t>>> pack_section(std::span<const std::uint8_t> bytes) {
-  if (bytes.empty()) return std::optional<std::vector<std::uint8_t>>();
-  // One compression context per thread, kept between sections and builds (creating one per
-  // call cost more than packing a few KB).
-  struct Ctx {
-    ZSTD_CCtx* c = ZSTD_createCCtx();
-    ~Ctx() { ZSTD_freeCCtx(c); }
-  };
-  thread_local Ctx ctx;
-  if (!ctx.c) return Error{Errc::kTooLarge, "out of memory creating a zstd context"};
-  std::vector<std::uint8_t> z(ZSTD_compressBound(bytes.size()));
-  const std::size_t n = ZSTD_compressCCtx(ctx.c, z.data(), z.size(), bytes.data(), bytes.size(), kSectionZstdLevel);
-  if (ZSTD_isError(n)) return Error{Errc::kIo, format("zstd compression failed: %s", ZSTD_getErrorName(n))};
-  if (n >= bytes.size()) return std::optional<std::vector<std::uint8_t>>();
-  z.resize(n);
-  return std::optional<std::vector<std::uint8_t>>(std::move(z));
+// Document paths and URLs, and the Details buffer, packed like the other sections (SPEC.md 3.8,
+// compiler/ZstdPack: level 1, one context and scratch memory per thread outside the malloc
+// heap): they compress 5-15x (paths share directories, each URL repeats its path). `bytes` as
+// one zstd frame (content size recorded), or nothing when that is not smaller or zstd fails.
+std::optional<std::vector<std::uint8_t>> pack_section(std::span<const std::uint8_t> bytes) {
+  const std::span<const std::uint8_t> z = zstd_pack(bytes);
+  if (z.empty()) return std::nullopt;
+  return std::vector<std::uint8_t>(z.begin(), z.end());
 }
 
 }  // namespace
@@ -800,12 +786,10 @@ Result<CacheBytes> build_cache(const CacheSource& src, const CacheBuildOptions& 
   bool holds_sources = false;
   auto details = build_details(in.portable, *docs, sourcelink ? &*sourcelink : nullptr, opt, holds_sources, stats);
   if (!details) return details.error();
-  auto strings_z = pack_section(strings.bytes());
-  if (!strings_z) return strings_z.error();
+  const std::optional<std::vector<std::uint8_t>> strings_z = pack_section(strings.bytes());
   // Embedded sources are zstd frames already: a Details buffer holding them is stored as is.
-  Result<std::optional<std::vector<std::uint8_t>>> details_z = std::optional<std::vector<std::uint8_t>>();
+  std::optional<std::vector<std::uint8_t>> details_z;
   if (!holds_sources) details_z = pack_section(*details);
-  if (!details_z) return details_z.error();
 
   const std::uint64_t estimate = 4096 + blocks_size + f::kBlockTailPadding + offsets.size() * 5 + profiles.size() * 8 +
                                  strings.bytes().size() + refs.size() * sizeof(fb::DocumentRef) +
@@ -864,7 +848,7 @@ Result<CacheBytes> build_cache(const CacheSource& src, const CacheBuildOptions& 
   auto identity = ib.Finish();
 
   auto documents = fbb.CreateVectorOfStructs(refs);
-  auto string_bytes = *strings_z ? fbb.CreateVector(**strings_z) : fbb.CreateVector(strings.bytes());
+  auto string_bytes = strings_z ? fbb.CreateVector(*strings_z) : fbb.CreateVector(strings.bytes());
   const MethodDirectory dir = build_directory(offsets);
   auto method_groups = fbb.CreateVectorOfStructs(dir.groups);
   auto block_ends = fbb.CreateVector(dir.ends);
@@ -895,7 +879,7 @@ Result<CacheBytes> build_cache(const CacheSource& src, const CacheBuildOptions& 
     }
   }
   std::memset(blocks_out, 0, f::kBlockTailPadding);
-  const std::vector<std::uint8_t>& details_out = *details_z ? **details_z : *details;
+  const std::vector<std::uint8_t>& details_out = details_z ? *details_z : *details;
   fbb.ForceVectorAlignment(details_out.size(), 1, 8);
   auto details_vec = fbb.CreateVector(details_out);
   flatbuffers::Offset<fb::Names> names;
@@ -905,7 +889,7 @@ Result<CacheBytes> build_cache(const CacheSource& src, const CacheBuildOptions& 
   fb::CacheBuilder cb(fbb);
   cb.add_identity(identity);
   cb.add_documents(documents);
-  if (*strings_z) {
+  if (strings_z) {
     cb.add_strings_zstd(string_bytes);
   } else {
     cb.add_strings(string_bytes);
@@ -919,7 +903,7 @@ Result<CacheBytes> build_cache(const CacheSource& src, const CacheBuildOptions& 
   cb.add_block_profile_index(block_profile_index);
   cb.add_point_count(total);
   cb.add_hidden_count(hidden);
-  if (*details_z) {
+  if (details_z) {
     cb.add_details_zstd(details_vec);
   } else {
     cb.add_details(details_vec);

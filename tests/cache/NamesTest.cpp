@@ -329,6 +329,48 @@ TEST(Names, PackedMethodsAndBrokenFrames) {
   }
 }
 
+// methods_zstd whose content is not a whole number of 32-byte refs (a valid frame, shrunk in
+// place, checksum resealed): no names, and verify says why; the same content rewritten whole
+// (the control) reads back every name.
+TEST(Names, MethodsFrameOfTheWrongSize) {
+  if (!have_corpus()) GTEST_SKIP() << "corpus/out not built";
+  NamedCache c = compile_dll("out/cs-frames/Ilmap.Corpus.Frames.dll");
+  auto intact = Cache::from_bytes(c.bytes);
+  ASSERT_TRUE(intact);
+  const auto* z = static_cast<const fb::Cache*>(intact->root())->names()->methods_zstd();
+  ASSERT_NE(z, nullptr);
+  std::vector<std::uint8_t> content(ZSTD_getFrameContentSize(z->data(), z->size()));
+  ASSERT_EQ(ZSTD_decompress(content.data(), content.size(), z->data(), z->size()), content.size());
+  for (bool control : {true, false}) {
+    std::vector<std::uint8_t> body = content;
+    if (!control) body.pop_back();
+    std::vector<std::uint8_t> f(ZSTD_compressBound(body.size()));
+    f.resize(ZSTD_compress(f.data(), f.size(), body.data(), body.size(), 1));
+    ASSERT_LE(f.size(), z->size());
+    std::vector<std::uint8_t> b = c.bytes;
+    const std::size_t at = offset_in(*intact, z->data());
+    const std::uint32_t n = static_cast<std::uint32_t>(f.size());
+    std::memcpy(b.data() + at - 4, &n, 4);
+    std::memcpy(b.data() + at, f.data(), f.size());
+    reseal(b);
+    auto cache = Cache::from_bytes(b);
+    ASSERT_TRUE(cache);
+    Status v = cache->verify();
+    if (control) {
+      EXPECT_TRUE(v) << v.message();
+      EXPECT_EQ(cache->method_name_count(), c.names->method_count());
+      EXPECT_EQ(cache->method_name(c.names->methods()[0].token)->coreclr, c.names->coreclr_frame(c.names->methods()[0].token));
+      continue;
+    }
+    EXPECT_EQ(cache->method_name_count(), 0u);
+    EXPECT_FALSE(cache->method_name(0x06000001u));
+    ASSERT_FALSE(v);
+    EXPECT_EQ(v.code(), Errc::kMalformed);
+    EXPECT_NE(v.message().find("methods_zstd"), std::string::npos) << v.message();
+    EXPECT_NE(v.message().find("not a whole number"), std::string::npos) << v.message();
+  }
+}
+
 // Eight threads make the first name queries of a fresh Cache at once (unpacking both frames and
 // deriving the index): all get the same answers, equal to the names library's.
 TEST(Names, ConcurrentFirstNameQueriesAgree) {

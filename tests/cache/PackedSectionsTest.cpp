@@ -5,6 +5,7 @@
 // a crash or garbage) and fails verify. (Packed method names: NamesTest.)
 #include <gtest/gtest.h>
 #include <xxhash.h>
+#include <zstd.h>
 
 #include <cstring>
 #include <filesystem>
@@ -230,6 +231,68 @@ TEST(PackedSections, BrokenLineIndexFrameFailsQueriesAndVerify) {
   EXPECT_EQ(count, 0u);
   EXPECT_NE(std::string(msg).find("index_zstd"), std::string::npos) << msg;
   ilmap_close(c);
+}
+
+// Replaces a packed field's frame in place with one of `content` (a FlatBuffers vector may get
+// shorter: its length prefix shrinks, the bytes after it become unused), then reseals.
+Bytes with_frame(const Bytes& cache, const flatbuffers::Vector<std::uint8_t>* field, const Bytes& content) {
+  Bytes z(ZSTD_compressBound(content.size()));
+  z.resize(ZSTD_compress(z.data(), z.size(), content.data(), content.size(), 19));  // small enough to fit
+  EXPECT_LE(z.size(), field->size());
+  Bytes b = cache;
+  const std::size_t at = static_cast<std::size_t>(field->data() - cache.data());
+  const std::uint32_t n = static_cast<std::uint32_t>(z.size());
+  std::memcpy(b.data() + at - 4, &n, 4);
+  std::memcpy(b.data() + at, z.data(), z.size());
+  const std::uint64_t sum = XXH3_64bits(b.data() + d::kHeaderSize, b.size() - d::kHeaderSize);
+  std::memcpy(b.data() + 24, &sum, 8);
+  return b;
+}
+
+// A frame that unpacks but whose content does not rebuild (SPEC.md 3.7): too short for the
+// document entries, a block that does not decode, bytes after the last block. Each fails the
+// first query and verify with kMalformed naming the field; an intact rewrite of the same content
+// (the control) still answers, so the test can tell the two apart.
+TEST(PackedSections, LineIndexContentThatDoesNotRebuild) {
+  if (!std::filesystem::exists(kPdb)) GTEST_SKIP() << "corpus/out not built";
+  const Built good = build();
+  const fb::LineIndex* li = fb::GetCache(good.cache.data() + d::kHeaderSize)->lines();
+  ASSERT_NE(li->index_zstd(), nullptr);
+  const auto* z = li->index_zstd();
+  Bytes content(ZSTD_getFrameContentSize(z->data(), z->size()));
+  ASSERT_EQ(ZSTD_decompress(content.data(), content.size(), z->data(), z->size()), content.size());
+  auto cache0 = Cache::from_bytes(good.cache);
+  ASSERT_TRUE(cache0);
+  const std::size_t head = (std::size_t(cache0->document_count()) + 1) * 4;
+  std::uint32_t blocks = 0;
+  std::memcpy(&blocks, content.data() + head - 4, 4);
+  ASSERT_GT(blocks, 0u);
+  Bytes bad_count = content;
+  bad_count[head + 4 * std::size_t(blocks)] = 0;  // block 0's entry count
+  Bytes trailing = content;
+  trailing.push_back(0x01);
+  const std::vector<std::pair<const char*, Bytes>> cases = {
+      {"control", content}, {"short", Bytes(content.begin(), content.begin() + 4)}, {"count", bad_count}, {"trailing", trailing}};
+  for (const auto& [name, c] : cases) {
+    SCOPED_TRACE(name);
+    auto cache = Cache::from_bytes(with_frame(good.cache, z, c));
+    ASSERT_TRUE(cache) << cache.error().message;
+    std::vector<LineMatch> out;
+    Status s = cache->lines("Polygon.cs", 1, 0, out);
+    Status v = cache->verify();
+    if (std::string(name) == "control") {
+      EXPECT_TRUE(s) << s.message();
+      EXPECT_EQ(out.size(), 1u);
+      EXPECT_TRUE(v) << v.message();
+      continue;
+    }
+    ASSERT_FALSE(s);
+    EXPECT_EQ(s.code(), Errc::kMalformed);
+    EXPECT_NE(s.message().find("index_zstd"), std::string::npos) << s.message();
+    ASSERT_FALSE(v);
+    EXPECT_EQ(v.code(), Errc::kMalformed);
+    EXPECT_NE(v.message().find("index_zstd"), std::string::npos) << v.message();
+  }
 }
 
 }  // namespace
