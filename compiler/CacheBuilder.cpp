@@ -8,6 +8,8 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -15,6 +17,7 @@
 #include <new>
 #include <string_view>
 #include <thread>
+#include <tuple>
 #include <unordered_map>
 
 #include "EmbeddedSources.h"
@@ -136,6 +139,11 @@ class ByteBuffer {
     return data_ + size_;
   }
   void set_size(std::size_t n) { size_ = n; }
+  void swap(ByteBuffer& o) noexcept {
+    std::swap(data_, o.data_);
+    std::swap(size_, o.size_);
+    std::swap(cap_, o.cap_);
+  }
   void reserve(std::size_t n) {
     if (n > cap_) grow(n - size_);
   }
@@ -244,10 +252,20 @@ class BlockEncoder {
   // profile in the table or in front of the block, SPEC.md 5.1); nothing for a method without
   // points.
   std::uint64_t append_to(ByteBuffer& out) const {
+    if (count() == 0) return 0;
+    std::uint64_t profile;
+    const f::BlockHeader h = header(profile);
+    // Room for the header, the records and 8 bytes of store slack.
+    std::uint8_t* const start = out.room(f::kMaxBlockHeaderSize + static_cast<std::size_t>(h.records_bytes()) + 8);
+    out.set_size(out.size() + static_cast<std::size_t>(write(h, profile, start) - start));
+    return profile;
+  }
+
+  // The block's header and profile. Needs count() >= 1.
+  f::BlockHeader header(std::uint64_t& profile) const {
     const Visible* const vb = visible_.get();
     const Hidden* const hb = hidden_.get();
     const std::uint32_t nv = visible(), nh = hidden();
-    if (nv + nh == 0) return 0;
     // Ranges. A width depends only on the highest set bit, so OR stands in for max.
     std::uint32_t or_il = 0, or_col = 0, or_dline = 0, or_ecol = 0;
     std::uint32_t min_line = UINT32_MAX, max_line = 0, min_doc = UINT32_MAX, max_doc = 0;
@@ -280,11 +298,18 @@ class BlockEncoder {
       choose_base(min_line, max_line, nv, h.base_line, h.w_line);
     }
     choose_base(min_doc, max_doc, std::size_t(nv) + nh, h.base_doc, h.w_doc);
+    profile = f::block_profile(h);
+    return h;
+  }
+
+  // Writes the block's header values and records in the widths and codes of `h` and `profile`
+  // at `p`, which must have room for them and 8 bytes more; returns the end of the block.
+  std::uint8_t* write(const f::BlockHeader& h, std::uint64_t profile, std::uint8_t* p) const {
+    const Visible* const vb = visible_.get();
+    const Hidden* const hb = hidden_.get();
+    const std::uint32_t nh = hidden();
     const unsigned hbits = h.hidden_bits(), il_bytes = h.il_bytes();
-    // Room for the header, the records and 8 bytes of store slack.
-    std::uint8_t* const start = out.room(f::kMaxBlockHeaderSize + static_cast<std::size_t>(h.records_bytes()) + 8);
-    std::uint8_t* p = start;
-    p += f::put_block_values(p, h);
+    p += f::put_block_values(p, h, static_cast<unsigned>(profile >> 32));
     const std::uint32_t base_line = h.base_line, base_doc = h.base_doc;
     // The IL column first (what a lookup searches; byte-aligned entries, each stored as 8
     // little-endian bytes that the next entry overwrites), then the bit string.
@@ -330,8 +355,7 @@ class BlockEncoder {
         }
       }
     }
-    out.set_size(out.size() + static_cast<std::size_t>(bw.finish() - start));
-    return f::block_profile(h);
+    return bw.finish();
   }
 
  private:
@@ -349,6 +373,8 @@ struct BlockChunk {
   ByteBuffer blocks;
   std::vector<std::uint32_t> ends;
   std::vector<std::uint64_t> profiles;  // of each block (methods with points), in row order
+  std::vector<std::uint64_t> counts;    // of each block: V | H << 32
+  std::size_t first_block = 0;          // index of the chunk's first block among all blocks
   std::vector<LinePoint> lines;  // visible points for the line index
   std::uint64_t total = 0, hidden = 0;
   Status status;
@@ -425,48 +451,53 @@ Result<BuildInput> msf_input(const msf::MsfPdb& pdb, std::uint64_t source_size) 
   return in;
 }
 
+// Decodes the points of method row `rid` into `enc` (reset first).
+Status decode_row(const BuildInput& in, std::uint32_t rid, BlockEncoder& enc) {
+  enc.reset();
+  if (in.portable) return in.portable->for_each_sequence_point(rid, enc);
+  const msf::MsfMethod* m = in.msf_by_row[rid - 1];
+  if (!m) return {};
+  // The format (as Portable PDBs) has strictly increasing IL offsets up to 0x7FFFFFFF and
+  // visible lines below 0xFEEFEE, end >= start. A hidden point (line 0xFEEFEE) is stored
+  // as hidden: its end line and columns, which mean nothing, are not kept.
+  for (std::size_t i = 0; i < m->points.size(); ++i) {
+    const SequencePoint& p = m->points[i];
+    if (!p.hidden() && (p.start_line > kHiddenLine || p.end_line >= kHiddenLine ||
+                        p.end_line < p.start_line)) {
+      return Error{Errc::kMalformed,
+                   format("Windows PDB: method 0x%08x: point %zu has lines %u-%u (visible lines must lie below 0xFEEFEE)",
+                          m->token, i, p.start_line, p.end_line)};
+    }
+    if (p.il_offset > 0x7FFFFFFF) {  // as the Portable PDB decoder's cap (signed 32-bit offsets)
+      return Error{Errc::kMalformed, format("Windows PDB: method 0x%08x: point %zu has IL offset 0x%x (above 0x7FFFFFFF)",
+                                           m->token, i, p.il_offset)};
+    }
+    if (i > 0 && p.il_offset <= m->points[i - 1].il_offset) {
+      return Error{Errc::kMalformed,
+                   format("Windows PDB: method 0x%08x: point %zu has IL offset %u after %u (a method's IL offsets must increase)",
+                          m->token, i, m->points[i].il_offset, m->points[i - 1].il_offset)};
+    }
+  }
+  enc.reserve(m->points.size());
+  for (const SequencePoint& p : m->points) enc(p);
+  return {};
+}
+
 void encode_chunk(const BuildInput& in, BlockChunk& c) {
   BlockEncoder enc;
   c.ends.reserve(c.last >= c.first ? c.last - c.first + 1 : 0);
   for (std::uint32_t rid = c.first; rid <= c.last; ++rid) {
-    enc.reset();
-    if (in.portable) {
-      if (Status s = in.portable->for_each_sequence_point(rid, enc); !s) {
-        c.status = s;
-        return;
-      }
-    } else if (const msf::MsfMethod* m = in.msf_by_row[rid - 1]) {
-      // The format (as Portable PDBs) has strictly increasing IL offsets up to 0x7FFFFFFF and
-      // visible lines below 0xFEEFEE, end >= start. A hidden point (line 0xFEEFEE) is stored
-      // as hidden: its end line and columns, which mean nothing, are not kept.
-      for (std::size_t i = 0; i < m->points.size(); ++i) {
-        const SequencePoint& p = m->points[i];
-        if (!p.hidden() && (p.start_line > kHiddenLine || p.end_line >= kHiddenLine ||
-                            p.end_line < p.start_line)) {
-          c.status = Error{Errc::kMalformed,
-                           format("Windows PDB: method 0x%08x: point %zu has lines %u-%u (visible lines must lie below 0xFEEFEE)",
-                                  m->token, i, p.start_line, p.end_line)};
-          return;
-        }
-        if (p.il_offset > 0x7FFFFFFF) {  // as the Portable PDB decoder's cap (signed 32-bit offsets)
-          c.status = Error{Errc::kMalformed, format("Windows PDB: method 0x%08x: point %zu has IL offset 0x%x (above 0x7FFFFFFF)",
-                                                   m->token, i, p.il_offset)};
-          return;
-        }
-        if (i > 0 && p.il_offset <= m->points[i - 1].il_offset) {
-          c.status = Error{Errc::kMalformed,
-                           format("Windows PDB: method 0x%08x: point %zu has IL offset %u after %u (a method's IL offsets must increase)",
-                                  m->token, i, m->points[i].il_offset, m->points[i - 1].il_offset)};
-          return;
-        }
-      }
-      enc.reserve(m->points.size());
-      for (const SequencePoint& p : m->points) enc(p);
+    if (Status s = decode_row(in, rid, enc); !s) {
+      c.status = s;
+      return;
     }
     c.total += enc.count();
     c.hidden += enc.hidden();
     enc.line_points(rid, c.lines);
-    if (enc.count()) c.profiles.push_back(enc.append_to(c.blocks));
+    if (enc.count()) {
+      c.profiles.push_back(enc.append_to(c.blocks));
+      c.counts.push_back(std::uint64_t(enc.visible()) | std::uint64_t(enc.hidden()) << 32);
+    }
     if (c.blocks.size() > UINT32_MAX) {
       c.status = {Errc::kTooLarge, "point blocks exceed 4 GiB, the limit of the cache format"};
       return;
@@ -610,6 +641,340 @@ std::optional<std::vector<std::uint8_t>> pack_section(std::span<const std::uint8
   return std::vector<std::uint8_t>(z.begin(), z.end());
 }
 
+// The six widths of a profile (SPEC.md 5.1) into `h`.
+void set_widths(f::BlockHeader& h, std::uint64_t profile) {
+  const auto w = static_cast<std::uint32_t>(profile);
+  h.w_il = w & 31;
+  h.w_col = w >> 5 & 31;
+  h.w_ecol = w >> 10 & 31;
+  h.w_line = w >> 15 & 31;
+  h.w_dline = w >> 20 & 31;
+  h.w_doc = w >> 25 & 31;
+}
+
+// Bytes of the header values in a profile's length codes.
+unsigned header_bytes(std::uint64_t profile) {
+  unsigned n = 0;
+  for (unsigned i = 0; i < 4; ++i) n += f::code_bytes(static_cast<unsigned>(profile >> (32 + 2 * i) & 3));
+  return n;
+}
+
+// Writes the block [src, end) of profile `own` (not in front of it) in profile `target`, which
+// dominates it, at `out`; returns the end of the new block. The header values and every field
+// keep their values (bases included), only widths and length codes grow. [src, end) must be
+// followed by 8 readable bytes (the encoder's slack) and `out` by 8 writable ones.
+std::uint8_t* rewrite_block(const std::uint8_t* src, const std::uint8_t* end, std::uint64_t own, std::uint64_t target,
+                            std::uint8_t* out) {
+  f::BlockHeader h;
+  const std::uint8_t* p = src;
+  if (!f::get_block_header(p, end, own, h)) return out;  // not reached: the encoder wrote it
+  f::BlockHeader t = h;
+  set_widths(t, target);
+  out += f::put_block_values(out, t, static_cast<unsigned>(target >> 32));
+  const unsigned from = h.il_bytes(), to = t.il_bytes();
+  for (std::uint32_t k = 0; k < h.visible; ++k) {
+    std::uint64_t x = f::get_visible_il(p, k, h);
+    if constexpr (std::endian::native == std::endian::big) x = __builtin_bswap64(x);
+    std::memcpy(out, &x, 8);
+    out += to;
+  }
+  const std::uint8_t* const bits = p + std::size_t(h.visible) * from;
+  std::uint64_t at = 0;
+  BitWriter bw(out);
+  auto copy = [&](unsigned width_from, unsigned width_to) {
+    bw.put(f::get_bits(bits, at, width_from), width_to);
+    at += width_from;
+  };
+  const unsigned rest_from = h.rest_bits(), rest_to = t.rest_bits();
+  if (rest_from <= 56) {
+    // Usual case: each record read in one load and its fields moved to their new places,
+    // written in one put (or one per field when the new record is wider than 56 bits).
+    const unsigned s1 = h.w_line, s2 = s1 + h.w_col, s3 = s2 + h.w_dline, s4 = s3 + h.w_ecol;
+    const std::uint64_t m1 = (std::uint64_t(1) << h.w_line) - 1, m2 = (std::uint64_t(1) << h.w_col) - 1,
+                        m3 = (std::uint64_t(1) << h.w_dline) - 1, m4 = (std::uint64_t(1) << h.w_ecol) - 1;
+    const unsigned d1 = t.w_line, d2 = d1 + t.w_col, d3 = d2 + t.w_dline, d4 = d3 + t.w_ecol;
+    const std::uint64_t all = (std::uint64_t(1) << rest_from) - 1;
+    for (std::uint32_t k = 0; k < h.visible; ++k) {
+      const std::uint64_t r = f::load_le64(bits + (at >> 3)) >> (at & 7) & all;
+      at += rest_from;
+      if (rest_to <= 56) {
+        bw.put((r & m1) | (r >> s1 & m2) << d1 | (r >> s2 & m3) << d2 | (r >> s3 & m4) << d3 | (r >> s4) << d4, rest_to);
+      } else {
+        bw.put(r & m1, t.w_line);
+        bw.put(r >> s1 & m2, t.w_col);
+        bw.put(r >> s2 & m3, t.w_dline);
+        bw.put(r >> s3 & m4, t.w_ecol);
+        bw.put(r >> s4, t.w_doc);
+      }
+    }
+  } else {
+    for (std::uint32_t k = 0; k < h.visible; ++k) {
+      copy(h.w_line, t.w_line);
+      copy(h.w_col, t.w_col);
+      copy(h.w_dline, t.w_dline);
+      copy(h.w_ecol, t.w_ecol);
+      copy(h.w_doc, t.w_doc);
+    }
+  }
+  for (std::uint32_t k = 0; k < h.hidden; ++k) {
+    copy(h.w_il, t.w_il);
+    copy(h.w_doc, t.w_doc);
+  }
+  return bw.finish();
+}
+
+// Size of a block with counts V | H << 32 written in `profile` (SPEC.md 5.1, 5.2), profile not
+// included.
+std::uint64_t block_size(std::uint64_t profile, std::uint64_t counts) {
+  f::BlockHeader h;
+  h.visible = static_cast<std::uint32_t>(counts);
+  h.hidden = static_cast<std::uint32_t>(counts >> 32);
+  set_widths(h, profile);
+  return header_bytes(profile) + h.records_bytes();
+}
+
+// Where the block profiles go (SPEC.md 5.1).
+struct ProfilePlan {
+  std::vector<std::uint64_t> table;    // Cache.block_profiles
+  std::vector<std::uint8_t> index;     // Cache.block_profile_index (row r at r - 1)
+  std::vector<std::uint64_t> written;  // per block, in row order: the profile it is written in (0: its own, in front)
+  std::uint64_t inline_blocks = 0;     // blocks that keep their profile in front
+  std::uint64_t rewritten = 0;         // blocks to write again in a wider profile of the table
+};
+
+// A profile's six widths and four length codes in 6-bit lanes (the value in the low 5 bits, a
+// guard bit above), so that one subtraction compares all ten fields.
+constexpr std::uint64_t kLaneGuards = [] {
+  std::uint64_t g = 0;
+  for (unsigned i = 0; i < 10; ++i) g |= std::uint64_t(1) << (6 * i + 5);
+  return g;
+}();
+std::uint64_t profile_lanes(std::uint64_t p) {
+  std::uint64_t x = 0;
+  for (unsigned i = 0; i < 6; ++i) x |= (p >> (5 * i) & 31) << (6 * i);
+  for (unsigned i = 0; i < 4; ++i) x |= (p >> (32 + 2 * i) & 3) << (6 * (6 + i));
+  return x;
+}
+std::uint64_t lanes_profile(std::uint64_t x) {
+  std::uint64_t p = 0;
+  for (unsigned i = 0; i < 6; ++i) p |= (x >> (6 * i) & 31) << (5 * i);
+  for (unsigned i = 0; i < 4; ++i) p |= (x >> (6 * (6 + i)) & 3) << (32 + 2 * i);
+  return p;
+}
+// True when a block of profile b can be written in profile a: every width and code of a is at
+// least b's (each lane of (a | guards) - b keeps its guard bit exactly when a's field >= b's).
+bool dominates(std::uint64_t lanes_a, std::uint64_t lanes_b) {
+  return (((lanes_a | kLaneGuards) - lanes_b) & kLaneGuards) == kLaneGuards;
+}
+// Bits that n blocks with v visible and h hidden points in all take in profile p (header
+// values and records; the rounding of each block to a byte left out).
+std::uint64_t profile_bits(std::uint64_t p, std::uint64_t n, std::uint64_t v, std::uint64_t h) {
+  f::BlockHeader w;
+  set_widths(w, p);
+  return n * header_bytes(p) * 8 + v * (w.il_bytes() * 8 + w.rest_bits()) + h * w.hidden_bits();
+}
+
+// The profile table (SPEC.md 5.1, "what ilmap writes") of at most N = `table_entries` entries
+// (clamped to 1..255). By default every block names a table entry: when there are at most N
+// distinct profiles, each is in the table; otherwise the N - 1 that weigh most (records plus 8
+// per block; equal weights: earlier first use) and the fieldwise maximum of all the others, and
+// a block of another profile is written in the first entry that dominates its own in order of
+// bits per visible record, bits per hidden record, header bits, then rank. So a lookup always
+// takes its profile from the table, a branch that never mispredicts (BENCHMARKS.md, issue 14).
+// With `rare_in_blocks` (format 2.0's first writer; tests use it for caches with both kinds),
+// the table holds the at most N most used profiles used twice or more (equal counts: earlier
+// first use) and every other block keeps its own in front. Either way the table is in order of
+// first use by ascending row.
+constexpr std::size_t kFoldHeads = 32;
+
+ProfilePlan plan_profiles(const std::vector<BlockChunk>& chunks, std::uint32_t methods, bool rare_in_blocks,
+                          unsigned table_entries) {
+  const std::size_t limit = std::clamp<unsigned>(table_entries, 1, f::kMaxProfiles);
+  struct Use {
+    std::uint32_t count = 0, first = 0;
+    std::uint64_t visible = 0, hidden = 0;
+    int target = -1;  // the candidate entry the blocks are written in; -1: their own, in front
+  };
+  std::vector<std::uint64_t> candidates;  // table entries, before ordering by first use
+  ProfilePlan plan;
+  plan.index.assign(methods, 0);
+  // Distinct profiles in order of first use, found through an open-addressing table whose
+  // slots hold a profile (40 bits) and 1 + its position in `uses` (above bit 40); a profile is
+  // never 0 (V + H >= 1 gives a nonzero length code).
+  std::size_t nblocks = 0;
+  for (const BlockChunk& c : chunks) nblocks += c.profiles.size();
+  std::vector<std::uint64_t> order;      // distinct profiles in order of first use
+  std::vector<Use> uses;                 // in the same order
+  std::vector<std::uint32_t> block_use;  // per block, in row order: position in uses
+  block_use.reserve(nblocks);
+  const unsigned bits = static_cast<unsigned>(std::bit_width(std::max<std::size_t>(nblocks + nblocks / 2, 16) - 1));
+  const std::size_t mask = (std::size_t(1) << bits) - 1;
+  std::vector<std::uint64_t> table(mask + 1, 0);
+  constexpr std::uint64_t kProfile = (std::uint64_t(1) << 40) - 1;
+  std::uint64_t last = 0;
+  std::uint32_t last_use = 0;
+  for (const BlockChunk& c : chunks) {
+    for (std::size_t j = 0; j < c.profiles.size(); ++j) {
+      const std::uint64_t p = c.profiles[j];
+      if (p != last) {
+        std::size_t h = static_cast<std::size_t>((p * 0x9E3779B97F4A7C15ull) >> (64 - bits));
+        while (table[h] != 0 && (table[h] & kProfile) != p) h = (h + 1) & mask;
+        if (table[h] == 0) {
+          table[h] = p | std::uint64_t(uses.size() + 1) << 40;
+          uses.push_back({});
+          uses.back().first = static_cast<std::uint32_t>(order.size());
+          order.push_back(p);
+        }
+        last = p;
+        last_use = static_cast<std::uint32_t>((table[h] >> 40) - 1);
+      }
+      Use& u = uses[last_use];
+      ++u.count;
+      u.visible += static_cast<std::uint32_t>(c.counts[j]);
+      u.hidden += c.counts[j] >> 32;
+      block_use.push_back(last_use);
+    }
+  }
+  // The ranking (equal weights keep the order of first use). Kept in blocks, a profile saves 5
+  // bytes per block over its 8 in the table: by count. Rewritten in a wider entry, a profile
+  // costs bits in every record of its blocks: by records plus 8 per block (measured against
+  // count alone and against the bits lost to the fieldwise maximum: Mono.Cecil 158,560 and
+  // 153,664 bytes, this 153,080 before folding; BENCHMARKS.md).
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> by_weight;  // (weight, position in uses)
+  by_weight.reserve(uses.size());
+  for (std::uint32_t i = 0; i < uses.size(); ++i) {
+    const Use& u = uses[i];
+    if (rare_in_blocks && u.count < 2) continue;
+    by_weight.emplace_back(rare_in_blocks ? std::uint64_t(u.count) : u.visible + u.hidden + 8 * std::uint64_t(u.count), i);
+  }
+  std::sort(by_weight.begin(), by_weight.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  std::vector<std::pair<std::uint64_t, Use*>> ranked;
+  ranked.reserve(by_weight.size());
+  for (const auto& [w, i] : by_weight) ranked.emplace_back(order[i], &uses[i]);
+  // Folding: a profile whose blocks one of the kFoldHeads heaviest profiles dominates, at fewer
+  // extra bits than a table entry takes (64), is written in that one (the cheapest; equal: the
+  // heavier) and needs no entry of its own. Small PDBs get fewer entries, full tables room.
+  std::vector<std::pair<Use*, Use*>> folded;  // (profile, the heavier profile it is written in)
+  if (!rare_in_blocks) {
+    const std::size_t heads = std::min<std::size_t>(ranked.size(), kFoldHeads);
+    struct Head {
+      std::uint64_t lanes, visible_bits, hidden_bits, header_bits;
+      bool folded;
+    };
+    std::vector<Head> head(heads);
+    for (std::size_t j = 0; j < heads; ++j) {
+      const std::uint64_t p = ranked[j].first;
+      head[j] = {profile_lanes(p), profile_bits(p, 0, 1, 0), profile_bits(p, 0, 0, 1), profile_bits(p, 1, 0, 0), false};
+    }
+    std::vector<std::pair<std::uint64_t, Use*>> kept;
+    kept.reserve(ranked.size());
+    for (std::size_t i = 0; i < ranked.size(); ++i) {
+      const auto [p, u] = ranked[i];
+      const std::uint64_t l = i < heads ? head[i].lanes : profile_lanes(p);
+      const std::uint64_t own = profile_bits(p, u->count, u->visible, u->hidden);
+      std::uint64_t best = 64;
+      std::size_t into = heads;
+      for (std::size_t j = 0; j < std::min(i, heads); ++j) {  // without branches on the data
+        const Head& h = head[j];
+        const std::uint64_t extra = u->count * h.header_bits + u->visible * h.visible_bits + u->hidden * h.hidden_bits - own;
+        const std::uint64_t e = !h.folded && dominates(h.lanes, l) ? extra : UINT64_MAX;
+        into = e < best ? j : into;
+        best = e < best ? e : best;
+      }
+      if (into < heads) {
+        folded.emplace_back(u, ranked[into].second);
+        if (i < heads) head[i].folded = true;
+        plan.rewritten += u->count;
+      } else {
+        kept.push_back(ranked[i]);
+      }
+    }
+    ranked.swap(kept);
+  }
+  if (rare_in_blocks || ranked.size() <= limit) {
+    if (ranked.size() > limit) ranked.resize(limit);
+    for (const auto& [p, u] : ranked) {
+      u->target = static_cast<int>(candidates.size());
+      candidates.push_back(p);
+    }
+  } else {
+    // N - 1 entries as they are, the fieldwise maximum of the rest as the last (it dominates
+    // every profile of the rest, so each has an entry). Each profile of the rest is written in
+    // the first entry that dominates it in order of bits per visible record, then per hidden
+    // record, then header bits, then rank (an ordering that spares a search of all N entries
+    // per profile).
+    struct Entry {
+      std::uint64_t lanes, visible_bits, hidden_bits, header_bits;
+      int rank;  // index in candidates
+    };
+    std::vector<Entry> entries;
+    auto add = [&](std::uint64_t p, std::uint64_t l) {
+      entries.push_back({l, profile_bits(p, 0, 1, 0), profile_bits(p, 0, 0, 1), profile_bits(p, 1, 0, 0),
+                         static_cast<int>(candidates.size())});
+      candidates.push_back(p);
+    };
+    for (std::size_t i = 0; i + 1 < limit; ++i) {
+      ranked[i].second->target = static_cast<int>(candidates.size());
+      add(ranked[i].first, profile_lanes(ranked[i].first));
+    }
+    std::uint64_t top = 0;
+    for (std::size_t i = limit - 1; i < ranked.size(); ++i) {
+      const std::uint64_t l = profile_lanes(ranked[i].first);
+      for (unsigned lane = 0; lane < 10; ++lane) {
+        const std::uint64_t m = std::uint64_t(63) << (6 * lane);
+        if ((l & m) > (top & m)) top = (top & ~m) | (l & m);
+      }
+    }
+    add(lanes_profile(top), top);
+    std::sort(entries.begin(), entries.end(), [](const Entry& x, const Entry& y) {
+      return std::tie(x.visible_bits, x.hidden_bits, x.header_bits, x.rank) <
+             std::tie(y.visible_bits, y.hidden_bits, y.header_bits, y.rank);
+    });
+    for (std::size_t i = limit - 1; i < ranked.size(); ++i) {
+      Use* u = ranked[i].second;
+      const std::uint64_t l = profile_lanes(ranked[i].first);
+      // An entry that dominates takes at least as many bits per visible record: skip the others.
+      const std::uint64_t own = profile_bits(ranked[i].first, 0, 1, 0);
+      const auto from = std::partition_point(entries.begin(), entries.end(), [&](const Entry& e) { return e.visible_bits < own; });
+      for (auto e = from; e != entries.end(); ++e) {
+        if (dominates(e->lanes, l)) {
+          u->target = e->rank;
+          break;
+        }
+      }
+      plan.rewritten += u->count;
+    }
+  }
+  for (const auto& [u, into] : folded) u->target = into->target;  // into was kept: it has one
+  // The table in order of first use of its entries, by ascending row.
+  std::array<int, f::kMaxProfiles> slot;
+  slot.fill(0);
+  plan.written.reserve(nblocks);
+  std::size_t k = 0;
+  for (const BlockChunk& c : chunks) {
+    std::uint32_t prev = 0;
+    for (std::uint32_t i = 0; i < c.ends.size(); ++i) {
+      if (c.ends[i] == prev) continue;
+      prev = c.ends[i];
+      const int t = uses[block_use[k++]].target;
+      if (t < 0) {
+        plan.written.push_back(0);
+        ++plan.inline_blocks;
+        continue;
+      }
+      plan.written.push_back(candidates[t]);
+      if (slot[t] == 0) {
+        plan.table.push_back(candidates[t]);
+        slot[t] = static_cast<int>(plan.table.size());
+      }
+      plan.index[c.first - 1 + i] = static_cast<std::uint8_t>(slot[t]);
+    }
+  }
+  return plan;
+}
+
 }  // namespace
 
 std::string compiler_version() {
@@ -662,85 +1027,50 @@ Result<CacheBytes> build_cache(const CacheSource& src, const CacheBuildOptions& 
     work();
     for (std::thread& t : pool) t.join();
   }
-  for (const BlockChunk& c : chunks)
+  std::size_t nblocks = 0;
+  for (BlockChunk& c : chunks) {
     if (!c.status) return c.status.error();
-  // Block profiles (SPEC.md 5.1): a profile used by two or more blocks saves 5 bytes per block
-  // for its 8 in the table, which holds the 255 most used (ties: first use by ascending row
-  // first), in order of first use; the others stay in their blocks. Per row one index byte:
-  // table entry + 1, or 0 (no points, or the profile is in the block).
-  std::vector<std::uint64_t> profiles;
-  std::vector<std::uint8_t> profile_index(methods, 0);  // index rid - 1
-  std::uint64_t inline_profiles = 0;                    // blocks that keep their profile
-  {
-    struct Use {
-      std::uint32_t count = 0, first = 0, table = 0;
-    };
-    std::unordered_map<std::uint64_t, Use> uses;
-    std::vector<std::uint64_t> order;  // distinct profiles in order of first use
-    std::vector<Use*> block_use;       // per block, in row order
-    std::size_t nblocks = 0;
-    for (const BlockChunk& c : chunks) nblocks += c.profiles.size();
-    block_use.reserve(nblocks);
-    std::uint64_t last = ~std::uint64_t(0);
-    Use* last_use = nullptr;
-    for (const BlockChunk& c : chunks) {
-      for (std::uint64_t p : c.profiles) {
-        if (p != last) {
-          auto [it, fresh] = uses.try_emplace(p);
-          if (fresh) {
-            it->second.first = static_cast<std::uint32_t>(order.size());
-            order.push_back(p);
-          }
-          last = p;
-          last_use = &it->second;
-        }
-        ++last_use->count;
-        block_use.push_back(last_use);
-      }
-    }
-    std::vector<std::pair<std::uint64_t, Use*>> ranked;  // profiles used twice or more
-    for (std::uint64_t p : order) {
-      Use* u = &uses.find(p)->second;
-      if (u->count >= 2) ranked.emplace_back(p, u);
-    }
-    std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.second->count > b.second->count; });
-    if (ranked.size() > f::kMaxProfiles) ranked.resize(f::kMaxProfiles);
-    std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.second->first < b.second->first; });
-    for (const auto& [p, u] : ranked) {
-      profiles.push_back(p);
-      u->table = static_cast<std::uint32_t>(profiles.size());
-    }
-    std::size_t k = 0;
-    for (const BlockChunk& c : chunks) {
-      std::uint32_t prev = 0;
-      for (std::uint32_t i = 0; i < c.ends.size(); ++i) {
-        if (c.ends[i] == prev) continue;
-        prev = c.ends[i];
-        const std::uint32_t t = block_use[k++]->table;
-        profile_index[c.first - 1 + i] = static_cast<std::uint8_t>(t);
-        inline_profiles += t == 0;
-      }
-    }
+    c.first_block = nblocks;
+    nblocks += c.profiles.size();
   }
+  // Block profiles (SPEC.md 5.1): the table, each row's index, and the blocks to write again
+  // in a wider profile of the table (their own did not get a place).
+  ProfilePlan plan = plan_profiles(chunks, methods, opt.rare_profiles_in_blocks, opt.profile_table_entries);
+  const std::vector<std::uint64_t>& profiles = plan.table;
+  const std::vector<std::uint8_t>& profile_index = plan.index;
+  const std::uint64_t inline_profiles = plan.inline_blocks;
+  // Each block's size in the cache: as encoded, 5 bytes more when it keeps its profile in
+  // front, or, when the plan writes it in a wider table profile, the size that profile gives
+  // (the block is written there when the blocks are copied into the cache).
   std::vector<std::uint32_t> offsets;
   offsets.reserve(std::size_t(methods) + 1);
   offsets.push_back(0);
   std::uint64_t total = 0, hidden = 0, blocks_size = 0;
-  for (BlockChunk& c : chunks) {
-    // The blocks that keep their profile grow by its 5 bytes.
-    std::uint64_t grown = 0;
-    std::uint32_t prev = 0;
-    for (std::uint32_t i = 0; i < c.ends.size(); ++i) {
-      const std::uint32_t end = c.ends[i];
-      if (end != prev && profile_index[c.first - 1 + i] == 0) grown += f::kInlineProfileSize;
-      prev = end;
-      if (blocks_size + end + grown > UINT32_MAX - f::kBlockTailPadding)
-        return Error{Errc::kTooLarge, "point blocks exceed 4 GiB, the limit of the cache format"};
-      offsets.push_back(static_cast<std::uint32_t>(blocks_size + end + grown));
+  {
+    std::size_t k = 0;
+    for (const BlockChunk& c : chunks) {
+      std::uint32_t prev = 0;
+      for (std::uint32_t i = 0; i < c.ends.size(); ++i) {
+        const std::uint32_t end = c.ends[i];
+        if (end != prev) {
+          const std::uint64_t w = plan.written[k];
+          if (w == 0) {
+            blocks_size += end - prev + f::kInlineProfileSize;
+          } else if (w == c.profiles[k - c.first_block]) {
+            blocks_size += end - prev;
+          } else {
+            blocks_size += block_size(w, c.counts[k - c.first_block]);
+          }
+          ++k;
+        }
+        prev = end;
+        if (blocks_size > UINT32_MAX - f::kBlockTailPadding)
+          return Error{Errc::kTooLarge, "point blocks exceed 4 GiB, the limit of the cache format"};
+        offsets.push_back(static_cast<std::uint32_t>(blocks_size));
+      }
+      total += c.total;
+      hidden += c.hidden;
     }
-    blocks_size += c.blocks.size() + grown;
-    total += c.total;
-    hidden += c.hidden;
   }
 
   // Documents: hot part (paths, URLs, language) at the root, the rest in Details.
@@ -858,24 +1188,37 @@ Result<CacheBytes> build_cache(const CacheSource& src, const CacheBuildOptions& 
   fbb.ForceVectorAlignment(static_cast<std::size_t>(blocks_size) + f::kBlockTailPadding, 1, 8);
   std::uint8_t* blocks_out = nullptr;
   auto point_blocks = fbb.CreateUninitializedVector(static_cast<std::size_t>(blocks_size) + f::kBlockTailPadding, 1, &blocks_out);
-  for (const BlockChunk& c : chunks) {
-    if (inline_profiles == 0) {
-      if (c.blocks.size()) std::memcpy(blocks_out, c.blocks.data(), c.blocks.size());
-      blocks_out += c.blocks.size();
-      continue;
-    }
-    // Block by block: one that keeps its profile gets it in front (widths word, codes byte).
-    std::uint32_t prev = 0;
+  {
     std::size_t k = 0;
-    for (std::uint32_t i = 0; i < c.ends.size(); ++i) {
-      const std::uint32_t end = c.ends[i];
-      if (end == prev) continue;
-      const std::uint64_t profile = c.profiles[k++];
-      if (profile_index[c.first - 1 + i] == 0)
-        for (unsigned b = 0; b < f::kInlineProfileSize; ++b) *blocks_out++ = static_cast<std::uint8_t>(profile >> (8 * b));
-      std::memcpy(blocks_out, c.blocks.data() + prev, end - prev);
-      blocks_out += end - prev;
-      prev = end;
+    std::uint8_t* const blocks_begin = blocks_out;
+    for (const BlockChunk& c : chunks) {
+      if (inline_profiles == 0 && plan.rewritten == 0) {
+        if (c.blocks.size()) std::memcpy(blocks_out, c.blocks.data(), c.blocks.size());
+        blocks_out += c.blocks.size();
+        continue;
+      }
+      // Block by block: one that keeps its profile gets it in front (widths word, codes byte);
+      // one that the plan puts in a wider profile is encoded again, in that profile, in place.
+      std::uint32_t prev = 0;
+      for (std::uint32_t i = 0; i < c.ends.size(); ++i) {
+        const std::uint32_t end = c.ends[i];
+        if (end == prev) continue;
+        const std::uint64_t own = c.profiles[k - c.first_block], w = plan.written[k++];
+        if (w == 0) {
+          for (unsigned b = 0; b < f::kInlineProfileSize; ++b) *blocks_out++ = static_cast<std::uint8_t>(own >> (8 * b));
+        }
+        if (w == 0 || w == own) {
+          std::memcpy(blocks_out, c.blocks.data() + prev, end - prev);
+          blocks_out += end - prev;
+        } else {
+          // The block is followed by the next ones or by the tail padding (16 bytes, zeroed
+          // below): room for the 8 bytes of store slack the writer needs.
+          blocks_out = rewrite_block(c.blocks.data() + prev, c.blocks.data() + end, own, w, blocks_out);
+        }
+        prev = end;
+        if (static_cast<std::uint64_t>(blocks_out - blocks_begin) != offsets[c.first + i])
+          return Error{Errc::kMalformed, format("internal error: method row %u: its block is not of the planned size", c.first + i)};
+      }
     }
   }
   std::memset(blocks_out, 0, f::kBlockTailPadding);

@@ -75,6 +75,13 @@ struct CacheBuildOptions {
   unsigned threads = 1;
   std::uint32_t parallel_min_methods = 1024;
   std::size_t parallel_min_blob_bytes = std::size_t(4) << 20;
+  // Block profiles (SPEC.md 5.1): false (the default) writes every block in a profile of the
+  // table; true keeps the table to profiles used twice or more and every other profile in
+  // front of its block (format 2.0's first writer; tests use it to make both kinds of block).
+  bool rare_profiles_in_blocks = false;
+  // Entries of the profile table, at most 255 (the format's limit; 1 to 255, clamped). Fewer
+  // make more blocks take a wider profile of the table (tests use it on small PDBs).
+  unsigned profile_table_entries = 255;
 };
 
 struct CacheStats {

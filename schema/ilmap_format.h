@@ -110,14 +110,19 @@ inline std::uint64_t block_profile(const BlockHeader& h) {
 // Writes the header values of `h` (V, H, base_line, base_doc in the lengths of its profile's
 // codes), without the profile index, which the writer puts in front once the profile table is
 // known; returns the bytes written (0 to 16).
-inline std::size_t put_block_values(std::uint8_t* out, const BlockHeader& h) {
+// `codes` (bits 32-39 of a profile, shifted down) gives each value's length; every value must
+// fit the length its code gives (a writer may use a longer code than the shortest).
+inline std::size_t put_block_values(std::uint8_t* out, const BlockHeader& h, unsigned codes) {
   const std::uint32_t values[4] = {h.visible, h.hidden, h.base_line, h.base_doc};
   std::size_t n = 0;
   for (unsigned f = 0; f < 4; ++f) {
-    const unsigned c = length_code(values[f]);
+    const unsigned c = codes >> (2 * f) & 3;
     for (unsigned i = 0; i < code_bytes(c); ++i) out[n++] = static_cast<std::uint8_t>(values[f] >> (8 * i));
   }
   return n;
+}
+inline std::size_t put_block_values(std::uint8_t* out, const BlockHeader& h) {
+  return put_block_values(out, h, static_cast<unsigned>(block_profile(h) >> 32));
 }
 
 // The profile table of a cache (Cache.block_profiles, at most 255 entries) and the per-row

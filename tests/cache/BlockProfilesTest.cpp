@@ -1,6 +1,8 @@
 // BlockProfilesTest.cpp - format 2.0's block profiles (SPEC.md 5.1): the shared table and the
-// per-row index byte. A cache has blocks of both kinds (profile in the table, profile kept in the
-// block) and every row answers as the PDB's points say; a damaged index or profile gives no
+// per-row index byte. ilmap's writer puts every block's profile in the table (writing rarer
+// blocks in a wider entry when there are more profiles than entries); its first policy kept
+// profiles used once in their blocks. Caches of either policy, and with a table smaller than
+// the PDB's profiles, answer as the PDB's points say; a damaged index or profile gives no
 // answer for that row only (never another row's or a wrong point) and fails verify.
 #include <gtest/gtest.h>
 #include <xxhash.h>
@@ -35,7 +37,7 @@ struct Built {
   Bytes pdb_bytes, cache;
 };
 
-Built build(const std::string& path) {
+Built build(const std::string& path, const CacheBuildOptions& opt = {}) {
   Built b;
   b.pdb_bytes = read_all(path);
   auto pdb = PortablePdb::parse(b.pdb_bytes);
@@ -43,7 +45,7 @@ Built build(const std::string& path) {
   CacheSource src;
   src.pdb = &*pdb;
   src.source_name = std::filesystem::path(path).filename().string();
-  auto bytes = build_cache(src, CacheBuildOptions{});
+  auto bytes = build_cache(src, opt);
   EXPECT_TRUE(bytes) << bytes.error().message;
   b.cache.assign(bytes->begin(), bytes->end());
   return b;
@@ -74,46 +76,120 @@ Rows rows_of(const Bytes& b, const Cache& cache) {
   return r;
 }
 
-// Every row's points == the PDB's, and the table holds only profiles used twice or more.
-TEST(BlockProfiles, BothKindsReadBackAsThePdb) {
-  for (const std::string& path : {kMany, kFrames}) {
-    if (!std::filesystem::exists(path)) GTEST_SKIP() << "corpus/out not built";
-    const Built b = build(path);
-    auto cache = Cache::from_bytes(b.cache);
-    ASSERT_TRUE(cache) << cache.error().message;
-    ASSERT_TRUE(cache->verify()) << cache->verify().message();
-    const fb::Cache* root = root_of(b.cache);
-    ASSERT_TRUE(root->block_profiles() && root->block_profile_index());
-    EXPECT_LE(root->block_profiles()->size(), d::kMaxProfiles);
-    EXPECT_EQ(root->block_profile_index()->size(), cache->method_count());
-    const Rows rows = rows_of(b.cache, *cache);
-    EXPECT_FALSE(rows.in_table.empty()) << path;
-    std::vector<std::uint32_t> uses(root->block_profiles()->size() + 1, 0);
-    for (std::uint32_t rid : rows.in_table) ++uses[root->block_profile_index()->Get(rid - 1)];
-    for (std::size_t i = 1; i < uses.size(); ++i) EXPECT_GE(uses[i], 2u) << path << ": table entry " << i - 1;
-    if (path == kFrames) {
-      EXPECT_FALSE(rows.in_block.empty()) << "cs-frames should keep some profiles in blocks";
-    }
+CacheBuildOptions rare_in_blocks() {
+  CacheBuildOptions opt;
+  opt.rare_profiles_in_blocks = true;
+  return opt;
+}
 
-    auto pdb = PortablePdb::parse(b.pdb_bytes);
-    ASSERT_TRUE(pdb);
-    for (std::uint32_t rid = 1; rid <= cache->method_count(); ++rid) {
-      std::vector<SequencePoint> want;
-      ASSERT_TRUE(pdb->sequence_points(rid, want)) << rid;
-      std::vector<CachePoint> got;
-      ASSERT_TRUE(cache->points(rid, got)) << rid;
-      ASSERT_EQ(got.size(), want.size()) << path << " row " << rid;
-      for (std::size_t k = 0; k < got.size(); ++k) {
-        EXPECT_EQ(got[k].il_offset, want[k].il_offset) << rid << "/" << k;
-        EXPECT_EQ(got[k].hidden, want[k].hidden()) << rid << "/" << k;
-        if (!got[k].hidden) {
-          EXPECT_EQ(got[k].start_line, want[k].start_line) << rid << "/" << k;
-          EXPECT_EQ(got[k].start_column, want[k].start_column) << rid << "/" << k;
-          EXPECT_EQ(got[k].end_line, want[k].end_line) << rid << "/" << k;
-          EXPECT_EQ(got[k].end_column, want[k].end_column) << rid << "/" << k;
-        }
+CacheBuildOptions table_of(unsigned entries) {
+  CacheBuildOptions opt;
+  opt.profile_table_entries = entries;
+  return opt;
+}
+
+// Every row's points (IL offsets, lines, columns, hidden) == the PDB's.
+void expect_points_of_pdb(const Built& b, const Cache& cache, const std::string& what) {
+  auto pdb = PortablePdb::parse(b.pdb_bytes);
+  ASSERT_TRUE(pdb);
+  for (std::uint32_t rid = 1; rid <= cache.method_count(); ++rid) {
+    std::vector<SequencePoint> want;
+    ASSERT_TRUE(pdb->sequence_points(rid, want)) << rid;
+    std::vector<CachePoint> got;
+    ASSERT_TRUE(cache.points(rid, got)) << rid;
+    ASSERT_EQ(got.size(), want.size()) << what << " row " << rid;
+    for (std::size_t k = 0; k < got.size(); ++k) {
+      EXPECT_EQ(got[k].il_offset, want[k].il_offset) << what << " " << rid << "/" << k;
+      EXPECT_EQ(got[k].hidden, want[k].hidden()) << what << " " << rid << "/" << k;
+      if (!got[k].hidden) {
+        EXPECT_EQ(got[k].start_line, want[k].start_line) << what << " " << rid << "/" << k;
+        EXPECT_EQ(got[k].start_column, want[k].start_column) << what << " " << rid << "/" << k;
+        EXPECT_EQ(got[k].end_line, want[k].end_line) << what << " " << rid << "/" << k;
+        EXPECT_EQ(got[k].end_column, want[k].end_column) << what << " " << rid << "/" << k;
       }
     }
+  }
+}
+
+// The profile of each row with points, wherever it is.
+std::vector<std::uint64_t> profiles_of(const Bytes& b, const Rows& rows) {
+  const fb::Cache* root = root_of(b);
+  std::vector<std::uint64_t> out;
+  for (std::uint32_t rid : rows.in_table)
+    out.push_back(root->block_profiles()->Get(root->block_profile_index()->Get(rid - 1) - 1));
+  return out;
+}
+
+// Both writers' caches read back as the PDB. The default writer: every row with points names a
+// table entry and every entry is used. The first policy: the table holds only profiles used
+// twice or more, and cs-frames keeps some in its blocks.
+TEST(BlockProfiles, BothWritersReadBackAsThePdb) {
+  for (const bool first_policy : {false, true}) {
+    for (const std::string& path : {kMany, kFrames}) {
+      if (!std::filesystem::exists(path)) GTEST_SKIP() << "corpus/out not built";
+      const std::string what = path + (first_policy ? " (profiles used once in their blocks)" : "");
+      const Built b = build(path, first_policy ? rare_in_blocks() : CacheBuildOptions{});
+      auto cache = Cache::from_bytes(b.cache);
+      ASSERT_TRUE(cache) << cache.error().message;
+      ASSERT_TRUE(cache->verify()) << what << ": " << cache->verify().message();
+      const fb::Cache* root = root_of(b.cache);
+      ASSERT_TRUE(root->block_profiles() && root->block_profile_index());
+      EXPECT_LE(root->block_profiles()->size(), d::kMaxProfiles);
+      EXPECT_EQ(root->block_profile_index()->size(), cache->method_count());
+      const Rows rows = rows_of(b.cache, *cache);
+      EXPECT_FALSE(rows.in_table.empty()) << what;
+      std::vector<std::uint32_t> uses(root->block_profiles()->size() + 1, 0);
+      for (std::uint32_t rid : rows.in_table) ++uses[root->block_profile_index()->Get(rid - 1)];
+      for (std::size_t i = 1; i < uses.size(); ++i)
+        EXPECT_GE(uses[i], first_policy ? 2u : 1u) << what << ": table entry " << i - 1;
+      if (!first_policy) {
+        EXPECT_TRUE(rows.in_block.empty()) << what << ": " << rows.in_block.size() << " blocks keep their profile";
+      } else if (path == kFrames) {
+        EXPECT_FALSE(rows.in_block.empty()) << "cs-frames should keep some profiles in blocks";
+      }
+      expect_points_of_pdb(b, *cache, what);
+    }
+  }
+}
+
+// More profiles than table entries: the rarer blocks are written in a wider entry (one that
+// dominates their own), the table is full, and every row still reads back as the PDB. With one
+// entry, every block takes the fieldwise maximum of all profiles.
+TEST(BlockProfiles, BlocksRewrittenInAWiderEntryReadBackAsThePdb) {
+  if (!std::filesystem::exists(kMany)) GTEST_SKIP() << "corpus/out not built";
+  const Built full = build(kMany);
+  auto reference = Cache::from_bytes(full.cache);
+  ASSERT_TRUE(reference);
+  const std::size_t distinct = root_of(full.cache)->block_profiles()->size();
+  ASSERT_GT(distinct, 8u) << "cs-manymethods should have more than 8 profiles";
+  for (unsigned entries : {8u, 2u, 1u}) {
+    const std::string what = "table of " + std::to_string(entries);
+    const Built b = build(kMany, table_of(entries));
+    auto cache = Cache::from_bytes(b.cache);
+    ASSERT_TRUE(cache) << cache.error().message;
+    ASSERT_TRUE(cache->verify()) << what << ": " << cache->verify().message();
+    const fb::Cache* root = root_of(b.cache);
+    EXPECT_LE(root->block_profiles()->size(), entries) << what;
+    if (entries == 1) {
+      EXPECT_EQ(root->block_profiles()->size(), 1u);
+    }
+    const Rows rows = rows_of(b.cache, *cache);
+    EXPECT_TRUE(rows.in_block.empty()) << what;
+    // Wider blocks: the point blocks grow, and fewer rows keep the profile of the full table.
+    EXPECT_GT(root->point_blocks()->size(), root_of(full.cache)->point_blocks()->size()) << what;
+    const std::vector<std::uint64_t> got = profiles_of(b.cache, rows);
+    const std::vector<std::uint64_t> own = profiles_of(full.cache, rows_of(full.cache, *reference));
+    ASSERT_EQ(got.size(), own.size()) << what;
+    std::size_t wider = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      for (unsigned f = 0; f < 6; ++f)
+        EXPECT_GE(got[i] >> (5 * f) & 31, own[i] >> (5 * f) & 31) << what << " block " << i << " width " << f;
+      for (unsigned c = 0; c < 4; ++c)
+        EXPECT_GE(got[i] >> (32 + 2 * c) & 3, own[i] >> (32 + 2 * c) & 3) << what << " block " << i << " code " << c;
+      wider += got[i] != own[i];
+    }
+    EXPECT_GT(wider, 0u) << what;
+    expect_points_of_pdb(b, *cache, what);
   }
 }
 
@@ -121,13 +197,15 @@ TEST(BlockProfiles, BothKindsReadBackAsThePdb) {
 // answer as before, verify fails naming the row.
 TEST(BlockProfiles, IndexPastTheTableGivesNoAnswerForThatRowOnly) {
   if (!std::filesystem::exists(kFrames)) GTEST_SKIP() << "corpus/out not built";
-  const Built good = build(kFrames);
+  const Built good = build(kFrames, rare_in_blocks());  // rows of both kinds
   auto before = Cache::from_bytes(good.cache);
   ASSERT_TRUE(before);
   const Rows rows = rows_of(good.cache, *before);
   const fb::Cache* root = root_of(good.cache);
   const std::uint32_t count = root->block_profiles()->size();
   ASSERT_LT(count, 255u);
+  ASSERT_FALSE(rows.in_table.empty());
+  ASSERT_FALSE(rows.in_block.empty());
   for (std::uint32_t target : {rows.in_table.front(), rows.in_block.front()}) {
     Bytes b = good.cache;
     b[at(good.cache, root->block_profile_index()->data()) + target - 1] = static_cast<std::uint8_t>(count + 1);
