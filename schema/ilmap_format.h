@@ -133,16 +133,17 @@ struct ProfileTable {
   const std::uint8_t* index = nullptr;  // one byte per method row
   // The profile of method row `rid` (1 <= rid <= rows) whose block starts at `block`, and where
   // its header values start: index i > 0 names entry i - 1 of the table; index 0 means the
-  // block starts with its own profile, 5 bytes (the widths word, then the codes byte). The
-  // source is chosen without a branch, so rows of both kinds cost the same. False when the
-  // index is not at most count or the profile has reserved bits set. Needs 8 readable bytes
-  // at `block` (the blocks' tail padding).
+  // block starts with its own profile, 5 bytes (the widths word, then the codes byte). False
+  // when the index is not at most count or the profile has reserved bits set. Needs 8
+  // readable bytes at `block` (the blocks' tail padding).
   bool profile_of(std::uint32_t rid, const std::uint8_t*& block, std::uint64_t& profile) const {
     const std::uint32_t i = index[rid - 1];
     const std::uint32_t j = i <= count ? i : 0;  // never an entry past the table
     // Compilers make this a branch on the row's kind, which lets the table entry load before
     // the block's address is known. Measured against masks that select the address or the
-    // loaded value without a branch: those were 3-10% slower on hits (BENCHMARKS.md).
+    // loaded value without a branch: those were 3-10% slower on hits (BENCHMARKS.md). ilmap's
+    // writer gives every block a table entry (SPEC.md 5.1), so on its caches the branch always
+    // goes the same way and is not mispredicted.
     const std::uint8_t* const src = j ? data + std::size_t(j - 1) * 8 : block;
     profile = load_le64(src) & kProfileBits;
     block += j ? 0 : kInlineProfileSize;
