@@ -17,7 +17,6 @@
 #include <new>
 #include <string_view>
 #include <thread>
-#include <tuple>
 #include <unordered_map>
 
 #include "EmbeddedSources.h"
@@ -139,11 +138,6 @@ class ByteBuffer {
     return data_ + size_;
   }
   void set_size(std::size_t n) { size_ = n; }
-  void swap(ByteBuffer& o) noexcept {
-    std::swap(data_, o.data_);
-    std::swap(size_, o.size_);
-    std::swap(cap_, o.cap_);
-  }
   void reserve(std::size_t n) {
     if (n > cap_) grow(n - size_);
   }
@@ -840,19 +834,25 @@ ProfilePlan plan_profiles(const std::vector<BlockChunk>& chunks, std::uint32_t m
   // costs bits in every record of its blocks: by records plus 8 per block (measured against
   // count alone and against the bits lost to the fieldwise maximum: Mono.Cecil 158,560 and
   // 153,664 bytes, this 153,080 before folding; BENCHMARKS.md).
-  std::vector<std::pair<std::uint64_t, std::uint32_t>> by_weight;  // (weight, position in uses)
+  // One 64-bit key per profile: the weight (below 2^40: at most the points, counted in 32 bits,
+  // plus 8 per block) inverted above its position in `uses` (below 2^24, a block per row), so
+  // that ascending keys give descending weights, earlier first use first.
+  constexpr std::uint64_t kMaxWeight = (std::uint64_t(1) << 40) - 1;
+  std::vector<std::uint64_t> by_weight;
   by_weight.reserve(uses.size());
   for (std::uint32_t i = 0; i < uses.size(); ++i) {
     const Use& u = uses[i];
     if (rare_in_blocks && u.count < 2) continue;
-    by_weight.emplace_back(rare_in_blocks ? std::uint64_t(u.count) : u.visible + u.hidden + 8 * std::uint64_t(u.count), i);
+    const std::uint64_t weight = rare_in_blocks ? std::uint64_t(u.count) : u.visible + u.hidden + 8 * std::uint64_t(u.count);
+    by_weight.push_back((kMaxWeight - std::min(weight, kMaxWeight)) << 24 | i);
   }
-  std::sort(by_weight.begin(), by_weight.end(), [](const auto& a, const auto& b) {
-    return a.first != b.first ? a.first > b.first : a.second < b.second;
-  });
+  std::sort(by_weight.begin(), by_weight.end());
   std::vector<std::pair<std::uint64_t, Use*>> ranked;
   ranked.reserve(by_weight.size());
-  for (const auto& [w, i] : by_weight) ranked.emplace_back(order[i], &uses[i]);
+  for (const std::uint64_t key : by_weight) {
+    const std::uint32_t i = static_cast<std::uint32_t>(key & 0xFFFFFF);
+    ranked.emplace_back(order[i], &uses[i]);
+  }
   // Folding: a profile whose blocks one of the kFoldHeads heaviest profiles dominates, at fewer
   // extra bits than a table entry takes (64), is written in that one (the cheapest; equal: the
   // heavier) and needs no entry of its own. Small PDBs get fewer entries, full tables room.
@@ -928,10 +928,12 @@ ProfilePlan plan_profiles(const std::vector<BlockChunk>& chunks, std::uint32_t m
       }
     }
     add(lanes_profile(top), top);
-    std::sort(entries.begin(), entries.end(), [](const Entry& x, const Entry& y) {
-      return std::tie(x.visible_bits, x.hidden_bits, x.header_bits, x.rank) <
-             std::tie(y.visible_bits, y.hidden_bits, y.header_bits, y.rank);
-    });
+    // Each field below 2^8 (bits per visible record at most 4 * 8 + 5 * 31, per hidden record
+    // 62, header bits 128; rank below 255): one 32-bit key.
+    auto entry_key = [](const Entry& e) {
+      return static_cast<std::uint32_t>(e.visible_bits << 24 | e.hidden_bits << 16 | e.header_bits << 8 | std::uint64_t(e.rank));
+    };
+    std::sort(entries.begin(), entries.end(), [&](const Entry& x, const Entry& y) { return entry_key(x) < entry_key(y); });
     for (std::size_t i = limit - 1; i < ranked.size(); ++i) {
       Use* u = ranked[i].second;
       const std::uint64_t l = profile_lanes(ranked[i].first);
