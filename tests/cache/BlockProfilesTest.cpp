@@ -12,6 +12,7 @@
 #include <fstream>
 
 #include "CacheBuilder.h"
+#include "CacheTestSupport.h"
 #include "PortablePdb.h"
 #include "ilmap/cache.h"
 #include "ilmap_format.h"
@@ -28,28 +29,8 @@ using Bytes = std::vector<std::uint8_t>;
 const std::string kMany = std::string(ILMAP_TEST_CORPUS_DIR) + "/out/cs-manymethods/Ilmap.Corpus.ManyMethods.pdb";
 const std::string kFrames = std::string(ILMAP_TEST_CORPUS_DIR) + "/out/cs-frames/Ilmap.Corpus.Frames.pdb";
 
-Bytes read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return Bytes(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-struct Built {
-  Bytes pdb_bytes, cache;
-};
-
-Built build(const std::string& path, const CacheBuildOptions& opt = {}) {
-  Built b;
-  b.pdb_bytes = read_all(path);
-  auto pdb = PortablePdb::parse(b.pdb_bytes);
-  EXPECT_TRUE(pdb) << pdb.error().message;
-  CacheSource src;
-  src.pdb = &*pdb;
-  src.source_name = std::filesystem::path(path).filename().string();
-  auto bytes = build_cache(src, opt);
-  EXPECT_TRUE(bytes) << bytes.error().message;
-  b.cache.assign(bytes->begin(), bytes->end());
-  return b;
-}
+using Built = BuiltFromPdb;
+Built build(const std::string& path, const CacheBuildOptions& opt = {}) { return build_from_pdb_file(path, opt); }
 
 const fb::Cache* root_of(const Bytes& b) { return fb::GetCache(b.data() + d::kHeaderSize); }
 

@@ -16,7 +16,10 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "CacheBuilder.h"
+#include "PortablePdb.h"
 #include "DebugInput.h"
 
 namespace ilmap::test {
@@ -143,6 +146,27 @@ inline Result<Compiled> compile_in_memory(const std::string& path, bool windows 
   if (!bytes) return bytes.error();
   c.bytes = bytes->to_vector();
   return c;
+}
+
+// A PDB's bytes and the cache built from them in memory (tests that edit the cache's bytes and
+// compare with the PDB's own points). Failures are reported as test failures.
+struct BuiltFromPdb {
+  std::vector<std::uint8_t> pdb_bytes, cache;
+};
+inline BuiltFromPdb build_from_pdb_file(const std::string& path, const CacheBuildOptions& options = {}) {
+  BuiltFromPdb b;
+  std::ifstream in(path, std::ios::binary);
+  b.pdb_bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  auto pdb = PortablePdb::parse(b.pdb_bytes);
+  EXPECT_TRUE(pdb) << path << ": " << pdb.error().message;
+  if (!pdb) return b;
+  CacheSource src;
+  src.pdb = &*pdb;
+  src.source_name = std::filesystem::path(path).filename().string();
+  auto bytes = build_cache(src, options);
+  EXPECT_TRUE(bytes) << path << ": " << bytes.error().message;
+  if (bytes) b.cache.assign(bytes->begin(), bytes->end());
+  return b;
 }
 
 // The normative rule, as literally as possible: walk in PDB order, stop at the first point whose

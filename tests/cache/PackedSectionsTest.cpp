@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "CacheBuilder.h"
+#include "CacheTestSupport.h"
 #include "PortablePdb.h"
 #include "SourceLink.h"
 #include "ilmap/cache.h"
@@ -29,32 +30,26 @@ using Bytes = std::vector<std::uint8_t>;
 // The cs-sourcelink corpus PDB: documents with SourceLink URLs.
 const std::string kPdb = std::string(ILMAP_TEST_CORPUS_DIR) + "/out/cs-sourcelink/Ilmap.Corpus.Shapes.pdb";
 
-Bytes read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return Bytes(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+BuiltFromPdb build() { return build_from_pdb_file(kPdb); }
 
-struct Built {
-  Bytes pdb_bytes, cache;
-};
-
-Built build() {
-  Built b;
-  b.pdb_bytes = read_all(kPdb);
-  auto pdb = PortablePdb::parse(b.pdb_bytes);
-  EXPECT_TRUE(pdb) << pdb.error().message;
-  CacheSource src;
-  src.pdb = &*pdb;
-  src.source_name = "Ilmap.Corpus.Shapes.pdb";
-  auto bytes = build_cache(src, CacheBuildOptions{});
-  EXPECT_TRUE(bytes) << bytes.error().message;
-  b.cache.assign(bytes->begin(), bytes->end());
-  return b;
+// Eight threads make their first query of a fresh Cache at once, in 20 rounds (the first query
+// unpacks a section): every thread's answer, as text, is `want`.
+template <class Query>
+void expect_first_queries_agree(const Bytes& cache_bytes, const std::string& want, Query query) {
+  for (int round = 0; round < 20; ++round) {
+    auto cache = Cache::from_bytes(cache_bytes);
+    ASSERT_TRUE(cache);
+    std::vector<std::string> seen(8);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 8; ++t) threads.emplace_back([&, t] { seen[t] = query(*cache, t); });
+    for (auto& th : threads) th.join();
+    for (int t = 0; t < 8; ++t) EXPECT_EQ(seen[t], want) << "round " << round << ", thread " << t;
+  }
 }
 
 TEST(PackedSections, PathsUrlsAndDetailsReadBackExactly) {
   if (!std::filesystem::exists(kPdb)) GTEST_SKIP() << "corpus/out not built";
-  const Built b = build();
+  const BuiltFromPdb b = build();
   const fb::Cache* root = fb::GetCache(b.cache.data() + d::kHeaderSize);
   ASSERT_EQ(root->strings(), nullptr);
   ASSERT_NE(root->strings_zstd(), nullptr);
@@ -97,28 +92,19 @@ TEST(PackedSections, PathsUrlsAndDetailsReadBackExactly) {
 // Eight threads make the first lookups of a fresh Cache at once: all see the same views.
 TEST(PackedSections, ConcurrentFirstLookupsAgree) {
   if (!std::filesystem::exists(kPdb)) GTEST_SKIP() << "corpus/out not built";
-  const Built b = build();
-  for (int round = 0; round < 20; ++round) {
-    auto cache = Cache::from_bytes(b.cache);
-    ASSERT_TRUE(cache);
-    std::vector<std::string> seen(8);
-    std::vector<std::thread> threads;
-    for (int t = 0; t < 8; ++t) {
-      threads.emplace_back([&, t] {
-        if (auto r = cache->lookup(0x06000002u, 0)) seen[t] = std::string(r->file) + "|" + std::string(r->source_url);
-      });
-    }
-    for (auto& th : threads) th.join();
-    EXPECT_EQ(seen[0], "/_/Shapes/Polygon.cs|https://example.invalid/ilmap/corpus/Shapes/Polygon.cs");
-    for (int t = 1; t < 8; ++t) EXPECT_EQ(seen[t], seen[0]) << "thread " << t;
-  }
+  const BuiltFromPdb b = build();
+  expect_first_queries_agree(b.cache, "/_/Shapes/Polygon.cs|https://example.invalid/ilmap/corpus/Shapes/Polygon.cs",
+                             [](const Cache& cache, int) {
+                               auto r = cache.lookup(0x06000002u, 0);
+                               return r ? std::string(r->file) + "|" + std::string(r->source_url) : std::string();
+                             });
 }
 
 // The first byte of each frame's magic changed (checksum resealed): the cache opens, lookups
 // give no answer, document views are empty, details() and verify fail with kMalformed.
 TEST(PackedSections, BrokenFrameGivesNoAnswerAndFailsVerify) {
   if (!std::filesystem::exists(kPdb)) GTEST_SKIP() << "corpus/out not built";
-  const Built good = build();
+  const BuiltFromPdb good = build();
   const fb::Cache* root = fb::GetCache(good.cache.data() + d::kHeaderSize);
   const std::size_t strings_at = static_cast<std::size_t>(root->strings_zstd()->data() - good.cache.data());
   const std::size_t details_at = static_cast<std::size_t>(root->details_zstd()->data() - good.cache.data());
@@ -149,7 +135,7 @@ TEST(PackedSections, BrokenFrameGivesNoAnswerAndFailsVerify) {
 // cache.lines.*; this checks a known line through both APIs).
 TEST(PackedSections, LineIndexIsPackedAndAnswers) {
   if (!std::filesystem::exists(kPdb)) GTEST_SKIP() << "corpus/out not built";
-  const Built b = build();
+  const BuiltFromPdb b = build();
   const fb::LineIndex* li = fb::GetCache(b.cache.data() + d::kHeaderSize)->lines();
   ASSERT_NE(li, nullptr);
   ASSERT_NE(li->index_zstd(), nullptr);
@@ -173,24 +159,14 @@ TEST(PackedSections, LineIndexIsPackedAndAnswers) {
 // unpacks the index): all get the same bindings.
 TEST(PackedSections, ConcurrentFirstLineQueriesAgree) {
   if (!std::filesystem::exists(kPdb)) GTEST_SKIP() << "corpus/out not built";
-  const Built b = build();
-  for (int round = 0; round < 20; ++round) {
-    auto cache = Cache::from_bytes(b.cache);
-    ASSERT_TRUE(cache);
-    std::vector<std::string> seen(8);
-    std::vector<std::thread> threads;
-    for (int t = 0; t < 8; ++t) {
-      threads.emplace_back([&, t] {
-        std::vector<LineMatch> out;
-        Status s = cache->lines("Polygon.cs", 1 + t % 2 * 8, 0, out);
-        seen[t] = s ? "" : s.message();
-        for (const LineMatch& m : out) seen[t] += std::to_string(m.token) + ":" + std::to_string(m.il_offset) + ":" + std::to_string(m.line) + ";";
-      });
-    }
-    for (auto& th : threads) th.join();
-    EXPECT_EQ(seen[0], std::to_string(0x06000001u) + ":0:9;");
-    for (int t = 1; t < 8; ++t) EXPECT_EQ(seen[t], seen[0]) << "thread " << t;
-  }
+  const BuiltFromPdb b = build();
+  expect_first_queries_agree(b.cache, std::to_string(0x06000001u) + ":0:9;", [](const Cache& cache, int t) {
+    std::vector<LineMatch> out;
+    Status s = cache.lines("Polygon.cs", 1 + t % 2 * 8, 0, out);
+    std::string seen = s ? "" : s.message();
+    for (const LineMatch& m : out) seen += std::to_string(m.token) + ":" + std::to_string(m.il_offset) + ":" + std::to_string(m.line) + ";";
+    return seen;
+  });
 }
 
 // The packed line index's frame magic broken (checksum resealed): the cache opens and point
@@ -198,7 +174,7 @@ TEST(PackedSections, ConcurrentFirstLineQueriesAgree) {
 // and C API, every time), and verify fails naming it too.
 TEST(PackedSections, BrokenLineIndexFrameFailsQueriesAndVerify) {
   if (!std::filesystem::exists(kPdb)) GTEST_SKIP() << "corpus/out not built";
-  Built good = build();
+  BuiltFromPdb good = build();
   const fb::LineIndex* li = fb::GetCache(good.cache.data() + d::kHeaderSize)->lines();
   ASSERT_NE(li->index_zstd(), nullptr);
   Bytes bytes = good.cache;
@@ -255,7 +231,7 @@ Bytes with_frame(const Bytes& cache, const flatbuffers::Vector<std::uint8_t>* fi
 // (the control) still answers, so the test can tell the two apart.
 TEST(PackedSections, LineIndexContentThatDoesNotRebuild) {
   if (!std::filesystem::exists(kPdb)) GTEST_SKIP() << "corpus/out not built";
-  const Built good = build();
+  const BuiltFromPdb good = build();
   const fb::LineIndex* li = fb::GetCache(good.cache.data() + d::kHeaderSize)->lines();
   ASSERT_NE(li->index_zstd(), nullptr);
   const auto* z = li->index_zstd();
