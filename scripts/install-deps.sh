@@ -12,6 +12,7 @@ pkgs=(
   libcurl4-openssl-dev nginx
   libzip-dev
   mono-runtime mono-mcs
+  valgrind
 )
 if [[ "${1:-}" == "--fuzz" ]]; then
   pkgs+=(clang libclang-rt-14-dev)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: install dependencies, build Release and the ASan+UBSan configuration,
 # run every ctest test in both (tests needing dotnet or ../shared skip where those are absent),
-# then the fuzz targets for a fixed time when clang's libFuzzer is available.
+# the instruction-count guard on the Release build (scripts/perf-guard.sh), then the fuzz targets for a fixed time when clang's libFuzzer is available.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh --fuzz
@@ -13,6 +13,13 @@ for config in release sanitize; do
   echo "== test $config"
   if ! ctest --test-dir "build/$config" --output-on-failure -j"$jobs" --timeout 900; then
     status=1
+  fi
+  if [[ $config == release ]]; then
+    echo "== instruction-count guard"
+    # Counts, not timings: callgrind's totals are the same however busy the machine is.
+    guard=0
+    bash scripts/perf-guard.sh || guard=$?
+    if [[ $guard -ne 0 && $guard -ne 77 ]]; then status=1; fi
   fi
 done
 if [[ -x scripts/fuzz.sh ]]; then
