@@ -991,9 +991,11 @@ Result<CacheBytes> build_cache(const CacheSource& src, const CacheBuildOptions& 
 
   std::optional<SourceLinkMap> sourcelink;
   if (in.sourcelink_json) {
+    // SourceLink is advice for finding the sources: one that cannot be read costs its URLs,
+    // never the points.
     auto m = SourceLinkMap::parse(*in.sourcelink_json);
-    if (!m) return m.error();
-    sourcelink = std::move(*m);
+    if (m) sourcelink = std::move(*m);
+    else if (stats) stats->warnings.push_back(m.error().message + "; the cache has no SourceLink URLs");
   }
 
   // Point blocks, method by method, in chunks of consecutive methods (one chunk, or several

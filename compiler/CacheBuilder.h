@@ -91,6 +91,9 @@ struct CacheStats {
   std::uint64_t total_bytes = 0;
   std::uint64_t embedded_source_inflations = 0;  // distinct embedded source blobs decoded
   std::uint64_t embedded_source_bytes = 0;       // their decompressed total
+  // What was left out of the cache and why (a SourceLink JSON that cannot be read gives a
+  // cache without its URLs: the points never depend on it).
+  std::vector<std::string> warnings;
 };
 
 // The bytes of a cache file (header + payload), in memory build_cache allocated: the buffer the

@@ -33,10 +33,66 @@ void escape_segment(std::string& out, std::string_view s) {
   }
 }
 
+// The JSON text without the commas that stand right before a closing '}' or ']' (only white
+// space and comments between them). The SourceLink tooling reads its JSON with trailing commas
+// allowed (dotnet/sourcelink's SourceLinkMap), and the JSON library here has no such option.
+// Strings and comments are copied as they are, so a comma inside them is never touched.
+std::string without_trailing_commas(std::string_view in) {
+  std::string out;
+  out.reserve(in.size());
+  // The end of the white space and comments starting at `i` (an unterminated comment ends the text).
+  auto skip_blank = [&](std::size_t i) {
+    while (i < in.size()) {
+      const char c = in[i];
+      if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+        ++i;
+      } else if (c == '/' && i + 1 < in.size() && in[i + 1] == '/') {
+        const std::size_t nl = in.find('\n', i);
+        i = nl == std::string_view::npos ? in.size() : nl + 1;
+      } else if (c == '/' && i + 1 < in.size() && in[i + 1] == '*') {
+        const std::size_t end = in.find("*/", i + 2);
+        i = end == std::string_view::npos ? in.size() : end + 2;
+      } else {
+        break;
+      }
+    }
+    return i;
+  };
+  char last = 0;  // the last character outside white space and comments
+  for (std::size_t i = 0; i < in.size();) {
+    const char c = in[i];
+    if (c == '"') {  // a string, escapes included, copied whole
+      std::size_t j = i + 1;
+      while (j < in.size() && in[j] != '"') j += in[j] == '\\' ? 2 : 1;
+      j = std::min(j + 1, in.size());
+      out.append(in.substr(i, j - i));
+      i = j;
+      last = '"';
+    } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r' ||
+               (c == '/' && i + 1 < in.size() && (in[i + 1] == '/' || in[i + 1] == '*'))) {
+      const std::size_t j = skip_blank(i);
+      out.append(in.substr(i, j - i));
+      i = j;
+    } else {
+      // A comma after a value and before the close is dropped; one with no value before it
+      // ("{,}", ",,") stays and the parser refuses it.
+      const std::size_t next = c == ',' ? skip_blank(i + 1) : 0;
+      const bool trailing = c == ',' && next < in.size() && (in[next] == '}' || in[next] == ']') &&
+                            last != 0 && last != '{' && last != '[' && last != ',';
+      if (!trailing) out.push_back(c);
+      last = c;
+      ++i;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<SourceLinkMap> SourceLinkMap::parse(std::string_view json) {
-  nlohmann::json doc = nlohmann::json::parse(json.begin(), json.end(), nullptr, false);
+  // Comments are skipped and trailing commas dropped, as the tools that read SourceLink do.
+  const std::string text = without_trailing_commas(json);
+  nlohmann::json doc = nlohmann::json::parse(text.begin(), text.end(), nullptr, false, true);
   if (doc.is_discarded() || !doc.is_object())
     return Error{Errc::kMalformed, "SourceLink JSON is not a valid JSON object"};
   SourceLinkMap map;

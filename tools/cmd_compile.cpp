@@ -71,7 +71,7 @@ struct Job {
   int rc = 0;
   std::string message;
   std::string reason;           // skipped: why; failed: the error without "ilmap: error: "
-  std::string warning;          // printed as "ilmap: warning: ..." (method names not built)
+  std::vector<std::string> warnings;  // each printed as "ilmap: warning: ..." (what the cache lacks)
   std::uint64_t points = 0;
   std::size_t bytes = 0;
 };
@@ -153,10 +153,10 @@ std::string pe_beside(const std::string& pdb_path) {
 
 // Method names (format 1.1) from the PE of the input: the input itself, --pe for a PDB input
 // (must name the PDB: else kMismatch), or a same-named PE beside a PDB input whose CodeView names
-// it. A names failure is a warning (job.warning) and the cache is built without them.
+// it. A names failure is a warning (job.warnings) and the cache is built without them.
 Status collect_names(Job& job, const DebugInput& d, const CompileOptions& o, std::optional<NamesSection>& names) {
   auto warn = [&](const std::string& where, const Error& e) {
-    job.warning = where + ": method names not stored: " + e.message;
+    job.warnings.push_back(where + ": method names not stored: " + e.message);
   };
   if (d.pe) {
     if (!d.pe->managed) return {};
@@ -272,6 +272,7 @@ void run_job(Job& job, const CompileOptions& o, unsigned threads) {
                                           parent.string().c_str(), ec.message().c_str())});
   }
   if (Status s = write_output(*target, *bytes, o.fsync); !s) return fail(job, s.error());
+  for (const std::string& w : stats.warnings) job.warnings.push_back(job.input + ": " + w);
   job.outcome = Outcome::kCompiled;
   job.points = stats.points;
   job.bytes = bytes->size();
@@ -444,7 +445,7 @@ int run_compile(const CompileOptions& o) {
   std::size_t count[4] = {0, 0, 0, 0};
   for (const Job& j : jobs) {
     ++count[static_cast<int>(j.outcome)];
-    if (!j.warning.empty()) std::fprintf(stderr, "ilmap: warning: %s\n", escape_text(j.warning).c_str());
+    for (const std::string& w : j.warnings) std::fprintf(stderr, "ilmap: warning: %s\n", escape_text(w).c_str());
     if (j.outcome == Outcome::kFailed) {
       std::fprintf(stderr, "%s\n", escape_text(j.message).c_str());
       rc = std::max(rc, j.rc);

@@ -1,4 +1,4 @@
-// SourceLinkBudgetTest.cpp - SourceLink mapping and its size budget in build_cache.
+// SourceLinkBudgetTest.cpp - SourceLink parsing, mapping and its size budget in build_cache.
 //
 // A SourceLink entry's URL prefix is repeated in every document's resolved URL, so a long
 // prefix and many documents could make a tiny PDB expand into gigabytes of URLs. build_cache
@@ -20,8 +20,8 @@ namespace ilmap::test {
 namespace {
 
 // A PDB with `docs` documents (all named "/src/a.cs"), no methods, and a SourceLink CDI row
-// whose JSON maps "/src/*" to `url_prefix` + "*".
-Bytes pdb_with_sourcelink(std::uint32_t docs, const std::string& url_prefix) {
+// holding `json`.
+Bytes pdb_with_json(std::uint32_t docs, const std::string& json) {
   BlobHeap blobs;
   GuidHeap guids;
   Bytes name{'/'};
@@ -29,7 +29,6 @@ Bytes pdb_with_sourcelink(std::uint32_t docs, const std::string& url_prefix) {
   put_compressed(name, blobs.add("src"));
   put_compressed(name, blobs.add("a.cs"));
   const std::uint32_t name_blob = blobs.add(name);
-  const std::string json = "{\"documents\":{\"/src/*\":\"" + url_prefix + "*\"}}";
   const std::uint32_t json_blob = blobs.add(json);
   guids.b.insert(guids.b.end(), guids::kCdiSourceLink.begin(), guids::kCdiSourceLink.end());
   const std::uint32_t kind = std::uint32_t(guids.b.size() / 16);
@@ -53,6 +52,10 @@ Bytes pdb_with_sourcelink(std::uint32_t docs, const std::string& url_prefix) {
   img.add("#Pdb", p.build()).add("#~", t.build()).add("#Strings", Bytes{0, 0, 0, 0});
   img.add("#GUID", guids.b).add("#Blob", blobs.b);
   return img.build();
+}
+
+Bytes pdb_with_sourcelink(std::uint32_t docs, const std::string& url_prefix) {
+  return pdb_with_json(docs, "{\"documents\":{\"/src/*\":\"" + url_prefix + "*\"}}");
 }
 
 TEST(SourceLinkBudget, UrlsAreResolvedAndStored) {
@@ -94,6 +97,45 @@ TEST(SourceLinkBudget, JustUnderTheBudgetStillCompiles) {
   src.pdb = &*pdb;
   auto bytes = build_cache(src, CacheBuildOptions{});
   ASSERT_TRUE(bytes) << bytes.error().message;
+}
+
+// The SourceLink tooling reads its JSON with trailing commas allowed; comments are skipped
+// too. Commas and comment markers inside strings are data.
+TEST(SourceLinkParse, TrailingCommasAndCommentsAreAccepted) {
+  auto m = SourceLinkMap::parse(
+      "{ // generated\n \"documents\": { \"/src/*\": \"https://h.invalid/a,]/*\", /* x, } */ },\n"
+      " \"other\": [1, 2,], }");
+  ASSERT_TRUE(m) << m.error().message;
+  ASSERT_EQ(m->entries().size(), 1u);
+  EXPECT_EQ(m->entries()[0].url, "https://h.invalid/a,]/");
+  EXPECT_EQ(m->map("/src/x/y.cs"), "https://h.invalid/a,]/x/y.cs");
+  auto slashes = SourceLinkMap::parse("{\"documents\":{\"C:\\\\src\\\\*\":\"https://h.invalid/// not a comment/*\",}}");
+  ASSERT_TRUE(slashes) << slashes.error().message;
+  EXPECT_EQ(slashes->map("C:\\src\\p.cs"), "https://h.invalid/// not a comment/p.cs");
+}
+
+TEST(SourceLinkParse, WhatIsStillNotJsonIsRefused) {
+  for (const char* bad : {"{\"documents\":{,}}", "{\"documents\":{\"/a/*\":\"u/*\",,}}", "[1,]", "{\"documents\":{\"/a/*\" \"u/*\"}}"})
+    EXPECT_FALSE(SourceLinkMap::parse(bad)) << bad;
+}
+
+TEST(SourceLinkBudget, UnreadableSourceLinkCostsOnlyTheUrls) {
+  for (const char* json : {"{\"documents\":{\"/src/*\":\"u/*\"}]", "{\"documents\":{\"/src/a*b\":\"u\"}}"}) {
+    const Bytes b = pdb_with_json(3, json);
+    auto pdb = PortablePdb::parse(b);
+    ASSERT_TRUE(pdb) << pdb.error().message;
+    CacheSource src;
+    src.pdb = &*pdb;
+    CacheStats stats;
+    auto bytes = build_cache(src, CacheBuildOptions{}, &stats);
+    ASSERT_TRUE(bytes) << json << ": " << bytes.error().message;
+    auto cache = Cache::from_bytes(*bytes);
+    ASSERT_TRUE(cache) << cache.error().message;
+    EXPECT_EQ(cache->document_count(), 3u);
+    EXPECT_EQ(cache->document_source_url(0), "");
+    ASSERT_EQ(stats.warnings.size(), 1u) << json;
+    EXPECT_NE(stats.warnings[0].find("SourceLink"), std::string::npos) << stats.warnings[0];
+  }
 }
 
 }  // namespace
