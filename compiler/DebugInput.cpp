@@ -62,7 +62,9 @@ struct Search {
   }
 };
 
-// A Windows PDB candidate: accepted when its GUID and DBI age equal a Windows CodeView entry's.
+// A Windows PDB candidate: accepted when its GUID and DBI age equal a CodeView entry's. A
+// Portable entry counts too: a PDB converted from Portable to Windows (Pdb2Pdb, symbol servers
+// serving old debuggers) keeps the GUID, has age 1, and the PE still says Portable.
 bool try_msf_candidate(DebugInput& in, const std::string& p, FileBytes& file, Search& search) {
   auto pdb = msf::MsfPdb::parse(file.bytes());
   if (!pdb) {
@@ -73,16 +75,15 @@ bool try_msf_candidate(DebugInput& in, const std::string& p, FileBytes& file, Se
   const std::vector<CodeViewEntry>& cvs = in.pe->codeview;
   int match = -1;
   for (std::size_t i = 0; i < cvs.size() && match < 0; ++i)
-    if (!cvs[i].portable() && cvs[i].guid == pdb->guid() && cvs[i].age == pdb->age()) match = static_cast<int>(i);
+    if (cvs[i].guid == pdb->guid() && cvs[i].age == pdb->age()) match = static_cast<int>(i);
   if (match < 0) {
     const std::string have = windows_debug_id(pdb->guid(), pdb->age());
     std::string want;
-    for (const CodeViewEntry& cv : cvs)
-      if (!cv.portable()) {
-        want = format("CodeView entry %u wants %s", cv.index, windows_debug_id(cv.guid, cv.age).c_str());
-        break;
-      }
-    if (want.empty()) want = "the PE has no Windows CodeView entry";
+    for (const CodeViewEntry& cv : cvs) {
+      want = format("CodeView entry %u wants %s", cv.index, windows_debug_id(cv.guid, cv.age).c_str());
+      if (!cv.portable()) break;
+    }
+    if (want.empty()) want = "the PE has no CodeView entry";
     search.reject(p, "has Windows PDB id " + have + ", " + want, MissingPdb::kMismatch);
     in.notes.push_back(p + " has Windows PDB id " + have + "; " + want);
     return false;
@@ -96,8 +97,8 @@ bool try_msf_candidate(DebugInput& in, const std::string& p, FileBytes& file, Se
 }
 
 // Tries the PDB file `p`: accepted when its id equals a Portable CodeView entry's (or, with
-// `windows`, set when windows_pdbs is on and the PE has a Windows CodeView entry, a Windows PDB
-// whose GUID + age equal such an entry's). Returns true on a match (in.sibling/in.pdb or
+// `windows`, set when windows_pdbs is on and the PE has a CodeView entry, a Windows PDB whose
+// GUID + age equal an entry's). Returns true on a match (in.sibling/in.pdb or
 // in.msf/in.matched_codeview_index set).
 bool try_candidate(DebugInput& in, const std::string& p, Search& search, bool windows) {
   std::error_code ec;
@@ -168,10 +169,12 @@ Status open_pe(DebugInput& in, const DebugInputOptions& options) {
     any_portable |= cv.portable();
     any_windows |= options.windows_pdbs && !cv.portable();
   }
+  // Windows PDBs are candidates for every CodeView entry, Portable ones included (converted PDBs).
+  const bool msf_candidates = options.windows_pdbs && !info.codeview.empty();
   Search search;
   bool found = false;
   if (!options.pdb.empty()) {
-    found = try_candidate(in, options.pdb, search, any_windows);
+    found = try_candidate(in, options.pdb, search, msf_candidates);
   } else {
     if (info.embedded_pdb) {
       auto bytes = pe->inflate_embedded_pdb();
@@ -198,7 +201,7 @@ Status open_pe(DebugInput& in, const DebugInputOptions& options) {
       }
       add(same_name_pdb(in.path));
     }
-    for (std::size_t i = 0; i < candidates.size() && !found; ++i) found = try_candidate(in, candidates[i], search, any_windows);
+    for (std::size_t i = 0; i < candidates.size() && !found; ++i) found = try_candidate(in, candidates[i], search, msf_candidates);
   }
   if (!found) {
     in.source = PdbSource::kNone;
