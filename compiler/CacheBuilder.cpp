@@ -370,6 +370,7 @@ struct BlockChunk {
   std::vector<std::uint64_t> counts;    // of each block: V | H << 32
   std::size_t first_block = 0;          // index of the chunk's first block among all blocks
   std::vector<LinePoint> lines;  // visible points for the line index
+  std::vector<fb::HiddenPoint> hidden_points;  // SPEC.md 5.5, by (row, hidden)
   std::uint64_t total = 0, hidden = 0;
   Status status;
 };
@@ -445,15 +446,20 @@ Result<BuildInput> msf_input(const msf::MsfPdb& pdb, std::uint64_t source_size) 
   return in;
 }
 
-// Decodes the points of method row `rid` into `enc` (reset first).
-Status decode_row(const BuildInput& in, std::uint32_t rid, BlockEncoder& enc) {
+// Decodes the points of method row `rid` into `enc` (reset first); a Windows PDB's hidden
+// points that their hidden records cannot describe go to `hidden_points` (SPEC.md 5.5).
+Status decode_row(const BuildInput& in, std::uint32_t rid, BlockEncoder& enc, std::vector<fb::HiddenPoint>& hidden_points) {
   enc.reset();
   if (in.portable) return in.portable->for_each_sequence_point(rid, enc);
   const msf::MsfMethod* m = in.msf_by_row[rid - 1];
   if (!m) return {};
-  // The format (as Portable PDBs) has strictly increasing IL offsets up to 0x7FFFFFFF and
-  // visible lines below 0xFEEFEE, end >= start. A hidden point (line 0xFEEFEE) is stored
-  // as hidden: its end line and columns, which mean nothing, are not kept.
+  // The format takes IL offsets up to 0x7FFFFFFF that never decrease (a Portable PDB's
+  // strictly increase; a Windows PDB may repeat one, as C++/CLI's do), visible lines below
+  // 0xFEEFEE and end >= start. A hidden point (line 0xFEEFEE) is a hidden record; its end
+  // line and columns, when not 0xFEEFEE, 0 and 0, and its place when it is not the first
+  // among the points at its offset, are kept beside the blocks.
+  std::uint32_t visible = 0, hidden = 0;
+  std::uint32_t last_visible_il = 0, run = 0;  // the last visible point's offset, and how many have it
   for (std::size_t i = 0; i < m->points.size(); ++i) {
     const SequencePoint& p = m->points[i];
     if (!p.hidden() && (p.start_line > kHiddenLine || p.end_line >= kHiddenLine ||
@@ -466,11 +472,22 @@ Status decode_row(const BuildInput& in, std::uint32_t rid, BlockEncoder& enc) {
       return Error{Errc::kMalformed, format("Windows PDB: method 0x%08x: point %zu has IL offset 0x%x (above 0x7FFFFFFF)",
                                            m->token, i, p.il_offset)};
     }
-    if (i > 0 && p.il_offset <= m->points[i - 1].il_offset) {
+    if (i > 0 && p.il_offset < m->points[i - 1].il_offset) {
       return Error{Errc::kMalformed,
-                   format("Windows PDB: method 0x%08x: point %zu has IL offset %u after %u (a method's IL offsets must increase)",
+                   format("Windows PDB: method 0x%08x: point %zu has IL offset %u after %u (a method's IL offsets must not decrease)",
                           m->token, i, m->points[i].il_offset, m->points[i - 1].il_offset)};
     }
+    if (!p.hidden()) {
+      run = visible > 0 && p.il_offset == last_visible_il ? run + 1 : 1;
+      last_visible_il = p.il_offset;
+      ++visible;
+      continue;
+    }
+    // Readers place a hidden record before the visible records at its offset.
+    const std::uint32_t placed = visible - (visible > 0 && p.il_offset == last_visible_il ? run : 0);
+    if (placed != visible || p.end_line != kHiddenLine || p.start_column != 0 || p.end_column != 0)
+      hidden_points.emplace_back(rid, hidden, visible, p.end_line, p.start_column, p.end_column);
+    ++hidden;
   }
   enc.reserve(m->points.size());
   for (const SequencePoint& p : m->points) enc(p);
@@ -481,7 +498,7 @@ void encode_chunk(const BuildInput& in, BlockChunk& c) {
   BlockEncoder enc;
   c.ends.reserve(c.last >= c.first ? c.last - c.first + 1 : 0);
   for (std::uint32_t rid = c.first; rid <= c.last; ++rid) {
-    if (Status s = decode_row(in, rid, enc); !s) {
+    if (Status s = decode_row(in, rid, enc, c.hidden_points); !s) {
       c.status = s;
       return;
     }
@@ -1232,6 +1249,12 @@ Result<CacheBytes> build_cache(const CacheSource& src, const CacheBuildOptions& 
   flatbuffers::Offset<fb::Names> names;
   if (src.names) names = write_names_section(fbb, *src.names);
   auto lines = write_line_index(fbb, line_index);
+  flatbuffers::Offset<flatbuffers::Vector<const fb::HiddenPoint*>> hidden_points;
+  {
+    std::vector<fb::HiddenPoint> all;
+    for (const BlockChunk& c : chunks) all.insert(all.end(), c.hidden_points.begin(), c.hidden_points.end());
+    if (!all.empty()) hidden_points = fbb.CreateVectorOfStructs(all);
+  }
 
   fb::CacheBuilder cb(fbb);
   cb.add_identity(identity);
@@ -1257,6 +1280,7 @@ Result<CacheBytes> build_cache(const CacheSource& src, const CacheBuildOptions& 
   }
   if (src.names) cb.add_names(names);
   cb.add_lines(lines);
+  if (!hidden_points.IsNull()) cb.add_hidden_points(hidden_points);
   fb::FinishCacheBuffer(fbb, cb.Finish());
 
   const std::size_t payload = fbb.GetSize();

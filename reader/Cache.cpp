@@ -802,8 +802,18 @@ Status Cache::points_unchecked(std::uint32_t rid, std::vector<CachePoint>& out) 
   if (!impl_->block(rid, rec, end, h))
     return {Errc::kMalformed, format("point block of method row %u (bytes 0x%x-0x%x): corrupt header or records past its end", rid, b, e)};
   const std::uint32_t ndocs = document_count();
-  // Merge visible and hidden records by IL offset: both lists are increasing and PDB order is
-  // increasing in IL offset (SPEC.md section 5.3).
+  // The row's entries of hidden_points (SPEC.md 5.5), sorted by (row, hidden).
+  const fb::HiddenPoint* xp = nullptr;
+  const fb::HiddenPoint* xe = nullptr;
+  if (const auto* hp = impl_->root->hidden_points(); hp && hp->size()) {
+    const fb::HiddenPoint* all = hp->Get(0);
+    xp = std::lower_bound(all, all + hp->size(), rid, [](const fb::HiddenPoint& x, std::uint32_t r) { return x.row() < r; });
+    xe = std::upper_bound(xp, all + hp->size(), rid, [](std::uint32_t r, const fb::HiddenPoint& x) { return r < x.row(); });
+    if (xp != xe && (h.hidden == 0 || xe[-1].hidden() >= h.hidden))
+      return {Errc::kMalformed, format("hidden_points: method row %u has no hidden record %u", rid, xe[-1].hidden())};
+  }
+  // Merge visible and hidden records in PDB order (SPEC.md 5.3): by IL offset, a hidden record
+  // before the visible ones at its offset, unless hidden_points places it after some of them.
   std::uint32_t vi = 0, hi = 0;
   std::uint32_t last_il = 0;
   bool have_last = false;
@@ -811,7 +821,10 @@ Status Cache::points_unchecked(std::uint32_t rid, std::vector<CachePoint>& out) 
     const std::uint32_t vil = vi < h.visible ? d::get_visible_il(rec, vi, h) : 0;
     std::uint32_t hil = 0, hdoc = 0;
     if (hi < h.hidden) d::get_hidden(rec, hi, h, hil, hdoc);
-    const bool take_visible = vi < h.visible && (hi >= h.hidden || vil < hil);
+    const fb::HiddenPoint* x = xp != xe && xp->hidden() == hi ? xp : nullptr;
+    if (x && (x->visible_before() > h.visible || (xp + 1 != xe && xp[1].hidden() <= hi)))
+      return {Errc::kMalformed, format("hidden_points: the entry of method row %u, hidden record %u, is out of order or places it past the visible records", rid, hi)};
+    const bool take_visible = vi < h.visible && (hi >= h.hidden || (x ? vi < x->visible_before() : vil < hil));
     CachePoint p;
     if (take_visible) {
       const d::VisibleRecord v = d::get_visible(rec, vi, h);
@@ -827,12 +840,18 @@ Status Cache::points_unchecked(std::uint32_t rid, std::vector<CachePoint>& out) 
       p.start_line = p.end_line = 0xFEEFEE;
       p.document = hdoc;
       p.hidden = true;
+      if (x) {
+        p.end_line = x->end_line();
+        p.start_column = x->start_column();
+        p.end_column = x->end_column();
+        ++xp;
+      }
       ++hi;
     }
     if (std::uint64_t(p.il_offset) >> h.w_il)
       return {Errc::kMalformed, format("point block of method row %u: IL offset 0x%x wider than the block's %u-bit IL field", rid, p.il_offset, unsigned(h.w_il))};
-    if (have_last && p.il_offset <= last_il)
-      return {Errc::kMalformed, format("point block of method row %u: IL offsets not strictly increasing", rid)};
+    if (have_last && p.il_offset < last_il)
+      return {Errc::kMalformed, format("point block of method row %u: IL offsets decrease", rid)};
     if (p.document >= ndocs)
       return {Errc::kMalformed, format("point block of method row %u: document index %u beyond the %u documents", rid, p.document, ndocs)};
     if (!p.hidden && (p.end_line >= 0xFEEFEE || p.start_line >= 0xFEEFEE || p.end_line < p.start_line))
@@ -886,11 +905,24 @@ Status Cache::verify_unchecked() const {
   for (std::uint32_t i = 0; i < m.profiles.count; ++i)
     if (d::load_le64(m.profiles.data + std::size_t(i) * 8) & d::kProfileReservedBits)
       return {Errc::kMalformed, format("block profile %u: reserved bits are set", i)};
+  // hidden_points (SPEC.md 5.5): sorted by (row, hidden), each naming a hidden record of its row.
+  const auto* hp = m.root->hidden_points();
+  const std::uint32_t hp_count = hp ? hp->size() : 0;
+  std::uint32_t at_hp = 0;
   std::uint64_t total = 0, hidden = 0;
   std::vector<CachePoint> pts;
   for (std::uint32_t rid = 1; rid <= m.method_rows; ++rid) {
     pts.clear();
     if (Status s = points(rid, pts); !s) return s;
+    const std::uint64_t row_hidden = static_cast<std::uint64_t>(std::count_if(pts.begin(), pts.end(), [](const CachePoint& p) { return p.hidden; }));
+    for (std::uint64_t prev = 0, first = 1; at_hp < hp_count && hp->Get(at_hp)->row() == rid; ++at_hp, first = 0) {
+      const std::uint32_t k = hp->Get(at_hp)->hidden();
+      if (k >= row_hidden || (!first && k <= prev))
+        return {Errc::kMalformed, format("hidden_points entry %u: hidden record %u of method row %u is out of order or absent", at_hp, k, rid)};
+      prev = k;
+    }
+    if (at_hp < hp_count && hp->Get(at_hp)->row() < rid)
+      return {Errc::kMalformed, format("hidden_points entry %u: method rows out of order", at_hp)};
     // A non-empty block (points() above accepted its header) must be exactly header +
     // records, rounded up to a byte.
     const std::uint8_t* rec;
@@ -903,6 +935,8 @@ Status Cache::verify_unchecked() const {
     total += pts.size();
     for (const CachePoint& p : pts) hidden += p.hidden;
   }
+  if (at_hp != hp_count)
+    return {Errc::kMalformed, format("hidden_points entry %u: method row %u is not a row of the cache", at_hp, hp->Get(at_hp)->row())};
   if (total != m.root->point_count() || hidden != m.root->hidden_count())
     return {Errc::kMalformed, "point counts in the cache do not match its blocks"};
   if (m.strings_section.packed && !m.strings().ok) {

@@ -145,8 +145,8 @@ TEST(MsfCache, FlipSweep) {
   EXPECT_GT(built, 0u);
 }
 
-// The cache format keeps a method's IL offsets strictly increasing (verify checks it): line
-// records out of order are refused with the method and the offsets, not stored.
+// A method's IL offsets never decrease in the cache format (verify checks it): line records
+// out of order are refused with the method and the offsets, not stored.
 TEST(MsfCache, DecreasingOffsetsAreRefused) {
   Pdb p = two_methods();
   p.modules[0].lines[1].blocks[0].lines = {{4, 22, 22}, {0, 20, 21}};
@@ -158,4 +158,67 @@ TEST(MsfCache, DecreasingOffsetsAreRefused) {
   EXPECT_EQ(bytes.error().code, Errc::kMalformed);
   EXPECT_NE(bytes.error().message.find("method 0x06000005: point 1 has IL offset 4 after 8"), std::string::npos)
       << bytes.error().message;
+}
+
+// What Windows PDBs hold beyond what Portable PDBs can: an IL offset repeated (C++/CLI writes
+// two lines at one offset), hidden points with columns (VB), and a hidden point after visible
+// points at its offset. The cache keeps every point, in PDB order, with its values (SPEC.md
+// 5.3, 5.5), and lookups follow the runtime's rule: of repeated offsets, the last visible one.
+TEST(MsfCache, RepeatedOffsetsAndHiddenPointsAreKeptInFull) {
+  Pdb p;
+  Module m;
+  m.files = {"C:\\src\\A.vb"};
+  m.procs = {{0x06000001, 0, 40}, {0x06000002, 40, 20}};
+  Lines l1{0, 1, true, 40, {}};
+  l1.blocks.push_back({0, {{0, kHiddenLine, kHiddenLine, 1, 2},  // hidden with columns, first
+                           {0, 10, 10, 5, 9},
+                           {4, 20, 20, 1, 3},
+                           {4, 21, 21, 1, 7},                    // the same offset again
+                           {4, kHiddenLine, kHiddenLine, 0, 0},  // hidden after visible ones at 4
+                           {8, kHiddenLine, kHiddenLine, 3, 4},
+                           {8, 30, 30, 2, 6},
+                           {8, 31, 31, 2, 6},
+                           {12, kHiddenLine, kHiddenLine, 0, 0}}});
+  Lines l2{40, 1, true, 20, {}};
+  l2.blocks.push_back({0, {{0, 50, 50, 1, 2}, {2, kHiddenLine, kHiddenLine, 0, 0}, {6, 51, 51, 1, 2}}});
+  m.lines = {l1, l2};
+  p.modules.push_back(m);
+  const Bytes b = write_pdb(p);
+  auto pdb = MsfPdb::parse(b);
+  ASSERT_TRUE(pdb.ok()) << pdb.error().message;
+  auto bytes = build(*pdb);
+  ASSERT_TRUE(bytes.ok()) << bytes.error().message;
+  auto cache = Cache::from_bytes(bytes->span());
+  ASSERT_TRUE(cache.ok()) << cache.error().message;
+  ASSERT_TRUE(cache->verify().ok()) << cache->verify().message();
+  for (const MsfMethod& method : pdb->methods()) {
+    std::vector<CachePoint> got;
+    ASSERT_TRUE(cache->points(method.token & 0xFFFFFF, got).ok());
+    ASSERT_EQ(got.size(), method.points.size()) << std::hex << method.token;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      const SequencePoint& want = method.points[i];
+      EXPECT_EQ(got[i].il_offset, want.il_offset) << i;
+      EXPECT_EQ(got[i].hidden, want.hidden()) << i;
+      EXPECT_EQ(got[i].start_line, want.start_line) << i;
+      EXPECT_EQ(got[i].end_line, want.end_line) << i;
+      EXPECT_EQ(got[i].start_column, want.start_column) << i;
+      EXPECT_EQ(got[i].end_column, want.end_column) << i;
+    }
+  }
+  // Only the points their records cannot describe have an entry: the hidden ones with
+  // columns, and the one after visible points at its offset (row 2 needs none).
+  const auto* hp = static_cast<const fb::Cache*>(cache->root())->hidden_points();
+  ASSERT_TRUE(hp);
+  EXPECT_EQ(hp->size(), 3u);
+  auto at = [&](std::uint32_t il) { return cache->lookup(0x06000001, il); };
+  ASSERT_TRUE(at(0));
+  EXPECT_EQ(at(0)->line, 10u);
+  ASSERT_TRUE(at(4));
+  EXPECT_EQ(at(4)->line, 21u);  // the last visible point at offset 4, as the runtime walks
+  EXPECT_EQ(at(4)->end_column, 7u);
+  EXPECT_EQ(at(7)->line, 21u);
+  EXPECT_EQ(at(8)->line, 31u);
+  EXPECT_EQ(at(100)->line, 31u);
+  ASSERT_TRUE(cache->lookup(0x06000002, 3));
+  EXPECT_EQ(cache->lookup(0x06000002, 3)->line, 50u);
 }
