@@ -545,35 +545,46 @@ struct ModuleIndex::Impl {
   }
 
   // The entries that record GUID `guid`, those named `hint` (stem, case-insensitive) first.
-  std::vector<Entry*> with_guid(const Guid& guid, std::string_view hint) {
-    std::vector<Entry*> v;
-    for (std::size_t i : at(guid_index(), key_of(guid))) v.push_back(&entries[i]);
-    const std::string h = stem_of(lower(hint));
+  // Entries named `hint` are read and tried first (often the answer, found without reading the
+  // rest of the set); then the others that record the GUID, from the id index.
+  // `hint`: an assembly name ("Asm.Core") or a file name ("Asm.Core.pdb").
+  template <class F>
+  bool each_with_guid(const Guid& guid, std::string_view hint, F&& f) {
+    std::string h = lower(hint);
+    if (kind_of(h)) h = stem_of(h);
     if (!h.empty())
-      std::stable_partition(v.begin(), v.end(), [&](const Entry* e) { return stem_of(e->lname) == h; });
-    return v;
+      for (std::size_t i : at(by_stem, h)) {
+        load(entries[i]);
+        if (!entries[i].bad && f(&entries[i])) return true;
+      }
+    for (std::size_t i : at(guid_index(), key_of(guid)))
+      if ((h.empty() || stem_of(entries[i].lname) != h) && f(&entries[i])) return true;
+    return false;
   }
 
   ModuleAnswer find_by_id(const Guid& guid, std::optional<std::uint32_t> stamp, std::optional<std::uint32_t> age,
                           std::string_view hint) {
     ModuleAnswer best;
     best.detail = "no PE, PDB or cache of the search set has PDB id " + guid_to_text(guid);
-    for (Entry* e : with_guid(guid, hint)) {
+    // True once `best` is an answer.
+    auto consider = [&](Entry* e) {
       if (e->kind == Kind::kPe) {
         for (const CodeView& cv : e->codeview)
           if (cv.guid == guid && (!stamp || (cv.portable && cv.stamp == *stamp)) &&
               (!age || cv.portable || cv.age == *age)) {
             prefer(best, answer_pe(*e));
-            if (best.miss == Miss::kNone) return best;
+            if (best.miss == Miss::kNone) return true;
           }
       } else if (e->pdb_id && std::equal(guid.begin(), guid.end(), e->pdb_id->begin()) &&
                  (!stamp || make_pdb_id(guid, *stamp) == *e->pdb_id) &&
                  (!age || !e->windows || tail_of(*e->pdb_id) == *age)) {
-        if (e->kind == Kind::kCache) return {e->cache, Miss::kNone, {}};
-        prefer(best, answer_pdb(*e));
-        if (best.miss == Miss::kNone) return best;
+        if (e->kind == Kind::kCache) best = {e->cache, Miss::kNone, {}};
+        else prefer(best, answer_pdb(*e));
+        if (best.miss == Miss::kNone) return true;
       }
-    }
+      return false;
+    };
+    if (each_with_guid(guid, hint, consider)) return best;
     if (best.miss == Miss::kModuleNotFound && resolver && !hint.empty()) {
       prefer(best, from_symbol_path(guid, stamp, std::nullopt, hint));
       // A CodeView GUID + age (ProductionStackTrace) may name a Windows PDB.
