@@ -325,7 +325,7 @@ struct ModuleIndex::Impl {
 
   // Where the cache of a PDB with SSQP key `pdb_key` lives: CACHE_DIR/<cache key>, "" without a
   // cache directory (caches then live in memory). The PDB name comes from file content (a
-  // CodeView path such as "..", "C:\\a\\.."): a key that validate_key refuses is an error, and
+  // CodeView path such as "..", "C:\a\.."): a key that validate_key refuses is an error, and
   // nothing is read or written for it.
   Result<std::string> cache_path_for_key(const std::string& pdb_key) const {
     const std::string key = symbols::cache_key_for(pdb_key);
@@ -544,8 +544,8 @@ struct ModuleIndex::Impl {
       best = a;
   }
 
-  // The entries that record GUID `guid`, those named `hint` (stem, case-insensitive) first.
-  // Entries named `hint` are read and tried first (often the answer, found without reading the
+  // Calls `f` on the entries that may record GUID `guid` until it returns true. Entries named
+  // `hint` are read and tried first (often the answer, found without reading the
   // rest of the set); then the others that record the GUID, from the id index.
   // `hint`: an assembly name ("Asm.Core") or a file name ("Asm.Core.pdb").
   template <class F>
