@@ -13,7 +13,7 @@ CLI::Option* add_download_timeout_option(CLI::App* cmd, long& seconds) {
       ->add_option("--download-timeout", seconds,
                    "Seconds one download may take in all, retries included (default " +
                        std::to_string(symbols::HttpOptions{}.total_timeout_s) +
-                       "): a server that sends slowly but above the --read-timeout rate is cut off")
+                       "): a server that sends slowly, yet above 1 KiB/s, is cut off there")
       ->check(CLI::Range(1L, 7L * 86400));
 }
 
