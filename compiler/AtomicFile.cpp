@@ -153,14 +153,13 @@ Status write_through(const OutputTarget& t, std::span<const std::uint8_t> bytes)
   return {};
 }
 
-Status write_replacing(const OutputTarget& t, std::span<const std::uint8_t> bytes, bool fsync) {
-  const std::string& path = t.path;
-  remove_stale_temps(path);
+// Creates, locks and registers a temporary of `path`'s naming in its directory; sets `tmp`,
+// `fd` and `slot`. Returns 0 or an errno value (EEXIST after 100 names taken).
+int open_temp(const std::string& path, std::string& tmp, int& fd, int& slot) {
   const std::string dir = dir_of(path);
   const std::string prefix = temp_name_prefix(path);
-  std::string tmp;
-  int fd = -1;
-  int slot = -1;
+  fd = -1;
+  slot = -1;
   for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
     // The name is registered BEFORE the file exists (mkstemp would create it first), so that
     // a signal arriving at any moment finds every temporary file that exists.
@@ -171,7 +170,7 @@ Status write_replacing(const OutputTarget& t, std::span<const std::uint8_t> byte
       const int e = errno;
       unregister_temp(slot);
       if (e == EEXIST) continue;
-      return {Errc::kIo, format("%s: cannot create a temporary file beside it: %s", path.c_str(), std::strerror(e))};
+      return e;
     }
     // Hold the lock while the file lives. A cleaner that locked it first unlinks it: then the
     // link count is 0 once we hold the lock, and we start again with a new name.
@@ -185,7 +184,17 @@ Status write_replacing(const OutputTarget& t, std::span<const std::uint8_t> byte
       fd = -1;
     }
   }
-  if (fd < 0) return {Errc::kIo, format("%s: cannot create a temporary file beside it", path.c_str())};
+  return fd < 0 ? EEXIST : 0;
+}
+
+Status write_replacing(const OutputTarget& t, std::span<const std::uint8_t> bytes, bool fsync) {
+  const std::string& path = t.path;
+  remove_stale_temps(path);
+  std::string tmp;
+  int fd = -1;
+  int slot = -1;
+  if (const int e = open_temp(path, tmp, fd, slot); e != 0)
+    return {Errc::kIo, format("%s: cannot create a temporary file beside it: %s", path.c_str(), std::strerror(e))};
   const mode_t mode = t.kind == OutputKind::kRegular ? (t.st.st_mode & 07777) : new_file_mode();
   // A file system without modes refuses fchmod: the file then keeps mkstemp's 0600, which is
   // never looser than asked, so that is not an error.
@@ -353,6 +362,54 @@ Status write_file_atomically(const std::string& path, std::span<const std::uint8
   auto t = resolve_output(path);
   if (!t) return t.error();
   return write_output(*t, bytes, fsync);
+}
+
+Result<TempFile> TempFile::create(const std::string& final_path) {
+  remove_stale_temps(final_path);
+  std::string tmp;
+  int fd = -1, slot = -1;
+  if (const int e = open_temp(final_path, tmp, fd, slot); e != 0)
+    return Error{Errc::kIo, format("%s: cannot create a temporary file beside it: %s", final_path.c_str(), std::strerror(e))};
+  return TempFile(std::move(tmp), fd, slot);
+}
+
+TempFile::TempFile(TempFile&& o) noexcept
+    : path_(std::move(o.path_)), fd_(o.fd_), slot_(o.slot_), committed_(o.committed_) {
+  o.fd_ = -1;
+  o.slot_ = -1;
+}
+
+TempFile::~TempFile() {
+  if (fd_ < 0) return;
+  if (!committed_) ::unlink(path_.c_str());
+  unregister_temp(slot_);
+  ::close(fd_);
+}
+
+int TempFile::append(std::span<const std::uint8_t> bytes) {
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0) return errno;
+  // write_all's ILMAP_FAIL_WRITE_AFTER counts from the start of the file.
+  const std::size_t limit = env_number("ILMAP_FAIL_WRITE_AFTER", SIZE_MAX);
+  const std::size_t at = static_cast<std::size_t>(st.st_size);
+  if (limit != SIZE_MAX && at + bytes.size() > limit) return ENOSPC;
+  return write_all(fd_, bytes);
+}
+
+int TempFile::clear() {
+  if (::ftruncate(fd_, 0) != 0) return errno;
+  if (::lseek(fd_, 0, SEEK_SET) != 0) return errno;
+  return 0;
+}
+
+Status TempFile::commit(const std::string& target, bool fsync) {
+  (void)::fchmod(fd_, new_file_mode());
+  int err = 0;
+  if (fsync && ::fsync(fd_) != 0) err = errno;
+  if (err == 0 && ::rename(path_.c_str(), target.c_str()) != 0) err = errno;
+  if (err != 0) return {Errc::kIo, format("%s: cannot move the download into place: %s", target.c_str(), std::strerror(err))};
+  committed_ = true;
+  return {};
 }
 
 }  // namespace ilmap

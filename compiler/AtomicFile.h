@@ -68,4 +68,36 @@ std::string temp_name_prefix(const std::string& final_path);
 // (left by a killed run). Returns how many were removed. Errors are ignored (best effort).
 std::size_t remove_stale_temps(const std::string& final_path);
 
+// A temporary file named like write_file_atomically's for `final_path` (so remove_stale_temps
+// finds it after a SIGKILL), for content written piece by piece (a download): locked and
+// registered for the signal cleanup while it lives, unlinked by the destructor unless commit()
+// moved it into place.
+class TempFile {
+ public:
+  // kIo when the file cannot be created (the directory must exist).
+  static Result<TempFile> create(const std::string& final_path);
+  TempFile(TempFile&& o) noexcept;
+  TempFile& operator=(TempFile&&) = delete;
+  TempFile(const TempFile&) = delete;
+  ~TempFile();
+
+  int fd() const { return fd_; }
+  const std::string& path() const { return path_; }
+  // Appends `bytes` (honouring ILMAP_FAIL_WRITE_AFTER). Returns 0 or an errno value.
+  int append(std::span<const std::uint8_t> bytes);
+  // Empties the file (a retried download starts again). Returns 0 or an errno value.
+  int clear();
+  // Gives the file the mode of a new file (0666 & ~umask), optionally fsyncs it, and renames
+  // it onto `target` (in the same file system). On failure the temporary stays (and the
+  // destructor removes it); `target` is untouched.
+  Status commit(const std::string& target, bool fsync);
+
+ private:
+  TempFile(std::string path, int fd, int slot) : path_(std::move(path)), fd_(fd), slot_(slot) {}
+  std::string path_;
+  int fd_ = -1;
+  int slot_ = -1;
+  bool committed_ = false;
+};
+
 }  // namespace ilmap

@@ -52,9 +52,20 @@ std::string portable_debug_id(const Guid& guid, std::uint32_t stamp) {
   return guid_to_text(guid) + format("-%08x", stamp);
 }
 
+bool is_header_token(std::string_view s) noexcept {
+  if (s.empty() || s.size() > kMaxHeaderToken) return false;
+  for (unsigned char c : s) {
+    const bool alnum = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+    if (!alnum && std::string_view("!#$%&'*+-.^_`|~").find(static_cast<char>(c)) == std::string_view::npos) return false;
+  }
+  return true;
+}
+
 std::string symbol_checksum_header(std::span<const PdbChecksum> sums) {
   std::string out;
   for (const PdbChecksum& s : sums) {
+    // The algorithm name comes from the PE and goes into a request header: only a token.
+    if (!is_header_token(s.algorithm)) continue;
     if (!out.empty()) out.push_back(';');
     out += s.algorithm;
     out.push_back(':');

@@ -38,7 +38,13 @@ std::string pe_code_id(std::uint32_t timestamp, std::uint32_t size_of_image);
 std::string portable_debug_id(const Guid& guid, std::uint32_t stamp);
 // "<guid D lowercase>-<age as lowercase hex>" (Sentry debug_id of a Windows PDB).
 std::string windows_debug_id(const Guid& guid, std::uint32_t age);
+// An HTTP token (RFC 9110 tchar: letters, digits, !#$%&'*+-.^_`|~), 1 to kMaxHeaderToken bytes:
+// what text read from a file must be before it goes into a request header.
+inline constexpr std::size_t kMaxHeaderToken = 64;
+bool is_header_token(std::string_view s) noexcept;
 // "SHA256:<hex>;SHA384:<hex>" (the SymbolChecksum header value); "" when there are none.
+// Entries whose algorithm name is not a header token are left out (a PE could otherwise write
+// CR LF and a second request into the header).
 std::string symbol_checksum_header(std::span<const PdbChecksum> sums);
 
 }  // namespace ilmap

@@ -20,6 +20,7 @@
 #include "PeFile.h"
 #include "PortablePdb.h"
 #include "StoreIngest.h"
+#include "TraceLine.h"
 #include "msf/DbiStream.h"
 #include "msf/MsfFile.h"
 #include "msf/MsfPdb.h"
@@ -120,6 +121,7 @@ const char* miss_name(Miss m) noexcept {
     case Miss::kPdbMismatch: return "PDB id mismatch";
     case Miss::kNoPdb: return "no PDB for the module";
     case Miss::kBadFile: return "unreadable debug file";
+    case Miss::kBadPdbName: return "unusable PDB name";
   }
   return "?";
 }
@@ -148,6 +150,74 @@ struct ModuleIndex::Impl {
   std::optional<std::vector<const Cache*>> with_names;
   std::optional<symbols::ModuleResolver> resolver;
   ModuleIndexStats stats;
+
+  // Entry positions (in listing order) under a key. By lower-cased file name and by its stem:
+  // built once from the listing. The others on the first query that needs them, each loading
+  // the entries it covers once: by GUID (of a PE's CodeView entries, of a PDB's or cache's PDB
+  // id), by MVID (PEs and caches), caches by their 20-byte PDB id. A query is then a lookup,
+  // not a walk of the search set.
+  using Index = std::unordered_map<std::string, std::vector<std::size_t>>;
+  Index by_name, by_stem;
+  std::optional<Index> by_guid, by_mvid, caches_by_id;
+
+  static std::string key_of(std::span<const std::uint8_t> bytes) {
+    return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  }
+  static void add_to(Index& ix, std::string key, std::size_t i) {
+    std::vector<std::size_t>& v = ix[std::move(key)];
+    if (v.empty() || v.back() != i) v.push_back(i);
+  }
+  static const std::vector<std::size_t>& at(const Index& ix, const std::string& key) {
+    static const std::vector<std::size_t> kNone;
+    const auto it = ix.find(key);
+    return it == ix.end() ? kNone : it->second;
+  }
+  void index_names() {
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      by_name[entries[i].lname].push_back(i);
+      by_stem[stem_of(entries[i].lname)].push_back(i);
+    }
+  }
+  const Index& guid_index() {
+    if (by_guid) return *by_guid;
+    ++stats.scans;
+    Index ix;
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      Entry& e = entries[i];
+      load(e);
+      if (e.bad) continue;
+      if (e.kind == Kind::kPe) {
+        for (const CodeView& cv : e.codeview) add_to(ix, key_of(cv.guid), i);
+      } else if (e.pdb_id) {
+        add_to(ix, key_of(std::span(e.pdb_id->data(), 16)), i);
+      }
+    }
+    return *(by_guid = std::move(ix));
+  }
+  const Index& mvid_index() {
+    if (by_mvid) return *by_mvid;
+    ++stats.scans;
+    Index ix;
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      Entry& e = entries[i];
+      if (e.kind == Kind::kPdb) continue;
+      load(e);
+      if (!e.bad) add_to(ix, key_of(e.mvid), i);
+    }
+    return *(by_mvid = std::move(ix));
+  }
+  const Index& cache_index() {
+    if (caches_by_id) return *caches_by_id;
+    ++stats.scans;
+    Index ix;
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      Entry& e = entries[i];
+      if (e.kind != Kind::kCache) continue;
+      load(e);
+      if (e.cache && e.pdb_id) add_to(ix, key_of(*e.pdb_id), i);
+    }
+    return *(caches_by_id = std::move(ix));
+  }
 
   void note(const std::string& s) const {
     if (opt.note) opt.note(s);
@@ -253,16 +323,30 @@ struct ModuleIndex::Impl {
     for (Entry& e : entries) load(e);
   }
 
-  // The cache-directory path of the cache of a PDB named `pdb_name` with id GUID `guid`.
-  std::string cache_path(std::string_view pdb_name, const Guid& guid) const {
-    if (opt.cache_dir.empty()) return {};  // no cache directory: caches live in memory
-    const std::string key = symbols::cache_key_for(ssqp_portable_pdb_key(pdb_name, guid));
+  // Where the cache of a PDB with SSQP key `pdb_key` lives: CACHE_DIR/<cache key>, "" without a
+  // cache directory (caches then live in memory). The PDB name comes from file content (a
+  // CodeView path such as "..", "C:\a\.."): a key that validate_key refuses is an error, and
+  // nothing is read or written for it.
+  Result<std::string> cache_path_for_key(const std::string& pdb_key) const {
+    const std::string key = symbols::cache_key_for(pdb_key);
+    if (Status s = symbols::validate_key(pdb_key); !s) return s.error();
+    if (Status s = symbols::validate_key(key); !s) return s.error();
+    if (opt.cache_dir.empty()) return std::string();
     return opt.cache_dir + "/" + key;
   }
+  // CACHE_DIR/<pdb name>/<guid N>FFFFFFFF/<stem>.ilmap.
+  Result<std::string> cache_path(std::string_view pdb_name, const Guid& guid) const {
+    return cache_path_for_key(ssqp_portable_pdb_key(pdb_name, guid));
+  }
   // The same for a Windows PDB: CACHE_DIR/<pdb name>/<GUID N><age x>/<stem>.ilmap.
-  std::string windows_cache_path(std::string_view pdb_name, const Guid& guid, std::uint32_t age) const {
-    if (opt.cache_dir.empty()) return {};
-    return opt.cache_dir + "/" + symbols::cache_key_for(ssqp_windows_pdb_key(pdb_name, guid, age));
+  Result<std::string> windows_cache_path(std::string_view pdb_name, const Guid& guid, std::uint32_t age) const {
+    return cache_path_for_key(ssqp_windows_pdb_key(pdb_name, guid, age));
+  }
+  // The answer for a module whose PDB name makes no valid cache key.
+  ModuleAnswer bad_name(const std::string& what, const Error& e) const {
+    ModuleAnswer a{nullptr, Miss::kBadPdbName, what + ": not a usable PDB file name: " + e.message};
+    note(a.detail);
+    return a;
   }
 
   // A ready cache recording `id` (with names when `need_names`): the cache directory's, else a
@@ -281,9 +365,8 @@ struct ModuleIndex::Impl {
         note(path + ": not reused (does not verify or records another PDB id)");
       }
     }
-    for (Entry& e : entries) {
-      if (e.kind != Kind::kCache) continue;
-      load(e);
+    for (std::size_t i : at(cache_index(), key_of(id))) {
+      Entry& e = entries[i];
       if (e.cache && e.pdb_id == id && (!need_names || e.cache->has_method_names())) {
         ++stats.reused;
         return e.cache;
@@ -335,8 +418,9 @@ struct ModuleIndex::Impl {
   std::string find_pdb(const CodeView& cv, const std::array<std::uint8_t, 20>& id, bool& mismatch) {
     resolved_cache.clear();
     const std::string want = symstore_file_name(cv.path);
-    for (Entry& e : entries) {
-      if (e.kind != Kind::kPdb || e.lname != want) continue;
+    for (std::size_t i : at(by_name, want)) {
+      Entry& e = entries[i];
+      if (e.kind != Kind::kPdb) continue;
       load(e);
       if (e.pdb_id == id) return e.path;
       if (e.pdb_id) mismatch = true;
@@ -384,7 +468,9 @@ struct ModuleIndex::Impl {
     std::array<std::uint8_t, 20> id{};
     if (cv) {
       id = make_pdb_id(cv->guid, cv->portable ? cv->stamp : cv->age);
-      path = cv->portable ? cache_path(cv->path, cv->guid) : windows_cache_path(cv->path, cv->guid, cv->age);
+      auto p = cv->portable ? cache_path(cv->path, cv->guid) : windows_cache_path(cv->path, cv->guid, cv->age);
+      if (!p) return bad_name(e.path + ": its CodeView entry names the PDB '" + cv->path + "'", p.error());
+      path = std::move(*p);
       if (const Cache* c = ready_cache(path, id, true)) return {c, Miss::kNone, {}};
     }
     DebugInputOptions io;
@@ -417,9 +503,11 @@ struct ModuleIndex::Impl {
     if (!d.has_pdb()) return {nullptr, Miss::kNoPdb, e.path + ": no PDB"};
     if (d.msf && (!cv || cv->portable || make_pdb_id(d.msf->guid(), d.msf->age()) != id))
       return {nullptr, Miss::kPdbMismatch, e.path + ": the Windows PDB used is not the one the CodeView entry names"};
-    if (path.empty()) {
+    if (!cv) {
       const PdbId pid = d.pdb->id();
-      path = cache_path(fs::path(e.path).replace_extension(".pdb").string(), pid.guid());
+      auto p = cache_path(fs::path(e.path).replace_extension(".pdb").string(), pid.guid());
+      if (!p) return bad_name(e.path, p.error());
+      path = std::move(*p);
       if (const Cache* c = ready_cache(path, pid.bytes, true)) return {c, Miss::kNone, {}};
     }
     return compile(d, file->bytes(), path);
@@ -437,8 +525,9 @@ struct ModuleIndex::Impl {
     if (e.bad || !e.pdb_id) return {nullptr, Miss::kBadFile, e.error};
     Guid g{};
     std::copy(e.pdb_id->begin(), e.pdb_id->begin() + 16, g.begin());
-    const std::string path =
-        e.windows ? windows_cache_path(e.lname, g, tail_of(*e.pdb_id)) : cache_path(e.lname, g);
+    auto p = e.windows ? windows_cache_path(e.lname, g, tail_of(*e.pdb_id)) : cache_path(e.lname, g);
+    if (!p) return bad_name(e.path, p.error());
+    const std::string path = std::move(*p);
     if (const Cache* c = ready_cache(path, *e.pdb_id, false)) return {c, Miss::kNone, {}};
     DebugInputOptions io;
     io.windows_pdbs = true;
@@ -455,39 +544,47 @@ struct ModuleIndex::Impl {
       best = a;
   }
 
-  // Entries named `hint` (stem, case-insensitive) first.
-  std::vector<Entry*> ordered(std::string_view hint) {
-    std::vector<Entry*> v;
-    const std::string h = lower(hint);
-    for (Entry& e : entries)
-      if (!h.empty() && stem_of(e.lname) == h) v.push_back(&e);
-    for (Entry& e : entries)
-      if (h.empty() || stem_of(e.lname) != h) v.push_back(&e);
-    return v;
+  // Calls `f` on the entries that may record GUID `guid` until it returns true. Entries named
+  // `hint` are read and tried first (often the answer, found without reading the
+  // rest of the set); then the others that record the GUID, from the id index.
+  // `hint`: an assembly name ("Asm.Core") or a file name ("Asm.Core.pdb").
+  template <class F>
+  bool each_with_guid(const Guid& guid, std::string_view hint, F&& f) {
+    std::string h = lower(hint);
+    if (kind_of(h)) h = stem_of(h);
+    if (!h.empty())
+      for (std::size_t i : at(by_stem, h)) {
+        load(entries[i]);
+        if (!entries[i].bad && f(&entries[i])) return true;
+      }
+    for (std::size_t i : at(guid_index(), key_of(guid)))
+      if ((h.empty() || stem_of(entries[i].lname) != h) && f(&entries[i])) return true;
+    return false;
   }
 
   ModuleAnswer find_by_id(const Guid& guid, std::optional<std::uint32_t> stamp, std::optional<std::uint32_t> age,
                           std::string_view hint) {
     ModuleAnswer best;
     best.detail = "no PE, PDB or cache of the search set has PDB id " + guid_to_text(guid);
-    for (Entry* e : ordered(hint)) {
-      load(*e);
-      if (e->bad) continue;
+    // True once `best` is an answer.
+    auto consider = [&](Entry* e) {
       if (e->kind == Kind::kPe) {
         for (const CodeView& cv : e->codeview)
           if (cv.guid == guid && (!stamp || (cv.portable && cv.stamp == *stamp)) &&
               (!age || cv.portable || cv.age == *age)) {
             prefer(best, answer_pe(*e));
-            if (best.miss == Miss::kNone) return best;
+            if (best.miss == Miss::kNone) return true;
           }
       } else if (e->pdb_id && std::equal(guid.begin(), guid.end(), e->pdb_id->begin()) &&
                  (!stamp || make_pdb_id(guid, *stamp) == *e->pdb_id) &&
                  (!age || !e->windows || tail_of(*e->pdb_id) == *age)) {
-        if (e->kind == Kind::kCache) return {e->cache, Miss::kNone, {}};
-        prefer(best, answer_pdb(*e));
-        if (best.miss == Miss::kNone) return best;
+        if (e->kind == Kind::kCache) best = {e->cache, Miss::kNone, {}};
+        else prefer(best, answer_pdb(*e));
+        if (best.miss == Miss::kNone) return true;
       }
-    }
+      return false;
+    };
+    if (each_with_guid(guid, hint, consider)) return best;
     if (best.miss == Miss::kModuleNotFound && resolver && !hint.empty()) {
       prefer(best, from_symbol_path(guid, stamp, std::nullopt, hint));
       // A CodeView GUID + age (ProductionStackTrace) may name a Windows PDB.
@@ -534,12 +631,15 @@ struct ModuleIndex::Impl {
       const auto& m = (*in)->msf;
       if (!m || m->guid() != guid || m->age() != *windows_age)
         return {nullptr, Miss::kPdbMismatch, r->path + ": another PDB id"};
-      const std::string path = windows_cache_path(name, guid, *windows_age);
-      if (const Cache* c = ready_cache(path, make_pdb_id(guid, *windows_age), false)) return {c, Miss::kNone, {}};
-      return compile(**in, {}, path);
+      auto path = windows_cache_path(name, guid, *windows_age);
+      if (!path) return bad_name(name, path.error());
+      if (const Cache* c = ready_cache(*path, make_pdb_id(guid, *windows_age), false)) return {c, Miss::kNone, {}};
+      return compile(**in, {}, *path);
     }
     if (!(*in)->pdb || (*in)->pdb->id().guid() != guid) return {nullptr, Miss::kPdbMismatch, r->path + ": another PDB id"};
-    return compile(**in, {}, cache_path(name, guid));
+    auto path = cache_path(name, guid);
+    if (!path) return bad_name(name, path.error());
+    return compile(**in, {}, *path);
   }
 };
 
@@ -554,11 +654,13 @@ Result<std::unique_ptr<ModuleIndex>> ModuleIndex::create(ModuleIndexOptions opti
   if (!impl->opt.symbol_path.empty()) {
     symbols::ResolveOptions ro;
     ro.note = impl->opt.note;
+    ro.http = impl->opt.http;
     auto r = symbols::ModuleResolver::create(impl->opt.symbol_path, ro);
     if (!r) return r.error();
     impl->resolver.emplace(std::move(*r));
   }
   impl->stats.files = impl->entries.size();
+  impl->index_names();
   return std::unique_ptr<ModuleIndex>(new ModuleIndex(std::move(impl)));
 }
 
@@ -570,21 +672,23 @@ const ModuleAnswer& ModuleIndex::by_file_name(std::string_view module_file) {
   const std::string want = key.substr(2);
   ModuleAnswer best;
   best.detail = "no file named " + std::string(module_file) + " in the search set";
-  for (Entry& e : impl_->entries)
-    if (e.kind == Kind::kPe && e.lname == want) {
-      Impl::prefer(best, impl_->answer_pe(e));
-      if (best.miss == Miss::kNone) break;
-    }
+  for (std::size_t i : Impl::at(impl_->by_name, want)) {
+    Entry& e = impl_->entries[i];
+    if (e.kind != Kind::kPe) continue;
+    Impl::prefer(best, impl_->answer_pe(e));
+    if (best.miss == Miss::kNone) break;
+  }
   if (best.miss == Miss::kModuleNotFound) {
-    const std::string stem = stem_of(want);
-    for (Entry& e : impl_->entries)
-      if (e.kind == Kind::kCache && stem_of(e.lname) == stem) {
+    for (std::size_t i : Impl::at(impl_->by_stem, stem_of(want))) {
+      Entry& e = impl_->entries[i];
+      if (e.kind == Kind::kCache) {
         impl_->load(e);
         if (e.cache && e.pe_name == want) {
           best = {e.cache, Miss::kNone, {}};
           break;
         }
       }
+    }
   }
   return impl_->remember(std::move(key), std::move(best));
 }
@@ -594,10 +698,8 @@ const ModuleAnswer& ModuleIndex::by_mvid(const Guid& mvid) {
   if (auto it = impl_->answers.find(key); it != impl_->answers.end()) return it->second;
   ModuleAnswer best;
   best.detail = "no PE or cache of the search set has MVID " + guid_to_n(mvid);
-  for (Entry& e : impl_->entries) {
-    if (e.kind == Kind::kPdb) continue;
-    impl_->load(e);
-    if (e.bad || e.mvid != mvid) continue;
+  for (std::size_t i : Impl::at(impl_->mvid_index(), Impl::key_of(mvid))) {
+    Entry& e = impl_->entries[i];
     if (e.kind == Kind::kCache) {
       if (e.cache->has_method_names()) Impl::prefer(best, {e.cache, Miss::kNone, {}});
     } else {
@@ -615,51 +717,42 @@ const ModuleAnswer& ModuleIndex::by_codeview(const Guid& guid, std::uint32_t age
   return impl_->remember(std::move(key), std::move(a));
 }
 
-const ModuleAnswer& ModuleIndex::by_pdb_id(const std::array<std::uint8_t, 20>& pdb_id) {
-  std::string key = "p:" + hex_lower(pdb_id);
+const ModuleAnswer& ModuleIndex::by_pdb_id(const std::array<std::uint8_t, 20>& pdb_id, std::string_view name_hint) {
+  std::string key = "p:" + hex_lower(pdb_id) + "/" + lower(name_hint);
   if (auto it = impl_->answers.find(key); it != impl_->answers.end()) return it->second;
   Guid g{};
   std::copy(pdb_id.begin(), pdb_id.begin() + 16, g.begin());
-  const std::uint32_t stamp = std::uint32_t(pdb_id[16]) | std::uint32_t(pdb_id[17]) << 8 |
-                              std::uint32_t(pdb_id[18]) << 16 | std::uint32_t(pdb_id[19]) << 24;
-  ModuleAnswer a = impl_->find_by_id(g, stamp, std::nullopt, {});
+  ModuleAnswer a = impl_->find_by_id(g, tail_of(pdb_id), std::nullopt, name_hint);
   return impl_->remember(std::move(key), std::move(a));
 }
 
-const ModuleAnswer& ModuleIndex::by_debug_id(std::string_view debug_id) {
+std::optional<DebugId> parse_debug_id(std::string_view text) noexcept {
+  // Exactly "<guid D>-<1 to 8 hex digits>": no sign, space, braces or "0x" anywhere.
+  if (text.size() < 38 || text.size() > 45 || text[36] != '-' || text[0] == '{') return std::nullopt;
+  const auto g = parse_guid_text(text.substr(0, 36));
+  if (!g) return std::nullopt;
+  DebugId id;
+  id.guid = *g;
+  for (char c : text.substr(37)) {
+    const int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    if (v < 0) return std::nullopt;
+    id.tail = id.tail << 4 | std::uint32_t(v);
+  }
+  id.portable = text.size() == 45;
+  return id;
+}
+
+const ModuleAnswer& ModuleIndex::by_debug_id(std::string_view debug_id, std::string_view name_hint) {
   static const ModuleAnswer kBad{nullptr, Miss::kModuleNotFound, "not a debug id"};
-  if (debug_id.size() < 38 || debug_id[36] != '-') return kBad;
-  std::string guid_text(debug_id.substr(0, 36));
-  const auto g = [&]() -> std::optional<Guid> {
-    // Reuse the N-format reader of TraceLine.h without a dependency cycle: parse D format here.
-    Guid out{};
-    std::string hex;
-    for (char c : guid_text)
-      if (c != '-') hex += c;
-    if (hex.size() != 32) return std::nullopt;
-    std::array<std::uint8_t, 16> text{};
-    for (std::size_t i = 0; i < 16; ++i) {
-      char* end = nullptr;
-      const std::string byte = hex.substr(2 * i, 2);
-      const long v = std::strtol(byte.c_str(), &end, 16);
-      if (end != byte.c_str() + 2) return std::nullopt;
-      text[i] = std::uint8_t(v);
-    }
-    out = text;
-    for (int i = 0; i < 4; ++i) out[i] = text[3 - i];
-    out[4] = text[5], out[5] = text[4], out[6] = text[7], out[7] = text[6];
-    return out;
-  }();
-  const std::string tail(debug_id.substr(37));
-  char* end = nullptr;
-  const unsigned long v = std::strtoul(tail.c_str(), &end, 16);
-  if (!g || tail.empty() || tail.size() > 8 || end != tail.c_str() + tail.size()) return kBad;
-  if (tail.size() == 8) return by_pdb_id(make_pdb_id(*g, std::uint32_t(v)));
-  return by_codeview(*g, std::uint32_t(v), {});
+  const auto id = parse_debug_id(debug_id);
+  if (!id) return kBad;
+  if (id->portable) return by_pdb_id(make_pdb_id(id->guid, id->tail), name_hint);
+  return by_codeview(id->guid, id->tail, name_hint);
 }
 
 const std::vector<const Cache*>& ModuleIndex::all_with_names() {
   if (impl_->with_names) return *impl_->with_names;
+  ++impl_->stats.scans;
   std::vector<const Cache*> v;
   for (Entry& e : impl_->entries) {
     if (e.kind == Kind::kPdb) continue;

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "Guids.h"
+#include "HttpGet.h"
 #include "SymbolPath.h"
 #include "ilmap/cache.h"
 #include "ilmap/status.h"
@@ -41,6 +42,7 @@ enum class Miss : std::uint8_t {
   kPdbMismatch,     // the module was found, but its PDB has another id
   kNoPdb,           // the module was found, but no PDB of it (none beside it, none embedded)
   kBadFile,         // a file that should answer is unreadable or corrupt
+  kBadPdbName,      // the PDB name a file records makes no valid cache key ("..", a control character)
 };
 const char* miss_name(Miss m) noexcept;  // "module not found", "PDB id mismatch", ...
 
@@ -54,6 +56,7 @@ struct ModuleIndexOptions {
   std::vector<std::string> search;
   std::string cache_dir;  // where compiled caches go (created on first need)
   std::vector<symbols::SymbolPathEntry> symbol_path;
+  symbols::HttpOptions http;  // for the symbol path's servers
   std::function<void(const std::string&)> note;  // -v: one line per compile / reuse / refusal
 };
 
@@ -61,6 +64,9 @@ struct ModuleIndexStats {
   std::size_t files = 0;     // candidate files listed
   std::size_t compiled = 0;  // caches compiled into the cache directory
   std::size_t reused = 0;    // caches found ready (cache directory or search set)
+  // Passes over the whole search set. Each builds an index (by file name, once listed; by id,
+  // MVID or cached PDB id, on the first query that needs one); queries are lookups after it.
+  std::size_t scans = 0;
 };
 
 class ModuleIndex {
@@ -77,9 +83,12 @@ class ModuleIndex {
   // A CodeView entry's GUID and age; `name_hint` (an assembly or file name, may be empty) is
   // only used to try likely files first.
   const ModuleAnswer& by_codeview(const Guid& guid, std::uint32_t age, std::string_view name_hint);
-  const ModuleAnswer& by_pdb_id(const std::array<std::uint8_t, 20>& pdb_id);
-  // Sentry debug id "<guid D>-<stamp as 8 hex>" (Portable) or "<guid>-<age hex>".
-  const ModuleAnswer& by_debug_id(std::string_view debug_id);
+  // `name_hint` (the PDB's or the module's file name, may be empty): tried first, and the name
+  // the --symbol-path is asked under (no name, no request: an SSQP key needs one).
+  const ModuleAnswer& by_pdb_id(const std::array<std::uint8_t, 20>& pdb_id, std::string_view name_hint = {});
+  // Sentry debug id "<guid D>-<stamp as 8 hex>" (Portable) or "<guid>-<age hex>" (parse_debug_id;
+  // anything else is kModuleNotFound "not a debug id"); `name_hint` as for by_pdb_id.
+  const ModuleAnswer& by_debug_id(std::string_view debug_id, std::string_view name_hint = {});
 
   // Every module of the search set that has method names (compiles what is needed): for
   // frames that name no module (Android).
@@ -92,6 +101,15 @@ class ModuleIndex {
   explicit ModuleIndex(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
+
+// A Sentry debug id: "<guid D>-<stamp as 8 hex digits>" (a Portable PDB id) or "<guid D>-<age as
+// 1 to 7 hex digits>" (a Windows PDB), hex digits of any case and nothing else.
+struct DebugId {
+  Guid guid{};               // on-disk byte order
+  std::uint32_t tail = 0;    // the stamp or the age
+  bool portable = false;     // 8 digits: a stamp
+};
+std::optional<DebugId> parse_debug_id(std::string_view text) noexcept;
 
 // The default cache directory: $XDG_CACHE_HOME/ilmap, else $HOME/.cache/ilmap, else "".
 std::string default_cache_dir();

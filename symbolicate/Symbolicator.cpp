@@ -15,6 +15,7 @@ Reason reason_of(Miss m) {
     case Miss::kPdbMismatch: return Reason::kPdbMismatch;
     case Miss::kNoPdb: return Reason::kNoPdb;
     case Miss::kBadFile: return Reason::kBadFile;
+    case Miss::kBadPdbName: return Reason::kBadPdbName;
     default: return Reason::kModuleNotFound;
   }
 }
@@ -61,6 +62,7 @@ const char* reason_name(Reason r) noexcept {
     case Reason::kPdbMismatch: return "PDB id mismatch";
     case Reason::kNoPdb: return "no PDB for the module";
     case Reason::kBadFile: return "unreadable debug file";
+    case Reason::kBadPdbName: return "unusable PDB name";
     case Reason::kNoNames: return "module without method names";
     case Reason::kMethodNotFound: return "method not found";
     case Reason::kAmbiguous: return "ambiguous name";

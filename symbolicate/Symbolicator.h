@@ -36,6 +36,7 @@ enum class Reason : std::uint8_t {
   kPdbMismatch,
   kNoPdb,
   kBadFile,
+  kBadPdbName,        // the PDB name the module records makes no valid cache key
   kNoNames,           // the module's cache has no method names (a name-only frame needs them)
   kMethodNotFound,    // no method of that name (and signature) in the module / search set
   kAmbiguous,         // several methods of that name, and they answer differently

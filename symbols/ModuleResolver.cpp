@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -129,6 +130,17 @@ Result<Resolved> ModuleResolver::resolve(const ModuleIdentity& want) const {
   auto note = [&](const std::string& s) {
     if (options_.note) options_.note(s);
   };
+  // The SymbolChecksum header of a PDB request; none when the value (from the PE) is not made
+  // of header tokens, ':' and ';' only (symbol_checksum_header leaves such entries out).
+  auto checksum_headers = [&]() -> std::vector<std::string> {
+    if (want.symbol_checksum.empty()) return {};
+    for (char c : want.symbol_checksum)
+      if (c != ':' && c != ';' && !is_header_token(std::string_view(&c, 1))) {
+        note("SymbolChecksum not sent: the PE's checksum names are not header tokens");
+        return {};
+      }
+    return {"SymbolChecksum: " + want.symbol_checksum};
+  };
   // The file a local file.ptr at `ptr` points to: PATH:<local path> (relative to the pointer's
   // directory); MSG:, a URL or a UNC path is not something found here.
   auto local_pointer_target = [&](const std::string& ptr) -> Result<std::string> {
@@ -145,9 +157,10 @@ Result<Resolved> ModuleResolver::resolve(const ModuleIdentity& want) const {
     if (!fs::exists(target, ec)) return Error{Errc::kNotFound, ptr + ": points to " + fp->value + ", which does not exist"};
     return target.lexically_normal().string();
   };
-  // The bytes a server's file.ptr for `key` points to; nullopt when the server has none (404).
-  auto http_pointer_target = [&](const std::string& server, const std::string& key,
-                                 std::string& source) -> std::optional<Result<std::vector<std::uint8_t>>> {
+  // Fetches what a server's file.ptr for `key` points to into `out`; nullopt when the server has
+  // none (404).
+  auto http_pointer_target = [&](const std::string& server, const std::string& key, std::string& source,
+                                 TempFile& out) -> std::optional<Status> {
     const std::string ptr_url = key_url(server, file_pointer_key(key));
     HttpOptions small = options_.http;
     small.max_bytes = kMaxFilePointerBytes;
@@ -159,17 +172,17 @@ Result<Resolved> ModuleResolver::resolve(const ModuleIdentity& want) const {
     if (fp->kind == FilePointer::Kind::kMessage) return Error{Errc::kNotFound, ptr_url + ": the server says: " + fp->value};
     source = ptr_url + " -> " + fp->value;
     note("following " + source);
-    if (fp->url()) {
-      std::vector<std::string> headers;
-      if (!want.symbol_checksum.empty()) headers.push_back("SymbolChecksum: " + want.symbol_checksum);
-      return http_get(fp->value, headers, options_.http);
-    }
+    if (fp->url()) return http_get_to_file(fp->value, checksum_headers(), options_.http, out);
     std::error_code ec;
     if (fp->unc() || fp->drive() || fs::path(fp->value).is_relative() || !fs::exists(fp->value, ec))
       return Error{Errc::kNotFound, ptr_url + ": points to " + fp->value + ", which is not reachable from here"};
     auto f = FileBytes::open(fp->value, options_.http.max_bytes);
     if (!f) return Error{f.error().code, source + ": " + f.error().message};
-    return std::vector<std::uint8_t>(f->bytes().begin(), f->bytes().end());
+    int err = out.clear();
+    if (err == 0) err = out.append(f->bytes());
+    if (err != 0)
+      return Error{Errc::kIo, format("%s: cannot copy to %s: %s", source.c_str(), out.path().c_str(), std::strerror(err))};
+    return Status{};
   };
   auto try_store = [&](const std::string& dir) -> std::optional<Resolved> {
     SymbolStore store(dir);
@@ -214,35 +227,49 @@ Result<Resolved> ModuleResolver::resolve(const ModuleIdentity& want) const {
         continue;
       }
       std::string url = key_url(e.location, w.key);
-      std::vector<std::string> headers;
-      if (!w.cache && !want.symbol_checksum.empty()) headers.push_back("SymbolChecksum: " + want.symbol_checksum);
-      auto body = http_get(url, headers, options_.http);
-      if (!body && body.error().code == Errc::kNotFound && !w.cache) {
+      // The body goes to a temporary file in the cache (bounded by max_bytes, never held in
+      // memory), is checked there, and is renamed into place; the temporary goes on any failure.
+      std::error_code dir_ec;
+      fs::create_directories(cache, dir_ec);
+      auto tmp = TempFile::create(cache + "/.ilmap-download");
+      if (!tmp) {
+        note_failure(worst, tmp.error());
+        continue;
+      }
+      Status body = http_get_to_file(url, w.cache ? std::vector<std::string>{} : checksum_headers(), options_.http, *tmp);
+      if (!body && body.code() == Errc::kNotFound && !w.cache) {
         // No file: the server may hold a file.ptr in its place.
         std::string via;
-        if (auto target = http_pointer_target(e.location, w.key, via)) {
+        if (auto target = http_pointer_target(e.location, w.key, via, *tmp)) {
           body = std::move(*target);
           url = via;
         }
       }
-      if (!body) {
-        if (body.error().code == Errc::kNotFound) {
+      Result<FileBytes> got = body ? FileBytes::open(tmp->path(), options_.http.max_bytes) : Result<FileBytes>(body.error());
+      if (body && !got) {  // named by its URL, not by the temporary's name
+        std::string m = got.error().message;
+        if (m.starts_with(tmp->path() + ": ")) m.erase(0, tmp->path().size() + 2);
+        got = Error{got.error().code, url + ": " + m};
+      }
+      if (!got) {
+        if (got.error().code == Errc::kNotFound) {
           std::error_code ec;
           fs::create_directories(fs::path(marker).parent_path(), ec);
           const std::uint8_t nl = '\n';
           (void)write_file_atomically(marker, {&nl, 1}, false);
         }
-        note_failure(worst, body.error());
+        note_failure(worst, got.error());
         continue;
       }
-      Status s = w.cache ? check_cache_bytes(*body, want) : check_pdb_bytes(*body, want);
+      Status s = w.cache ? check_cache_bytes(got->bytes(), want) : check_pdb_bytes(got->bytes(), want);
       if (!s) {
         note("refused " + url + ": " + s.message());
         note_failure(worst, {s.code(), url + ": " + s.message()});
         continue;
       }
+      got = Error{Errc::kIo, "unmapped"};  // the checked bytes are not read again
       SymbolStore store(cache);
-      auto put = store.put(w.key, *body, [&](const std::string& existing) { return !check_file(existing, want, w.cache); });
+      auto put = store.put_file(w.key, *tmp, [&](const std::string& existing) { return !check_file(existing, want, w.cache); });
       if (!put) {
         note_failure(worst, put.error());
         continue;

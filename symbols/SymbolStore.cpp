@@ -61,6 +61,20 @@ bool same_bytes(const std::string& path, std::span<const std::uint8_t> bytes) {
   return at == bytes.size();
 }
 
+// Same size and bytes.
+bool same_files(const std::string& a, const std::string& b) {
+  std::error_code ec1, ec2;
+  if (fs::file_size(a, ec1) != fs::file_size(b, ec2) || ec1 || ec2) return false;
+  std::ifstream x(a, std::ios::binary), y(b, std::ios::binary);
+  char bx[65536], by[65536];
+  while (x && y) {
+    x.read(bx, sizeof bx);
+    y.read(by, sizeof by);
+    if (x.gcount() != y.gcount() || std::memcmp(bx, by, static_cast<std::size_t>(x.gcount())) != 0) return false;
+  }
+  return x.eof() && y.eof();
+}
+
 bool ascii_lower_equal(const std::string& a, const std::string& b) { return key_equal(a, b); }
 
 }  // namespace
@@ -135,6 +149,31 @@ Result<PutOutcome> SymbolStore::put(std::string_view key, std::span<const std::u
   fs::create_directories(fs::path(target).parent_path(), ec);
   if (ec) return Error{Errc::kIo, format("%s: cannot create the key directory: %s", target.c_str(), ec.message().c_str())};
   if (Status s = write_file_atomically(target, bytes, true); !s) return s.error();
+  return outcome;
+}
+
+Result<PutOutcome> SymbolStore::put_file(std::string_view key, TempFile& file,
+                                         const std::function<bool(const std::string&)>& replace_existing) {
+  if (Status s = validate_key(key); !s) return s.error();
+  std::error_code ec;
+  fs::create_directories(root_, ec);
+  if (ec) return Error{Errc::kIo, format("%s: cannot create the store: %s", root_.c_str(), ec.message().c_str())};
+  auto lock = StoreLock::take(root_);
+  if (!lock) return lock.error();
+  auto existing = find(key);
+  PutOutcome outcome = PutOutcome::kAdded;
+  std::string target = root_ + "/" + relative_path(key);
+  if (existing) {
+    if (same_files(*existing, file.path())) return PutOutcome::kAlreadyPresent;
+    if (!replace_existing || !replace_existing(*existing))
+      return Error{Errc::kMismatch, format("%s: a different file is already stored under key %.*s", existing->c_str(),
+                                           static_cast<int>(key.size()), key.data())};
+    target = *existing;
+    outcome = PutOutcome::kReplaced;
+  }
+  fs::create_directories(fs::path(target).parent_path(), ec);
+  if (ec) return Error{Errc::kIo, format("%s: cannot create the key directory: %s", target.c_str(), ec.message().c_str())};
+  if (Status s = file.commit(target, true); !s) return s.error();
   return outcome;
 }
 

@@ -16,6 +16,7 @@
 #include <string>
 #include <string_view>
 
+#include "AtomicFile.h"
 #include "ilmap/status.h"
 
 namespace ilmap::symbols {
@@ -41,6 +42,11 @@ class SymbolStore {
   // replaced (derived files such as caches), then kReplaced.
   Result<PutOutcome> put(std::string_view key, std::span<const std::uint8_t> bytes,
                          const std::function<bool(const std::string&)>& replace_existing = {});
+  // The same for content already written to `file` (a TempFile in this store's file system,
+  // e.g. a download): renamed into place (fsync'd first) instead of copied. Unless it was
+  // moved (kAdded, kReplaced), `file` stays a temporary, removed when it goes.
+  Result<PutOutcome> put_file(std::string_view key, TempFile& file,
+                              const std::function<bool(const std::string&)>& replace_existing = {});
 
  private:
   std::string root_;

@@ -8,7 +8,17 @@
 
 namespace ilmap::cli {
 
-CLI::Option* add_symbol_path_option(CLI::App* cmd, std::string& spec, const std::string& what) {
+CLI::Option* add_download_timeout_option(CLI::App* cmd, long& seconds) {
+  return cmd
+      ->add_option("--download-timeout", seconds,
+                   "Seconds one download may take in all, retries included (default " +
+                       std::to_string(symbols::HttpOptions{}.total_timeout_s) +
+                       "): a server that sends slowly, yet above 1 KiB/s, is cut off there")
+      ->check(CLI::Range(1L, 7L * 86400));
+}
+
+CLI::Option* add_symbol_path_option(CLI::App* cmd, std::string& spec, const std::string& what, long& download_timeout_s) {
+  add_download_timeout_option(cmd, download_timeout_s);
   return cmd->add_option(
       "--symbol-path", spec,
       "Symbol path searched for " + what +
@@ -19,11 +29,13 @@ CLI::Option* add_symbol_path_option(CLI::App* cmd, std::string& spec, const std:
           "are kept in CACHE");
 }
 
-Result<symbols::Resolved> resolve_with_symbol_path(const std::string& spec, const std::string& input, bool want_cache) {
+Result<symbols::Resolved> resolve_with_symbol_path(const std::string& spec, const std::string& input, bool want_cache,
+                                                   long download_timeout_s) {
   auto entries = symbols::parse_symbol_path(spec);
   if (!entries) return entries.error();
   symbols::ResolveOptions ro;
   ro.want_cache = want_cache;
+  ro.http.total_timeout_s = download_timeout_s;
   auto resolver = symbols::ModuleResolver::create(std::move(*entries), ro);
   if (!resolver) return resolver.error();
   auto file = FileBytes::open(input);

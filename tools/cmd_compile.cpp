@@ -57,6 +57,7 @@ struct CompileOptions {
   bool json = false;
   std::uint64_t max_decompressed = std::uint64_t(512) << 20;  // one embedded PDB or source
   std::string symbol_path;           // --symbol-path: where a PE's PDB is fetched from when not found locally
+  long download_timeout_s = symbols::HttpOptions{}.total_timeout_s;
 };
 
 enum class Outcome { kCompiled, kUpToDate, kSkipped, kFailed };
@@ -202,7 +203,7 @@ void run_job(Job& job, const CompileOptions& o, unsigned threads) {
   const bool pdb_absent = in ? ((*in)->missing == MissingPdb::kNotPresent || (*in)->missing == MissingPdb::kMismatch)
                              : (in.error().code == Errc::kNotFound || in.error().code == Errc::kMismatch);
   if (!o.symbol_path.empty() && o.pdb.empty() && lower_ext(job.input) != ".pdb" && pdb_absent) {
-    auto fetched = resolve_with_symbol_path(o.symbol_path, job.input, false);
+    auto fetched = resolve_with_symbol_path(o.symbol_path, job.input, false, o.download_timeout_s);
     if (fetched) {
       io.pdb = fetched->path;
       in = open_debug_input(job.input, io);
@@ -495,7 +496,7 @@ void register_compile(CLI::App& app, int& rc) {
   auto* dir = cmd->add_option("--out-dir", o->out_dir, "Directory for the caches (mirrors input directories)");
   out->excludes(dir);
   cmd->add_option("--pdb", o->pdb, "The PDB of the one PE input, instead of searching (its id must match)");
-  add_symbol_path_option(cmd, o->symbol_path, "the PDB of a PE input when none is found beside it")->excludes("--pdb");
+  add_symbol_path_option(cmd, o->symbol_path, "the PDB of a PE input when none is found beside it", o->download_timeout_s)->excludes("--pdb");
   cmd->add_option("--pe", o->pe, "The PE of the one PDB input, for method names (its CodeView entry must name the PDB; "
                                  "without it a same-named .dll/.exe beside the PDB is used when it names the PDB)");
   cmd->add_option("--include", o->include, "Directory mode: compile only files matching this glob (path relative to the directory, or file name); repeatable")

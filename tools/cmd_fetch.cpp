@@ -19,6 +19,7 @@
 #include "ModuleResolver.h"
 #include "PeFile.h"
 #include "SymbolPath.h"
+#include "SymbolPathOption.h"
 
 namespace ilmap::cli {
 namespace {
@@ -29,6 +30,7 @@ struct FetchArgs {
   long negative_ttl = 3600;
   long connect_timeout_ms = 10000;
   long read_timeout_s = 30;
+  long download_timeout_s = symbols::HttpOptions{}.total_timeout_s;
   std::uint64_t max_size = std::uint64_t(1) << 30;
   int attempts = 3;
   unsigned jobs = 4;
@@ -51,6 +53,7 @@ int run_fetch(const FetchArgs& a) {
   ro.negative_ttl_s = a.negative_ttl;
   ro.http.connect_timeout_ms = a.connect_timeout_ms;
   ro.http.read_timeout_s = a.read_timeout_s;
+  ro.http.total_timeout_s = a.download_timeout_s;
   ro.http.max_bytes = a.max_size;
   ro.http.attempts = a.attempts;
   symbols::TransferCounter received;
@@ -149,6 +152,7 @@ void register_fetch(CLI::App& app, int& rc) {
   cmd->add_option("--connect-timeout-ms", a->connect_timeout_ms, "Connect timeout (default 10000)")->check(CLI::Range(1L, 600000L));
   cmd->add_option("--read-timeout", a->read_timeout_s, "Seconds below 1 KiB/s before a transfer times out (default 30)")
       ->check(CLI::Range(1L, 3600L));
+  add_download_timeout_option(cmd, a->download_timeout_s);
   cmd->add_option("--max-size", a->max_size, "Largest file to download (default 1GiB)")
       ->transform(CLI::AsSizeValue(false))
       ->check(CLI::Range(std::uint64_t(1), std::uint64_t(1) << 40));

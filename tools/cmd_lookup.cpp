@@ -44,6 +44,7 @@ struct LookupOptions {
   bool json = false;
   bool verify = false;
   std::string symbol_path;  // --symbol-path: CACHE may be a PE or PDB whose cache is found there
+  long download_timeout_s = symbols::HttpOptions{}.total_timeout_s;
 };
 
 // With --symbol-path, a CACHE that is not a cache (a PE or a Portable PDB) is replaced by the
@@ -57,7 +58,7 @@ Status resolve_cache_argument(LookupOptions& o) {
     std::fclose(f);
   }
   if (n > 0 && sniff_input({head, n}) == InputKind::kCache) return {};
-  auto r = resolve_with_symbol_path(o.symbol_path, o.cache, true);
+  auto r = resolve_with_symbol_path(o.symbol_path, o.cache, true, o.download_timeout_s);
   if (!r) return r.error();
   o.cache = r->path;
   return {};
@@ -327,7 +328,7 @@ void register_lookup(CLI::App& app, int& rc) {
                 "JSON answers: {\"method\",\"il_offset\",\"file\",\"language\",\"line\",\"column\","
                 "\"end_line\",\"end_column\",\"url\"}; \"file\" is null when there is no answer");
   cmd->add_flag("--verify", o->verify, "Verify the cache (checksum and every block) before answering");
-  add_symbol_path_option(cmd, o->symbol_path, "the cache of a PE or Portable PDB given as CACHE");
+  add_symbol_path_option(cmd, o->symbol_path, "the cache of a PE or Portable PDB given as CACHE", o->download_timeout_s);
   cmd->callback([o, &rc] { rc = run_lookup(*o); });
 }
 

@@ -12,6 +12,7 @@
 #include "ModuleIndex.h"
 #include "SentryEvent.h"
 #include "SymbolPath.h"
+#include "SymbolPathOption.h"
 #include "Symbolicator.h"
 
 namespace ilmap::cli {
@@ -24,10 +25,17 @@ struct SymbolicateArgs {
   std::vector<std::string> search;
   std::string symbol_path;
   std::string cache_dir;
+  long download_timeout_s = symbols::HttpOptions{}.total_timeout_s;
   bool columns = false, urls = false, json = false, verbose = false;
 };
 
 constexpr std::size_t kReadBuffer = 256 * 1024;  // also the longest line parsed as a frame
+
+// What follows the last '/' or '\' of a path as an event names it.
+std::string_view last_component(std::string_view path) {
+  const std::size_t slash = path.find_last_of("/\\");
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
 
 // Feeds the lines of `prefix` (bytes already read, at most kReadBuffer) and then of `fd` to `s`.
 // Lines longer than the buffer go through as fragments.
@@ -127,9 +135,10 @@ Status feed_then_pump(int fd, const std::string& name, std::string& text, sym::S
   return pump(fd, name, tail, s, long_line);
 }
 
-// Sentry images are found in the search set by their debug id (the PDB id: never answered from
-// a PDB with another id); an image without a debug id by its code file's name, as CoreCLR
-// frames are.
+// Sentry images are found in the search set (and the symbol path) by their debug id (the PDB
+// id: never answered from a PDB with another id); an image without a debug id by its code
+// file's name, as CoreCLR frames are. The symbol path is asked under the debug file's name, else
+// the code file's (an SSQP key needs a file name; the resolver validates it).
 class IndexSentryProvider : public SentryModuleProvider {
  public:
   explicit IndexSentryProvider(sym::ModuleIndex& index) : index_(index) {}
@@ -137,12 +146,11 @@ class IndexSentryProvider : public SentryModuleProvider {
     std::string what;
     const sym::ModuleAnswer* a = nullptr;
     if (!image.debug_id.empty()) {
-      a = &index_.by_debug_id(image.debug_id);
+      const std::string_view hint = !image.debug_file.empty() ? last_component(image.debug_file) : last_component(image.code_file);
+      a = &index_.by_debug_id(image.debug_id, hint);
       what = "debug id " + image.debug_id;
     } else if (!image.code_file.empty()) {
-      std::string_view f = image.code_file;
-      const std::size_t slash = f.find_last_of("/\\");
-      if (slash != std::string_view::npos) f.remove_prefix(slash + 1);
+      const std::string_view f = last_component(image.code_file);
       a = &index_.by_file_name(f);
       what = "code file " + std::string(f);
     } else {
@@ -171,6 +179,7 @@ int run_symbolicate(const SymbolicateArgs& a) {
     if (!sp) return report_error({sp.error().code, "--symbol-path: " + sp.error().message});
     io.symbol_path = std::move(*sp);
   }
+  io.http.total_timeout_s = a.download_timeout_s;
   if (a.verbose) io.note = [](const std::string& s) { std::fprintf(stderr, "ilmap: %s\n", escape_text(s).c_str()); };
   auto index = sym::ModuleIndex::create(std::move(io));
   if (!index) return report_error(index.error());
@@ -285,6 +294,7 @@ void register_symbolicate(CLI::App& app, int& rc) {
       ->allow_extra_args(false);
   cmd->add_option("--symbol-path", a->symbol_path,
                   "Symbol servers and stores to fetch PDBs from (srv*CACHE*https://server;DIR), as lookup takes it");
+  add_download_timeout_option(cmd, a->download_timeout_s);
   cmd->add_option("--cache-dir", a->cache_dir,
                   "Where compiled caches are kept (default $XDG_CACHE_HOME/ilmap, else $HOME/.cache/ilmap)");
   cmd->add_flag("--columns", a->columns, "Add ':COLUMN' after the line number");

@@ -11,6 +11,8 @@ applied to the file named by the rest of the path:
   /flaky/KEY       500 for the first 2 requests of each KEY, then the file (retries, backoff)
   /always500/KEY   500, always
   /slow/KEY        headers at once, then 16 bytes per second (read timeout)
+  /drip/KEY        Content-Length 64 MiB, then 2 KiB every 0.25 s: above the client's 1 KiB/s
+                   low-speed limit, so only a deadline for the whole download stops it
   /truncated/KEY   Content-Length of the whole file, half the body, then the connection closes
   /longer/KEY      Content-Length of half the file, the whole body sent (a lying server)
   /huge/KEY        Content-Length: 10 GiB, a few bytes, then the connection closes
@@ -91,6 +93,18 @@ class Handler(http.server.BaseHTTPRequestHandler):
             chunk = b"\0" * 65536
             for _ in range(1024):
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+            self.close_connection = True
+            return
+        if fault == "drip":
+            self.send_header("Content-Length", str(64 << 20))
+            self.end_headers()
+            try:
+                while True:
+                    self.wfile.write(b"\0" * 2048)
+                    self.wfile.flush()
+                    time.sleep(0.25)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
             self.close_connection = True
             return
         if fault == "huge":

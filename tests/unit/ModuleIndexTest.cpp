@@ -1,0 +1,112 @@
+// ModuleIndexTest.cpp - symbolicate's ModuleIndex below the CLI: the search set is walked once
+// per kind of query (by name: never, the listing is indexed; by id or MVID: once, building an
+// index), not once per distinct module a trace names; debug ids are parsed strictly.
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <string>
+#include <vector>
+
+#include "ModuleIndex.h"
+
+namespace ilmap::symbolicate {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ModuleIndexTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tmpl = (fs::temp_directory_path() / "ilmap-module-index.XXXXXX").string();
+    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  // `n` files of each kind, not real PEs, PDBs or caches (unreadable when loaded).
+  void make_files(int n) {
+    fs::create_directories(dir_ + "/set/sub");
+    for (int i = 0; i < n; ++i)
+      for (const char* ext : {".dll", ".pdb", ".ilmap"}) std::ofstream(dir_ + "/set/sub/m" + std::to_string(i) + ext) << "x";
+  }
+  std::unique_ptr<ModuleIndex> open_index() {
+    ModuleIndexOptions o;
+    o.search = {dir_ + "/set"};
+    o.cache_dir = dir_ + "/cache";
+    auto index = ModuleIndex::create(std::move(o));
+    EXPECT_TRUE(index) << index.error().message;
+    return index ? std::move(*index) : nullptr;
+  }
+  std::string dir_;
+};
+
+TEST_F(ModuleIndexTest, DistinctModuleNamesAreLookupsNotWalks) {
+  make_files(200);
+  auto index = open_index();
+  ASSERT_TRUE(index);
+  EXPECT_EQ(index->stats().files, 600u);
+  for (int i = 0; i < 1000; ++i) {
+    const ModuleAnswer& a = index->by_file_name("Unknown" + std::to_string(i) + ".dll");
+    EXPECT_EQ(a.miss, Miss::kModuleNotFound);
+  }
+  // A file of the set, by name: found (unreadable), still no walk.
+  EXPECT_EQ(index->by_file_name("M7.DLL").miss, Miss::kBadFile);
+  EXPECT_EQ(index->stats().scans, 0u);
+}
+
+TEST_F(ModuleIndexTest, DistinctIdsAndMvidsWalkTheSetOnce) {
+  make_files(200);
+  auto index = open_index();
+  ASSERT_TRUE(index);
+  for (int i = 0; i < 300; ++i) {
+    Guid g{};
+    g[0] = std::uint8_t(i), g[1] = std::uint8_t(i >> 8), g[15] = 0x5a;
+    EXPECT_EQ(index->by_mvid(g).miss, Miss::kModuleNotFound);
+    std::string hint = "m";
+    hint += std::to_string(i);
+    EXPECT_EQ(index->by_codeview(g, 1, hint).miss, Miss::kModuleNotFound);
+    std::array<std::uint8_t, 20> id{};
+    std::copy(g.begin(), g.end(), id.begin());
+    EXPECT_EQ(index->by_pdb_id(id).miss, Miss::kModuleNotFound);
+  }
+  // One walk builds the id index, one the MVID index.
+  EXPECT_EQ(index->stats().scans, 2u);
+}
+
+TEST(DebugId, Strict) {
+  const std::string g = "6c544a86-3ccb-4fa9-810a-691444a2b613";
+  auto p = parse_debug_id(g + "-0000002a");
+  ASSERT_TRUE(p);
+  EXPECT_TRUE(p->portable);
+  EXPECT_EQ(p->tail, 0x2au);
+  EXPECT_EQ(p->guid[0], 0x86);  // Data1 little endian on disk
+  EXPECT_EQ(p->guid[15], 0x13);
+  auto upper = parse_debug_id("6C544A86-3CCB-4FA9-810A-691444A2B613-0000002A");
+  ASSERT_TRUE(upper);
+  EXPECT_EQ(upper->guid, p->guid);
+  auto age = parse_debug_id(g + "-1f");
+  ASSERT_TRUE(age);
+  EXPECT_FALSE(age->portable);
+  EXPECT_EQ(age->tail, 0x1fu);
+  for (const std::string& bad : std::vector<std::string>{g + "--000001", g + "-+0000001", g + "- 0000001", g + "-0x000001", g + "-",
+                                g + "-0000002a-", g + "-0000000001", "{" + g + "}-0000002a",
+                                "6c544a863-ccb-4fa9-810a-691444a2b613-0000002a", "6c544a86-3ccb-4fa9-810a-691444a2b61g-0000002a",
+                                "6c544a86+3ccb-4fa9-810a-691444a2b613-0000002a", std::string()})
+    EXPECT_FALSE(parse_debug_id(bad)) << bad;
+}
+
+TEST_F(ModuleIndexTest, MalformedDebugIdIsNotAModule) {
+  make_files(1);
+  auto index = open_index();
+  ASSERT_TRUE(index);
+  const ModuleAnswer& a = index->by_debug_id("6c544a86-3ccb-4fa9-810a-691444a2b613--000001");
+  EXPECT_EQ(a.miss, Miss::kModuleNotFound);
+  EXPECT_EQ(a.detail, "not a debug id");
+}
+
+}  // namespace
+}  // namespace ilmap::symbolicate
