@@ -139,6 +139,11 @@ bool derives_from_store(const SymbolStore& store, const std::string& pdb_key, co
   return true;
 }
 
+// No PDB under `pdb_key` and no PE of the store named by the cache: nothing to derive from.
+bool alone_in_store(const SymbolStore& store, const std::string& pdb_key, const CacheOrigin& o) {
+  return !store.find(pdb_key) && (o.pe_key.empty() || !store.find(o.pe_key));
+}
+
 enum class CacheAction { kPut, kKeep, kConflict };
 
 // What to do with the cache already under the cache key of `pdb_key` (at `existing`) when
@@ -396,6 +401,9 @@ VerifyReport verify_store(const SymbolStore& store) {
         s = Status(o.error().code, o.error().message);
       } else if (!key_guid_matches(parts[depth - 2], o->pdb_id)) {
         s = Status(Errc::kMismatch, "the cache records PDB id " + hex_lower(o->pdb_id) + ", not of the key " + parts[depth - 2]);
+      } else if (alone_in_store(store, pdb_key, *o)) {
+        // A cache alone (a download cache holds server caches without their PDBs): checked
+        // against its key only; nothing stored shows what it was compiled from.
       } else if (!derives_from_store(store, pdb_key, *o, &why)) {
         s = Status(Errc::kMismatch, why);
       }
