@@ -22,6 +22,7 @@
 #include "EmbeddedSources.h"
 #include "LineIndex.h"
 #include "NamesSection.h"
+#include "PdbChecksum.h"
 #include "SourceLink.h"
 #include "ZstdPack.h"
 #include "msf/MsfPdb.h"
@@ -1101,6 +1102,7 @@ Result<CacheBytes> build_cache(const CacheSource& src, const CacheBuildOptions& 
   // Every URL repeats its entry's URL prefix, so a large prefix times many documents could
   // grow without bound: the resolved URLs share the document-name budget.
   std::size_t url_budget = in.name_budget;
+  bool package_urls = false;
   for (std::size_t i = 0; i < docs->size(); ++i) {
     const Document& d = (*docs)[i];
     auto [po, pl] = strings.add(d.name);
@@ -1108,8 +1110,10 @@ Result<CacheBytes> build_cache(const CacheSource& src, const CacheBuildOptions& 
     std::optional<std::string> u;
     if (sourcelink) u = sourcelink->map(d.name);
     if (!u && i < in.srcsrv_urls.size() && !in.srcsrv_urls[i].empty()) u = in.srcsrv_urls[i];
-    if (!u && src.document_urls && i < src.document_urls->size() && !(*src.document_urls)[i].empty())
+    if (!u && src.document_urls && i < src.document_urls->size() && !(*src.document_urls)[i].empty()) {
       u = (*src.document_urls)[i];
+      package_urls = true;
+    }
     if (u) {
       if (u->size() > url_budget)
         return Error{Errc::kTooLarge, format("SourceLink: the resolved document URLs exceed %zu bytes (the limit for this PDB: max(64 MiB, 16 x its size))", in.name_budget)};
@@ -1153,6 +1157,16 @@ Result<CacheBytes> build_cache(const CacheSource& src, const CacheBuildOptions& 
 
   // Identity.
   auto pdb_id = fbb.CreateVector(in.id.data(), in.id.size());
+  flatbuffers::Offset<flatbuffers::Vector<std::uint8_t>> pdb_sha256;
+  if (src.pdb_sha256) {
+    pdb_sha256 = fbb.CreateVector(*src.pdb_sha256);
+  } else if (src.pdb && src.pdb->has_pdb_stream()) {
+    // What a store or a resolver compares with the PDB it holds and with the PE's PdbChecksum:
+    // the 20-byte id alone is public and proves nothing about the rest of the bytes.
+    auto sum = compute_pdb_checksum("SHA256", src.pdb->bytes(), src.pdb->metadata().pdb_stream_offset());
+    if (!sum) return Error{sum.error().code, src.source_name + ": " + sum.error().message};
+    pdb_sha256 = fbb.CreateVector(*sum);
+  }
   auto pdb_key = fbb.CreateString(src.pdb_key);
   auto debug_id = fbb.CreateString(src.debug_id);
   auto cver = fbb.CreateString(compiler_version());
@@ -1196,6 +1210,8 @@ Result<CacheBytes> build_cache(const CacheSource& src, const CacheBuildOptions& 
   ib.add_compiler_version(cver);
   ib.add_source_name(sname);
   ib.add_holds_embedded_sources(holds_sources);
+  if (!pdb_sha256.IsNull()) ib.add_pdb_sha256(pdb_sha256);
+  ib.add_package_source_urls(package_urls);
   auto identity = ib.Finish();
 
   auto documents = fbb.CreateVectorOfStructs(refs);

@@ -60,6 +60,10 @@ struct CacheSource {
   // PDB's srcsrv stream) gives none: the source-store URLs `store add` of a NuGet package with
   // sources assigns (symbols/PackageIngest.h). Stored like any resolved document URL.
   const std::vector<std::string>* document_urls = nullptr;
+  // SHA-256 of the Portable PDB with its id zeroed (Identity.pdb_sha256), when the caller has
+  // it already (DebugInput computes it to check the PE's PdbChecksum); otherwise build_cache
+  // computes it from `pdb`. Not recorded for a Windows PDB.
+  std::optional<std::vector<std::uint8_t>> pdb_sha256;
 };
 
 struct CacheBuildOptions {

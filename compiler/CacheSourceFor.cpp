@@ -35,6 +35,7 @@ CacheSource cache_source_for(const DebugInput& in) {
     if (const CodeViewEntry* cv = in.matched_codeview()) pdb_name = cv->path;
   }
   if (pdb_name.empty()) pdb_name = fs::path(in.path).replace_extension(".pdb").string();
+  if (!in.msf && !in.pdb_sha256.empty()) src.pdb_sha256 = in.pdb_sha256;
   if (in.msf) {
     src.pdb_key = ssqp_windows_pdb_key(pdb_name, in.msf->guid(), in.msf->age());
     src.debug_id = windows_debug_id(in.msf->guid(), in.msf->age());
@@ -43,20 +44,22 @@ CacheSource cache_source_for(const DebugInput& in) {
     src.pdb_key = ssqp_portable_pdb_key(pdb_name, id.guid());
     src.debug_id = portable_debug_id(id.guid(), id.stamp());
   }
-  if (in.pe) {
-    CachePeIdentity pe;
-    pe.name = fs::path(in.path).filename().string();
-    pe.timestamp = in.pe->timestamp;
-    pe.size_of_image = in.pe->size_of_image;
-    pe.pe_key = ssqp_pe_key(in.path, in.pe->timestamp, in.pe->size_of_image);
-    pe.code_id = pe_code_id(in.pe->timestamp, in.pe->size_of_image);
-    if (in.pe->mvid != Guid{}) pe.mvid = in.pe->mvid;
-    for (const CodeViewEntry& cv : in.pe->codeview)
-      pe.codeview.push_back({cv.guid, cv.age, cv.stamp, cv.path, cv.portable()});
-    for (const PdbChecksum& c : in.pe->checksums) pe.pdb_checksums.push_back(c.algorithm + ":" + hex_lower(c.hash));
-    src.pe = std::move(pe);
-  }
+  if (in.pe) src.pe = cache_pe_identity(in.path, *in.pe);
   return src;
+}
+
+CachePeIdentity cache_pe_identity(const std::string& path, const PeInfo& info) {
+  CachePeIdentity pe;
+  pe.name = fs::path(path).filename().string();
+  pe.timestamp = info.timestamp;
+  pe.size_of_image = info.size_of_image;
+  pe.pe_key = ssqp_pe_key(path, info.timestamp, info.size_of_image);
+  pe.code_id = pe_code_id(info.timestamp, info.size_of_image);
+  if (info.mvid != Guid{}) pe.mvid = info.mvid;
+  for (const CodeViewEntry& cv : info.codeview)
+    pe.codeview.push_back({cv.guid, cv.age, cv.stamp, cv.path, cv.portable()});
+  for (const PdbChecksum& c : info.checksums) pe.pdb_checksums.push_back(c.algorithm + ":" + hex_lower(c.hash));
+  return pe;
 }
 
 }  // namespace ilmap

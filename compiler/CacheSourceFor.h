@@ -11,4 +11,7 @@ namespace ilmap {
 // sources and build options are the caller's.
 CacheSource cache_source_for(const DebugInput& in);
 
+// The PE part of a cache's identity, for the PE at `path` (its file name gives the names).
+CachePeIdentity cache_pe_identity(const std::string& path, const PeInfo& pe);
+
 }  // namespace ilmap

@@ -238,7 +238,7 @@ Status open_pe(DebugInput& in, const DebugInputOptions& options) {
     }
     in.pe->checksum_verdict = verify_pdb_checksums(info.checksums, in.pdb->bytes(),
                                                    in.pdb->metadata().pdb_stream_offset(),
-                                                   &in.pe->checksum_each);
+                                                   &in.pe->checksum_each, &in.pdb_sha256);
     if (in.pe->checksum_verdict == ChecksumVerdict::kMismatch)
       in.checksum_status = Error{Errc::kChecksum, in.path + ": no PdbChecksum entry matches the " +
                                                       pdb_source_name(in.source) + " PDB"};

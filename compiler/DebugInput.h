@@ -80,6 +80,9 @@ struct DebugInput {
   // Errc::kChecksum when PdbChecksum entries exist and none matches the PDB used; ok otherwise.
   // Not an open failure: dump warns, info reports, callers that need integrity check it.
   Status checksum_status;
+  // The SHA-256 of `pdb` with its id zeroed, when checking a SHA256 PdbChecksum entry computed
+  // it (empty otherwise): cache_source_for passes it on, so a compile hashes the PDB once.
+  std::vector<std::uint8_t> pdb_sha256;
   std::vector<std::string> notes;    // e.g. "sibling X has PDB id ... (CodeView wants ...)"
 };
 

@@ -74,12 +74,18 @@ Result<std::vector<std::uint8_t>> compute_pdb_checksum(std::string_view algorith
 
 ChecksumVerdict verify_pdb_checksums(std::span<const PdbChecksum> sums,
                                      std::span<const std::uint8_t> pdb, std::size_t id_offset,
-                                     std::vector<ChecksumVerdict>* each) {
+                                     std::vector<ChecksumVerdict>* each,
+                                     std::vector<std::uint8_t>* sha256) {
   if (each) each->clear();
   bool verified = false, mismatch = false;
+  std::vector<std::uint8_t> known;  // the SHA256 digest once computed (entries may repeat it)
   for (const PdbChecksum& s : sums) {
     ChecksumVerdict v = ChecksumVerdict::kUnverifiable;
-    if (auto d = compute_pdb_checksum(s.algorithm, pdb, id_offset)) {
+    const bool is_sha256 = s.algorithm == "SHA256";
+    auto d = is_sha256 && !known.empty() ? Result<std::vector<std::uint8_t>>(known)
+                                         : compute_pdb_checksum(s.algorithm, pdb, id_offset);
+    if (d) {
+      if (is_sha256) known = *d;
       v = std::ranges::equal(*d, s.hash) ? ChecksumVerdict::kVerified : ChecksumVerdict::kMismatch;
     } else if (d.error().code != Errc::kUnsupported) {
       v = ChecksumVerdict::kMismatch;  // the id is not where the PDB says: cannot match
@@ -88,6 +94,7 @@ ChecksumVerdict verify_pdb_checksums(std::span<const PdbChecksum> sums,
     mismatch |= v == ChecksumVerdict::kMismatch;
     if (each) each->push_back(v);
   }
+  if (sha256 && !known.empty()) *sha256 = std::move(known);
   if (sums.empty()) return ChecksumVerdict::kAbsent;
   if (verified) return ChecksumVerdict::kVerified;
   return mismatch ? ChecksumVerdict::kMismatch : ChecksumVerdict::kUnverifiable;

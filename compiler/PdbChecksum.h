@@ -37,9 +37,12 @@ Result<std::vector<std::uint8_t>> compute_pdb_checksum(std::string_view algorith
                                                        std::size_t id_offset);
 
 // Checks every entry; `each` (optional) receives one verdict per entry (kVerified, kMismatch or
-// kUnverifiable). The overall verdict follows the enum's comments.
+// kUnverifiable). The overall verdict follows the enum's comments. `sha256` (optional) receives
+// the SHA256 digest when an entry needed it, so that a cache compiled next records it without
+// a second pass over the PDB (CacheSource::pdb_sha256).
 ChecksumVerdict verify_pdb_checksums(std::span<const PdbChecksum> sums,
                                      std::span<const std::uint8_t> pdb, std::size_t id_offset,
-                                     std::vector<ChecksumVerdict>* each = nullptr);
+                                     std::vector<ChecksumVerdict>* each = nullptr,
+                                     std::vector<std::uint8_t>* sha256 = nullptr);
 
 }  // namespace ilmap

@@ -15,7 +15,7 @@ inline constexpr std::uint32_t kMagic = 0x1A4D4C49;          // bytes 'I' 'L' 'M
 inline constexpr std::uint32_t kMagicSwapped = 0x494C4D1A;   // what a wrong-endian read sees
 inline constexpr char kIdentifier[4] = {'I', 'L', 'M', 'P'};  // = FlatBuffers file_identifier
 inline constexpr std::uint16_t kVersionMajor = 2;
-inline constexpr std::uint16_t kVersionMinor = 1;  // 2.1: Cache.hidden_points, repeated IL offsets
+inline constexpr std::uint16_t kVersionMinor = 1;  // 2.1: Identity.pdb_sha256, Cache.hidden_points, repeated IL offsets
 inline constexpr std::uint32_t kHeaderSize = 32;
 // FlatBuffers offsets are signed 32-bit: a payload must stay below 2 GiB.
 inline constexpr std::uint64_t kMaxPayloadSize = 0x7FFFFFFFu - 4096;

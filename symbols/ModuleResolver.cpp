@@ -80,14 +80,24 @@ Result<std::vector<std::uint8_t>> read_pointer_file(const std::string& path) {
 }  // namespace
 
 Status check_cache_bytes(std::span<const std::uint8_t> bytes, const ModuleIdentity& want) {
-  auto cache = Cache::from_bytes(bytes);
-  if (!cache) return cache.error();
-  if (Status s = cache->verify(); !s) return s;
-  const auto* id = static_cast<const fb::Cache*>(cache->root())->identity();
-  if (!id || !id->pdb_id() || id->pdb_id()->size() != 20) return {Errc::kMalformed, "the cache records no PDB id"};
-  if (!want.pdb_id || !std::equal(want.pdb_id->begin(), want.pdb_id->end(), id->pdb_id()->begin()))
-    return {Errc::kMismatch, "the cache was compiled from PDB id " + hex_lower({id->pdb_id()->data(), 20}) +
+  auto origin = read_cache_origin(bytes);
+  if (!origin) return origin.error();
+  if (!want.pdb_id || *want.pdb_id != origin->pdb_id)
+    return {Errc::kMismatch, "the cache was compiled from PDB id " + hex_lower(origin->pdb_id) +
                                  (want.pdb_id ? ", wanted " + hex_lower(*want.pdb_id) : std::string())};
+  // The id is public: with PdbChecksum entries, the PE names its PDB's bytes, and only a cache
+  // recording the same SHA-256 of its PDB stands for them (else the PDB itself is checked).
+  if (!want.checksums.empty()) {
+    const bool named = !origin->pdb_sha256.empty() &&
+                       std::any_of(want.checksums.begin(), want.checksums.end(), [&](const PdbChecksum& c) {
+                         return c.algorithm == "SHA256" && c.hash == origin->pdb_sha256;
+                       });
+    if (!named)
+      return {Errc::kChecksum, origin->pdb_sha256.empty()
+                                   ? "the cache records no SHA-256 of its PDB, so it cannot match the PE's PdbChecksum (" + want.symbol_checksum + ")"
+                                   : "the cache was compiled from a PDB with SHA-256 " + hex_lower(origin->pdb_sha256) +
+                                         ", which no PdbChecksum entry of the PE (" + want.symbol_checksum + ") names"};
+  }
   return {};
 }
 
@@ -116,7 +126,9 @@ Result<ModuleResolver> ModuleResolver::create(std::vector<SymbolPathEntry> path,
 }
 
 Result<Resolved> ModuleResolver::resolve(const ModuleIdentity& want) const {
-  if (Status s = validate_key(want.key); !s) return s.error();
+  // The key comes from the module (its file or CodeView name): one a store cannot hold is bad
+  // input, not a usage error.
+  if (Status s = validate_key(want.key); !s) return Error{Errc::kMalformed, s.message()};
   // Wanted files, best first: the cache (Portable PDBs only), then the PDB or PE itself.
   struct Want {
     std::string key;

@@ -3,7 +3,9 @@
 // symbol path, in order: local stores and plain store directories are read in place; HTTP
 // servers are asked by SSQP key (with the SymbolChecksum header), and what they send is kept
 // in the entry's local cache, an ordinary SymbolStore. Nothing is used or kept unverified:
-//   - a cache must open, pass Cache::verify and record the wanted 20-byte PDB id;
+//   - a cache must open, pass Cache::verify and record the wanted 20-byte PDB id; when the PE
+//     records PdbChecksum entries, also a SHA-256 of its PDB equal to the PE's SHA256 entry
+//     (the id is public; a cache that cannot show this is refused and the PDB is fetched);
 //   - a PDB must have the wanted key (Portable: the full id too) and, when the PE records
 //     PdbChecksum entries, match one of them.
 // A Portable PDB downloaded without a cache gets its cache compiled beside it in the local

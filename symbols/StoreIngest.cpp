@@ -8,10 +8,12 @@
 #include <filesystem>
 
 #include "CacheBuilder.h"
+#include "CacheSourceFor.h"
 #include "FileBytes.h"
 #include "Guids.h"
 #include "Identity.h"
 #include "ModuleIdentity.h"
+#include "PdbChecksum.h"
 #include "PeFile.h"
 #include "PortablePdb.h"
 #include "ilmap/cache.h"
@@ -22,11 +24,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The cache of `pdb`, compiled from the input file `source_name` (its bytes `source`).
+// The cache of `pdb`, compiled from the input file `source_name` (its bytes `source`); `pe` is
+// the PE that embeds `pdb`, when it is one (recorded so that `store verify` finds it).
 // `has_urls` tells whether options.document_urls gave any document a URL.
 Result<CacheBytes> compile_cache(const PortablePdb& pdb, const std::string& source_name,
                                  std::span<const std::uint8_t> source, const std::string& pdb_key,
-                                 const AddOptions& options, bool& has_urls) {
+                                 std::optional<CachePeIdentity> pe, const AddOptions& options) {
   std::vector<std::string> urls;
   CacheSource src;
   if (options.document_urls) {
@@ -34,7 +37,6 @@ Result<CacheBytes> compile_cache(const PortablePdb& pdb, const std::string& sour
     if (!u) return u.error();
     urls = std::move(*u);
     src.document_urls = &urls;
-    has_urls = std::any_of(urls.begin(), urls.end(), [](const std::string& x) { return !x.empty(); });
   }
   src.pdb = &pdb;
   src.source_name = source_name;
@@ -43,30 +45,190 @@ Result<CacheBytes> compile_cache(const PortablePdb& pdb, const std::string& sour
   src.pdb_key = pdb_key;
   const PdbId id = pdb.id();
   src.debug_id = portable_debug_id(id.guid(), id.stamp());
+  src.pe = std::move(pe);
   CacheBuildOptions bo;
   return build_cache(src, bo);
 }
 
-// A cache already there that is valid for the PDB is kept ("already present"), unless
-// `replace_valid` (the new one records package-source URLs: it knows more); an invalid one or
-// one of another PDB is replaced.
-Status put_cache(SymbolStore& store, const std::string& pdb_key, const PdbId& id, const CacheBytes& bytes,
-                 std::vector<StoredFile>& out, bool replace_valid) {
-  const std::string key = cache_key_for(pdb_key);
-  bool kept = false;
-  auto r = store.put(key, bytes.span(), [&](const std::string& existing) {
-    if (replace_valid || !check_cache(existing, id.bytes)) return true;
-    kept = true;
+std::string name_of(const std::string& path) { return fs::path(path).filename().string(); }
+
+Result<CacheOrigin> origin_of(const Cache& cache) {
+  if (Status s = cache.verify(); !s) return s.error();
+  const fb::Identity* id = static_cast<const fb::Cache*>(cache.root())->identity();
+  if (!id || !id->pdb_id() || id->pdb_id()->size() != 20) return Error{Errc::kMalformed, "the cache records no PDB id"};
+  CacheOrigin o;
+  std::copy(id->pdb_id()->begin(), id->pdb_id()->end(), o.pdb_id.begin());
+  if (const auto* h = id->pdb_sha256()) {
+    if (h->size() != 32)
+      return Error{Errc::kMalformed, format("the cache records a PDB SHA-256 of %u bytes (32 expected)", h->size())};
+    o.pdb_sha256.assign(h->begin(), h->end());
+  }
+  o.package_source_urls = id->package_source_urls();
+  if (id->pe_key()) o.pe_key = id->pe_key()->str();
+  return o;
+}
+
+// The SHA-256 (id zeroed) and id of a Portable PDB.
+struct PdbDigest {
+  std::vector<std::uint8_t> sha256;
+  std::array<std::uint8_t, 20> id{};
+};
+
+Result<PdbDigest> digest_of(const PortablePdb& pdb) {
+  if (!pdb.has_pdb_stream()) return Error{Errc::kMalformed, "the PDB has no #Pdb stream"};
+  auto sum = compute_pdb_checksum("SHA256", pdb.bytes(), pdb.metadata().pdb_stream_offset());
+  if (!sum) return sum.error();
+  return PdbDigest{std::move(*sum), pdb.id().bytes};
+}
+
+// The digest of the Portable PDB file at `path`.
+Result<PdbDigest> digest_of_pdb_file(const std::string& path) {
+  auto f = FileBytes::open(path);
+  if (!f) return f.error();
+  auto pdb = PortablePdb::parse(f->bytes());
+  if (!pdb) return Error{pdb.error().code, path + ": " + pdb.error().message};
+  return digest_of(*pdb);
+}
+
+// The digest of the PDB embedded in the PE at `path`.
+Result<PdbDigest> digest_of_embedded(const std::string& path) {
+  auto f = FileBytes::open(path);
+  if (!f) return f.error();
+  PeOptions po;
+  po.embedded_pdb_errors_fatal = false;
+  auto pe = PeFile::parse(f->bytes(), po);
+  if (!pe) return Error{pe.error().code, path + ": " + pe.error().message};
+  if (!pe->info().embedded_pdb) return Error{Errc::kNotFound, path + ": the PE embeds no PDB"};
+  auto inflated = pe->inflate_embedded_pdb();
+  if (!inflated) return Error{inflated.error().code, path + ": embedded PDB: " + inflated.error().message};
+  auto pdb = PortablePdb::parse(*inflated);
+  if (!pdb) return Error{pdb.error().code, path + ": embedded PDB: " + pdb.error().message};
+  return digest_of(*pdb);
+}
+
+bool derives_from(const CacheOrigin& o, const PdbDigest& d) {
+  return o.pdb_id == d.id && !o.pdb_sha256.empty() && o.pdb_sha256 == d.sha256;
+}
+
+// Whether the cache `o` (a valid one under the cache key of `pdb_key`) derives from something
+// stored: the Portable PDB under `pdb_key`, else the PE it names, which must embed the PDB.
+// Fills `why` when it does not.
+bool derives_from_store(const SymbolStore& store, const std::string& pdb_key, const CacheOrigin& o, std::string* why) {
+  auto say = [&](std::string s) {
+    if (why) *why = std::move(s);
     return false;
+  };
+  if (o.pdb_sha256.empty())
+    return say("the cache records no SHA-256 of its PDB (written by a format 2.0 writer): it cannot be shown to derive from a stored PDB; store add the PDB or PE again to replace it");
+  if (auto pdb = store.find(pdb_key)) {
+    auto d = digest_of_pdb_file(*pdb);
+    if (!d) return say("the PDB beside it cannot be read: " + d.error().message);
+    if (!derives_from(o, *d))
+      return say("the cache was not compiled from the PDB beside it (PDB SHA-256 " + hex_lower(d->sha256) +
+                 ", the cache records " + hex_lower(o.pdb_sha256) + ")");
+    return true;
+  }
+  if (o.pe_key.empty()) return say("no PDB beside it, and the cache names no PE it was compiled from");
+  auto pe = store.find(o.pe_key);
+  if (!pe) return say("no PDB beside it, and the PE it names (" + o.pe_key + ") is not in the store");
+  auto d = digest_of_embedded(*pe);
+  if (!d) return say("no PDB beside it, and the PE it names cannot give its embedded PDB: " + d.error().message);
+  if (!derives_from(o, *d))
+    return say("the cache was not compiled from the PDB embedded in " + o.pe_key + " (SHA-256 " + hex_lower(d->sha256) +
+               ", the cache records " + hex_lower(o.pdb_sha256) + ")");
+  return true;
+}
+
+// No PDB under `pdb_key` and no PE of the store named by the cache: nothing to derive from.
+bool alone_in_store(const SymbolStore& store, const std::string& pdb_key, const CacheOrigin& o) {
+  return !store.find(pdb_key) && (o.pe_key.empty() || !store.find(o.pe_key));
+}
+
+enum class CacheAction { kPut, kKeep, kConflict };
+
+// What to do with the cache already under the cache key of `pdb_key` (at `existing`) when
+// adding `fresh`, which derives from bytes the caller holds (and stores, or finds stored, under
+// the key): keep it when it derives from the same bytes, unless `fresh` records package-source
+// URLs and it records none (the first cache with package URLs stays: a later package cannot
+// redirect the documents of a PDB it merely repeats); a conflict when it derives from another
+// PDB still stored (a PE embedding another PDB under the same id); else replace it (invalid,
+// of another id, format 2.0, or of bytes no longer stored).
+CacheAction existing_cache_action(const SymbolStore& store, const std::string& pdb_key, const std::string& existing,
+                                  const CacheOrigin& fresh, std::string* why) {
+  auto f = FileBytes::open(existing);
+  if (!f) return CacheAction::kPut;
+  auto c = Cache::from_bytes(f->bytes());
+  if (!c) return CacheAction::kPut;
+  auto o = origin_of(*c);
+  if (!o || o->pdb_id != fresh.pdb_id || o->pdb_sha256.empty()) return CacheAction::kPut;
+  if (o->pdb_sha256 == fresh.pdb_sha256)
+    return fresh.package_source_urls && !o->package_source_urls ? CacheAction::kPut : CacheAction::kKeep;
+  if (derives_from_store(store, pdb_key, *o, nullptr)) {
+    if (why) *why = existing + ": the cache of another PDB with the same id (SHA-256 " + hex_lower(o->pdb_sha256) +
+                    ", this one " + hex_lower(fresh.pdb_sha256) + ") is stored, with the " +
+                    (o->pe_key.empty() ? "PDB" : "PE " + o->pe_key) + " it derives from";
+    return CacheAction::kConflict;
+  }
+  return CacheAction::kPut;
+}
+
+// Stores `bytes`, the cache of the PDB under `pdb_key` (its origin `fresh`), following
+// existing_cache_action. A kept cache is "already present" without taking the store lock.
+Result<PutOutcome> put_cache(SymbolStore& store, const std::string& pdb_key, const CacheBytes& bytes,
+                             const CacheOrigin& fresh) {
+  const std::string key = cache_key_for(pdb_key);
+  std::string why;
+  if (auto existing = store.find(key)) {
+    const CacheAction a = existing_cache_action(store, pdb_key, *existing, fresh, &why);
+    if (a == CacheAction::kKeep) return PutOutcome::kAlreadyPresent;
+    if (a == CacheAction::kConflict) return Error{Errc::kMismatch, why};
+  }
+  // Decided again under the lock: another writer may have put a cache meanwhile.
+  CacheAction under_lock = CacheAction::kPut;
+  auto r = store.put(key, bytes.span(), [&](const std::string& existing) {
+    under_lock = existing_cache_action(store, pdb_key, existing, fresh, &why);
+    return under_lock == CacheAction::kPut;
   });
-  if (!r && !kept) return r.error();
-  out.push_back({key, r ? *r : PutOutcome::kAlreadyPresent});
+  if (!r && under_lock == CacheAction::kKeep) return PutOutcome::kAlreadyPresent;
+  if (!r && under_lock == CacheAction::kConflict) return Error{Errc::kMismatch, why};
+  return r;
+}
+
+// Whether the id part of a Portable PDB key (<guid N>FFFFFFFF) names the GUID of `pdb_id`.
+bool key_guid_matches(const std::string& idpart, const std::array<std::uint8_t, 20>& pdb_id) {
+  if (idpart.size() != 40) return false;
+  std::array<std::uint8_t, 16> guid{};
+  auto hexv = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  for (std::size_t i = 0; i < 16; ++i) {
+    const int hi = hexv(idpart[2 * i]), lo = hexv(idpart[2 * i + 1]);
+    if (hi < 0 || lo < 0) return false;
+    guid[i] = static_cast<std::uint8_t>(hi * 16 + lo);
+  }
+  // The key shows the GUID in text order ("N"); the id stores it in on-disk order.
+  const std::array<std::uint8_t, 16> disk = {guid[3], guid[2], guid[1], guid[0], guid[5], guid[4], guid[7], guid[6],
+                                             guid[8], guid[9], guid[10], guid[11], guid[12], guid[13], guid[14], guid[15]};
+  return std::equal(disk.begin(), disk.end(), pdb_id.begin());
+}
+
+// A key derived from the input (its file name, or the PDB name its CodeView entry gives) that
+// a store cannot hold is bad input (exit 2), not a usage error.
+Status check_input_key(const std::string& key, const std::string& where) {
+  if (Status s = validate_key(key); !s) return {Errc::kMalformed, where + ": " + s.message()};
   return {};
 }
 
-std::string name_of(const std::string& path) { return fs::path(path).filename().string(); }
-
 }  // namespace
+
+Result<CacheOrigin> read_cache_origin(std::span<const std::uint8_t> bytes) {
+  auto cache = Cache::from_bytes(bytes);
+  if (!cache) return cache.error();
+  return origin_of(*cache);
+}
 
 namespace {
 
@@ -107,20 +269,19 @@ Result<std::vector<StoredFile>> add_bytes_to_store(SymbolStore& store, const std
                                                    const AddOptions& options) {
   auto ident = identify_file(path, bytes);
   if (!ident) return Error{ident.error().code, where + ": " + ident.error().message};
-  // Everything is decoded and compiled before the first write: an input that fails leaves the
-  // store as it was.
+  if (Status s = check_input_key(ident->key, where); !s) return s.error();
+  // Everything is decoded, compiled and checked against the store before the first write: an
+  // input that fails leaves the store as it was.
   std::optional<CacheBytes> cache;
-  bool has_urls = false;
   std::string cache_pdb_key;
-  PdbId cache_id{};
+  CacheOrigin origin;
   if (ident->kind == ModuleKind::kPortablePdb) {
     auto pdb = PortablePdb::parse(bytes);
     if (!pdb) return Error{pdb.error().code, where + ": " + pdb.error().message};
-    auto c = compile_cache(*pdb, ident->file_name, bytes, ident->key, options, has_urls);
+    auto c = compile_cache(*pdb, ident->file_name, bytes, ident->key, std::nullopt, options);
     if (!c) return Error{c.error().code, where + ": " + c.error().message};
     cache = std::move(*c);
     cache_pdb_key = ident->key;
-    cache_id = pdb->id();
   } else if (ident->kind == ModuleKind::kPe) {
     PeOptions po;
     po.embedded_pdb_errors_fatal = false;
@@ -131,27 +292,64 @@ Result<std::vector<StoredFile>> add_bytes_to_store(SymbolStore& store, const std
       if (!inflated) return Error{inflated.error().code, where + ": embedded PDB: " + inflated.error().message};
       auto pdb = PortablePdb::parse(*inflated);
       if (!pdb) return Error{pdb.error().code, where + ": embedded PDB: " + pdb.error().message};
-      cache_id = pdb->id();
+      const PdbId id = pdb->id();
       // The key a client derives from the PE: the Portable CodeView entry with this GUID.
       for (const ModuleIdentity& w : pdbs_wanted_by(pe->info()))
         if (w.kind == ModuleKind::kPortablePdb && w.pdb_id &&
-            std::equal(cache_id.bytes.begin(), cache_id.bytes.begin() + 16, w.pdb_id->begin())) {
+            std::equal(id.bytes.begin(), id.bytes.begin() + 16, w.pdb_id->begin())) {
           cache_pdb_key = w.key;
           break;
         }
       if (cache_pdb_key.empty())
-        cache_pdb_key = ssqp_portable_pdb_key(fs::path(name_of(path)).replace_extension(".pdb").string(), cache_id.guid());
-      auto c = compile_cache(*pdb, ident->file_name, bytes, cache_pdb_key, options, has_urls);
+        cache_pdb_key = ssqp_portable_pdb_key(fs::path(name_of(path)).replace_extension(".pdb").string(), id.guid());
+      if (Status s = check_input_key(cache_pdb_key, where + ": embedded PDB"); !s) return s.error();
+      CachePeIdentity pe_id = cache_pe_identity(path, pe->info());
+      pe_id.pe_key = ident->key;
+      auto c = compile_cache(*pdb, ident->file_name, bytes, cache_pdb_key, std::move(pe_id), options);
       if (!c) return Error{c.error().code, where + ": embedded PDB: " + c.error().message};
       cache = std::move(*c);
+      // A Portable PDB stored under the key with other bytes: this PE's PDB only claims its id.
+      if (auto stored = store.find(cache_pdb_key)) {
+        auto d = digest_of_pdb_file(*stored);
+        auto mine = digest_of(*pdb);
+        if (!mine) return Error{mine.error().code, where + ": embedded PDB: " + mine.error().message};
+        if (d && d->sha256 != mine->sha256)
+          return Error{Errc::kMismatch, where + ": its embedded PDB has the id of " + *stored +
+                                            " but other bytes (SHA-256 " + hex_lower(mine->sha256) + ", stored " +
+                                            hex_lower(d->sha256) + ")"};
+      }
     }
   }
+  // Different bytes under the file's own key fail below as they would in SymbolStore::put, but
+  // before the cache is written.
+  if (auto existing = store.find(ident->key)) {
+    auto f = FileBytes::open(*existing);
+    if (f && !std::ranges::equal(f->bytes(), bytes))
+      return Error{Errc::kMismatch, *existing + ": a different file is already stored under key " + ident->key};
+  }
+  // The cache goes first: a failure (a full disk) in between leaves no PDB without its cache,
+  // and a cache added here is removed again when the file cannot follow.
   std::vector<StoredFile> out;
+  std::optional<StoredFile> cache_stored;
+  if (cache) {
+    auto o = read_cache_origin(cache->span());
+    if (!o) return Error{o.error().code, where + ": the cache just compiled: " + o.error().message};
+    origin = std::move(*o);
+    auto r = put_cache(store, cache_pdb_key, *cache, origin);
+    if (!r) return Error{r.error().code, where + ": " + r.error().message};
+    cache_stored = StoredFile{cache_key_for(cache_pdb_key), *r};
+  }
   auto r = store.put(ident->key, bytes);
-  if (!r) return r.error();
+  if (!r) {
+    if (cache_stored && cache_stored->outcome == PutOutcome::kAdded)
+      if (auto p = store.find(cache_stored->key)) {
+        std::error_code ec;
+        fs::remove(*p, ec);
+      }
+    return r.error();
+  }
   out.push_back({ident->key, *r});
-  if (cache)
-    if (Status s = put_cache(store, cache_pdb_key, cache_id, *cache, out, has_urls); !s) return s.error();
+  if (cache_stored) out.push_back(*cache_stored);
   return out;
 }
 
@@ -189,42 +387,25 @@ VerifyReport verify_store(const SymbolStore& store) {
         rep.problems.push_back({rel_s, id.error()});
       else if (!key_equal(id->key, key))
         rep.problems.push_back({rel_s, {Errc::kMismatch, "stored under " + key + " but its key is " + id->key}});
+      else if (id->kind == ModuleKind::kPortablePdb && !store.find(cache_key_for(key)))
+        rep.problems.push_back({rel_s, {Errc::kNotFound, "a Portable PDB without its cache " + cache_key_for(key) + " (store add it again)"}});
     } else if (key_equal(cache_key_for(pdb_key), key)) {
       ++rep.caches;
-      const fs::path pdb_path = p.parent_path() / parts[depth - 3];
+      // Valid, of the id its key names (the GUID) and derived from the PDB beside it or from
+      // the embedded PDB of the PE it names.
       Status s;
-      std::optional<ModuleIdentity> beside;
-      if (fs::exists(pdb_path, ec)) {
-        if (auto f = FileBytes::open(pdb_path.string())) {
-          if (auto id = identify_file(parts[depth - 3], f->bytes())) beside = *id;
-        }
-      }
-      if (beside && beside->pdb_id) {
-        s = check_cache(p.string(), *beside->pdb_id);
-      } else {
-        // No Portable PDB beside it (a PE's embedded PDB): the key's GUID must match.
-        const std::string& idpart = parts[depth - 2];
-        std::array<std::uint8_t, 16> guid{};
-        bool ok = idpart.size() == 40;
-        for (std::size_t i = 0; ok && i < 16; ++i) {
-          auto hexv = [](char c) -> int {
-            if (c >= '0' && c <= '9') return c - '0';
-            if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-            if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-            return -1;
-          };
-          const int hi = hexv(idpart[2 * i]), lo = hexv(idpart[2 * i + 1]);
-          if (hi < 0 || lo < 0) ok = false;
-          guid[i] = static_cast<std::uint8_t>(hi * 16 + lo);
-        }
-        if (!ok) {
-          s = Status(Errc::kMismatch, "a cache under a key that is not a Portable PDB key");
-        } else {
-          // The key shows the GUID in text order ("N"); the id stores it in on-disk order.
-          const Guid disk = {guid[3], guid[2], guid[1], guid[0], guid[5], guid[4], guid[7], guid[6],
-                             guid[8], guid[9], guid[10], guid[11], guid[12], guid[13], guid[14], guid[15]};
-          s = check_cache_guid(p.string(), disk);
-        }
+      auto f = FileBytes::open(p.string());
+      Result<CacheOrigin> o = f ? read_cache_origin(f->bytes()) : Result<CacheOrigin>(f.error());
+      std::string why;
+      if (!o) {
+        s = Status(o.error().code, o.error().message);
+      } else if (!key_guid_matches(parts[depth - 2], o->pdb_id)) {
+        s = Status(Errc::kMismatch, "the cache records PDB id " + hex_lower(o->pdb_id) + ", not of the key " + parts[depth - 2]);
+      } else if (alone_in_store(store, pdb_key, *o)) {
+        // A cache alone (a download cache holds server caches without their PDBs): checked
+        // against its key only; nothing stored shows what it was compiled from.
+      } else if (!derives_from_store(store, pdb_key, *o, &why)) {
+        s = Status(Errc::kMismatch, why);
       }
       if (!s) rep.problems.push_back({rel_s, s.error()});
     } else {

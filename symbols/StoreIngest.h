@@ -1,14 +1,24 @@
 // StoreIngest.h - what `ilmap store add` and `ilmap store verify` do with a SymbolStore: add a
 // PE or PDB under its SSQP key with the ilmap cache of its PDB beside it, and check a whole
-// store (every file against the key it sits under, every cache against the PDB beside it).
+// store (every file against the key it sits under, every cache against the bytes it derives
+// from, every Portable PDB for its cache).
 //
 // Where caches go (README "Symbol stores"):
 //   - a Portable PDB foo.pdb: STORE/foo.pdb/<guid>FFFFFFFF/foo.ilmap, beside the PDB;
 //   - a PE with an embedded Portable PDB: the same place, under the key of the PDB its
 //     CodeView entry names (what a client derives from the PE), though no .pdb file is there;
 //   - a Windows PDB: stored without a cache (ilmap caches are compiled from Portable PDBs).
-// A cache is derived data: one that fails to open, verify or name the PDB's id is replaced;
-// a valid one is kept even when this ilmap would write other bytes (another version).
+// A cache is derived data, and only ever stored beside the bytes it was compiled from: its
+// identity records the SHA-256 of its PDB (id zeroed, Identity.pdb_sha256), which is compared
+// with the PDB stored under the key (or with the PE's embedded PDB), since the 20-byte id is
+// public and anyone can claim it. A cache that fails to open or verify, records another id, no
+// SHA-256 (format 2.0) or the SHA-256 of bytes not stored is replaced; one that derives from
+// the same bytes is kept even when this ilmap would write other bytes (another version), unless
+// the new one records package-source URLs and it records none. The first cache with package
+// URLs stays: another package repeating the PDB does not change its URLs. A PE whose embedded
+// PDB claims the id of a stored PDB with other bytes is refused (kMismatch), before any write.
+// The cache is written before its PDB or PE, and removed again when that cannot follow (a
+// full disk): a PDB is never left without its cache.
 #pragma once
 
 #include <array>
@@ -35,7 +45,8 @@ struct StoredFile {
 
 // Adds the file at `path` (a PE, Portable PDB or Windows PDB) and, for a Portable PDB or a PE
 // embedding one, its compiled cache. Returns what was stored, in order. Errors: the file's
-// read/parse error (exit 2), kMismatch when different bytes sit under its key (exit 3).
+// read/parse error (exit 2), kMalformed for a name that makes an invalid key (exit 2),
+// kMismatch when different bytes sit under its key or its PDB's (exit 3).
 Result<std::vector<StoredFile>> add_to_store(SymbolStore& store, const std::string& path);
 
 struct AddOptions {
@@ -50,6 +61,16 @@ struct AddOptions {
 Result<std::vector<StoredFile>> add_bytes_to_store(SymbolStore& store, const std::string& name,
                                                    const std::string& where, std::span<const std::uint8_t> bytes,
                                                    const AddOptions& options = {});
+
+// What a valid cache records about the PDB it was compiled from.
+struct CacheOrigin {
+  std::array<std::uint8_t, 20> pdb_id{};
+  std::vector<std::uint8_t> pdb_sha256;  // 32 bytes; empty in a format 2.0 cache
+  bool package_source_urls = false;
+  std::string pe_key;                    // the PE embedding the PDB, when compiled from one
+};
+// Opens and verifies the cache `bytes` (Cache::verify) and reads its origin.
+Result<CacheOrigin> read_cache_origin(std::span<const std::uint8_t> bytes);
 
 // True when the cache at `path` opens, passes Cache::verify and records the PDB id `pdb_id`.
 Status check_cache(const std::string& path, const std::array<std::uint8_t, 20>& pdb_id);

@@ -130,6 +130,9 @@ Result<std::string> SymbolStore::find(std::string_view key) const {
 Result<PutOutcome> SymbolStore::put(std::string_view key, std::span<const std::uint8_t> bytes,
                                     const std::function<bool(const std::string&)>& replace_existing) {
   if (Status s = validate_key(key); !s) return s.error();
+  // The same bytes already there need no lock (nor a writable store): files under a key are
+  // only ever replaced by a complete rename, so what is read here is a whole file.
+  if (auto present = find(key); present && same_bytes(*present, bytes)) return PutOutcome::kAlreadyPresent;
   std::error_code ec;
   fs::create_directories(root_, ec);
   if (ec) return Error{Errc::kIo, format("%s: cannot create the store: %s", root_.c_str(), ec.message().c_str())};

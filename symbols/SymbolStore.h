@@ -37,7 +37,8 @@ class SymbolStore {
   // component (SSQP keys compare without case). kUsage for an invalid key, kNotFound.
   Result<std::string> find(std::string_view key) const;
 
-  // Stores `bytes` under `key`. Same bytes already there: kAlreadyPresent. Different bytes:
+  // Stores `bytes` under `key`. Same bytes already there: kAlreadyPresent (found before the
+  // lock is taken, so a read-only store answers it too). Different bytes:
   // kMismatch, unless `replace_existing` says the existing file (given its path) may be
   // replaced (derived files such as caches), then kReplaced.
   Result<PutOutcome> put(std::string_view key, std::span<const std::uint8_t> bytes,

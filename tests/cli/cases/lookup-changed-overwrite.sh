@@ -8,8 +8,8 @@
 . "$(dirname "$0")/../common.sh"
 frames_cache f.ilmap
 mkdir other
-perl -0777 -pe 's/Scenarios\.cs/Scenarias.cs/' frames.pdb > other/framesa.pdb
-ilmap compile -q other/framesa.pdb -o g.ilmap || exit 1
+perl -0777 -pe 's/Scenarios\.cs/Scenarias.cs/' frames.pdb > other/frames.pdb
+ilmap compile -q other/frames.pdb -o g.ilmap || exit 1
 need "$FEATURES.pdb"
 cp "$FEATURES.pdb" features.pdb
 ilmap compile -q features.pdb -o h.ilmap || exit 1
