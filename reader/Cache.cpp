@@ -68,7 +68,8 @@ struct Cache::Impl {
   // Storage: either a mapping or an owned, 8-byte aligned copy.
   void* map = nullptr;
   std::size_t map_size = 0;
-  GuardedRange guard;  // the mapping's registration with the SIGBUS guard
+  GuardedRange guard;  // the mapping's lease and registration with the SIGBUS guard
+  int fd = -1;         // the leased descriptor of a mapped file
   std::string path;    // as given to open (empty for from_bytes)
   FileStamp stamp;     // of the file opened
   std::vector<std::uint64_t> owned;
@@ -179,8 +180,9 @@ struct Cache::Impl {
   }
 
   ~Impl() {
-    guard.reset();  // unregister before the range can be reused by another mapping
+    guard.reset();  // release the lease, unregister before the range can be reused
     if (map) ::munmap(map, map_size);
+    if (fd >= 0) ::close(fd);
   }
 
   Status changed_error() const {
@@ -650,6 +652,22 @@ Result<Cache> Cache::open(const std::string& path, const CacheOpenOptions& optio
   if (!S_ISREG(st.st_mode)) return Error{Errc::kIo, format("%s: not a regular file", path.c_str())};
   const int fl = ::fcntl(file.fd, F_GETFL);
   if (fl >= 0) (void)::fcntl(file.fd, F_SETFL, fl & ~O_NONBLOCK);
+  // A mapping is used only under a read lease (ilmap/mapping_guard.h), taken before anything
+  // is read: from then on no writer can change the bytes the Cache answers from. Without a
+  // lease the file is read into memory instead, so that no later change reaches the Cache.
+  // Checking the file's size or times per lookup would cost a system call per lookup (about
+  // 100x a lookup) and still miss a rewrite between the check and the reads.
+  if (!options.read_into_memory) {
+    impl->guard = GuardedRange::lease(file.fd);
+    if (impl->guard.valid()) {
+      // The Impl owns the descriptor from here: its destructor releases the lease first.
+      impl->fd = file.fd;
+      file.fd = -1;
+      if (::fstat(impl->fd, &st) != 0)
+        return Error{Errc::kIo, format("%s: cannot stat: %s", path.c_str(), std::strerror(errno))};
+    }
+  }
+  const int fd = impl->fd >= 0 ? impl->fd : file.fd;
   impl->path = path;
   impl->stamp = FileStamp::of(st);
   const std::uint64_t size = static_cast<std::uint64_t>(st.st_size);
@@ -660,37 +678,44 @@ Result<Cache> Cache::open(const std::string& path, const CacheOpenOptions& optio
   {
     d::FileHeader head{};
     std::size_t got = 0;
-    if (!read_at(file.fd, reinterpret_cast<std::uint8_t*>(&head), sizeof head, 0, got))
+    if (!read_at(fd, reinterpret_cast<std::uint8_t*>(&head), sizeof head, 0, got))
       return Error{Errc::kIo, errno ? format("%s: read failed: %s", path.c_str(), std::strerror(errno))
                                     : format("%s: the file shrank to %zu bytes while being read", path.c_str(), got)};
     if (Status s = Impl::check_header(head, size); !s) return Error{s.code(), path + ": " + s.message()};
   }
   const auto n = static_cast<std::size_t>(size);
-  if (!options.read_into_memory) {
-    void* p = ::mmap(nullptr, n, PROT_READ, MAP_PRIVATE, file.fd, 0);
+  if (impl->guard.valid()) {
+    void* p = ::mmap(nullptr, n, PROT_READ, MAP_PRIVATE, fd, 0);
     if (p != MAP_FAILED) {
-      GuardedRange guard(p, n);
-      if (guard.valid() || !mapping_guard_installed()) {
-        impl->map = p;
-        impl->map_size = n;
-        impl->guard = std::move(guard);
-        impl->data = static_cast<const std::uint8_t*>(p);
-      } else {
-        ::munmap(p, n);  // the guard's registry is full: read the file instead
-      }
+      impl->guard.set_range(p, n);
+      impl->map = p;
+      impl->map_size = n;
+      impl->data = static_cast<const std::uint8_t*>(p);
     }
   }
   if (!impl->data) {
     impl->owned.resize((n + 7) / 8);
     auto* dst = reinterpret_cast<std::uint8_t*>(impl->owned.data());
     std::size_t got = 0;
-    if (!read_at(file.fd, dst, n, 0, got))
+    if (!read_at(fd, dst, n, 0, got))
       return Error{Errc::kIo, errno ? format("%s: read failed at byte %zu: %s", path.c_str(), got, std::strerror(errno))
                                     : format("%s: the file shrank to %zu bytes while being read", path.c_str(), got)};
+    // A writer during the read may have left a mix of old and new bytes.
+    struct stat after {};
+    if (::fstat(fd, &after) != 0 || !(FileStamp::of(after) == impl->stamp) || impl->guard.changed())
+      return impl->changed_error().error();
     impl->data = dst;
+    if (impl->guard.valid()) {  // read after a failed mmap: no lease needed any more
+      impl->guard.reset();
+      ::close(impl->fd);
+      impl->fd = -1;
+    }
   }
   impl->size = n;
-  if (Status s = impl->validate(); !s) return Error{s.code(), path + ": " + s.message()};
+  if (Status s = impl->validate(); !s) {
+    if (impl->guard.changed()) return impl->changed_error().error();
+    return Error{s.code(), path + ": " + s.message()};
+  }
   if (impl->guard.changed()) return impl->changed_error().error();
   return Cache(std::move(impl));
 }
@@ -705,17 +730,24 @@ Result<Cache> Cache::from_bytes(std::span<const std::uint8_t> bytes) {
   return Cache(std::move(impl));
 }
 
+// Lookups check changed() after their reads, a seqlock's re-check (ilmap/mapping_guard.h): an
+// answer built from bytes a writer changed is dropped. The check is a fence and one load.
 std::optional<LookupResult> Cache::lookup(std::uint32_t token, std::uint32_t il_offset) const noexcept {
   if ((token >> 24) != 0x06 || il_offset >= kNoIlOffsetFrom) return std::nullopt;
-  return impl_->lookup_row(token & 0xFFFFFF, il_offset);
+  std::optional<LookupResult> r = impl_->lookup_row(token & 0xFFFFFF, il_offset);
+  if (impl_->guard.changed()) return std::nullopt;
+  return r;
 }
 
 std::optional<LookupResult> Cache::lookup_row(std::uint32_t rid, std::uint32_t il_offset) const noexcept {
   if (il_offset >= kNoIlOffsetFrom) return std::nullopt;
-  return impl_->lookup_row(rid, il_offset);
+  std::optional<LookupResult> r = impl_->lookup_row(rid, il_offset);
+  if (impl_->guard.changed()) return std::nullopt;
+  return r;
 }
 
 bool Cache::changed() const noexcept { return impl_->guard.changed(); }
+Status Cache::changed_status() const { return impl_->changed_error(); }
 
 bool Cache::file_changed() const noexcept {
   if (impl_->path.empty()) return false;
@@ -991,6 +1023,7 @@ std::optional<MethodNameView> Cache::method_name(std::uint32_t token) const noex
   v.kickoff = m->kickoff();
   v.iterator = (m->flags() & d::kNameIterator) != 0;
   v.bad_signature = (m->flags() & d::kNameBadSignature) != 0;
+  if (changed()) return std::nullopt;
   return v;
 }
 
@@ -1009,6 +1042,7 @@ std::size_t Cache::find_methods(std::string_view full_name, std::vector<std::uin
   }
   std::sort(tokens.begin(), tokens.end());
   tokens.erase(std::unique(tokens.begin(), tokens.end()), tokens.end());
+  if (changed()) tokens.clear();
   return tokens.size();
 }
 

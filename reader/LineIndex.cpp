@@ -195,7 +195,28 @@ bool Cache::has_line_index() const noexcept {
   return li && (li->index_zstd() || (li->doc_blocks() && li->blocks() && li->data()));
 }
 
+// The public calls check changed() after their reads (include/ilmap/cache.h): a result read
+// while a writer changed the file is never returned as a success.
 Status Cache::match_documents(std::string_view q, std::vector<std::uint32_t>& documents) const {
+  Status s = match_documents_unchecked(q, documents);
+  if (changed()) {
+    documents.clear();
+    return changed_status();
+  }
+  return s;
+}
+
+Status Cache::lines_in(std::span<const std::uint32_t> documents, std::uint32_t line, std::uint32_t column,
+                       std::vector<LineMatch>& out) const {
+  Status s = lines_in_unchecked(documents, line, column, out);
+  if (changed()) {
+    out.clear();
+    return changed_status();
+  }
+  return s;
+}
+
+Status Cache::match_documents_unchecked(std::string_view q, std::vector<std::uint32_t>& documents) const {
   documents.clear();
   if (q.empty()) return {Errc::kUsage, "empty document path"};
   const std::uint32_t n = document_count();
@@ -237,12 +258,12 @@ Status Cache::lines(std::string_view path, std::uint32_t line, std::uint32_t col
   out.clear();
   if (!has_line_index()) return no_index();
   std::vector<std::uint32_t> docs;
-  if (Status s = match_documents(path, docs); !s) return s;
+  if (Status s = match_documents_unchecked(path, docs); !s) return changed() ? changed_status() : s;
   return lines_in(docs, line, column, out);
 }
 
-Status Cache::lines_in(std::span<const std::uint32_t> documents, std::uint32_t line, std::uint32_t column,
-                       std::vector<LineMatch>& out) const {
+Status Cache::lines_in_unchecked(std::span<const std::uint32_t> documents, std::uint32_t line, std::uint32_t column,
+                                 std::vector<LineMatch>& out) const {
   out.clear();
   std::span<const std::uint8_t> packed;
   if (Status s = packed_line_index(packed); !s) return s;

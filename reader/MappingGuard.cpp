@@ -4,26 +4,38 @@
 // handler can read it at any moment without locks or allocation. A slot is claimed by CAS on
 // its state (free -> claiming), filled, then published (active); the handler only looks at
 // active slots. mmap(MAP_FIXED) is a plain system call and safe to make from the handler.
+//
+// Read leases (GuardedRange::lease): a slot may also hold the descriptor of a leased file. The
+// lease-break handler claims the slot (active -> breaking) so that its owner cannot unmap the
+// range meanwhile, copies the mapping into anonymous memory and moves the copy over it
+// (mremap MREMAP_FIXED: one atomic replacement of the pages; concurrent readers see the same
+// bytes before and after), then releases the lease, which lets the writer go on. mmap, mremap,
+// mprotect, memcpy and fcntl are all safe in a signal handler.
 #include "ilmap/mapping_guard.h"
 
+#include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdint>
+#include <cstring>
 #include <mutex>
 
 namespace ilmap {
 namespace {
 
-enum : int { kFree = 0, kClaiming = 1, kActive = 2 };
+enum : int { kFree = 0, kClaiming = 1, kActive = 2, kBreaking = 3 };
 
 struct Slot {
   std::atomic<int> state{kFree};
-  std::atomic<std::uintptr_t> begin{0};
+  std::atomic<std::uintptr_t> begin{0};  // 0: no range yet (a lease taken before mapping)
   std::atomic<std::uintptr_t> end{0};
   std::atomic<bool> changed{false};
+  std::atomic<int> lease_fd{-1};  // the leased descriptor while the lease is held
 };
 
 Slot g_slots[GuardedRange::kMaxRanges];
@@ -54,7 +66,10 @@ void on_sigbus(int sig, siginfo_t* si, void* context) {
   const std::uintptr_t addr = si ? reinterpret_cast<std::uintptr_t>(si->si_addr) : 0;
   if (si && si->si_code > 0) {
     for (Slot& s : g_slots) {
-      if (s.state.load(std::memory_order_acquire) != kActive) continue;
+      // kBreaking: the lease-break handler is copying this range (a lease broken by force
+      // after the kernel's lease-break-time, the file already truncated).
+      const int state = s.state.load(std::memory_order_acquire);
+      if (state != kActive && state != kBreaking) continue;
       const std::uintptr_t b = s.begin.load(std::memory_order_relaxed);
       const std::uintptr_t e = s.end.load(std::memory_order_relaxed);
       if (addr < b || addr >= e) continue;
@@ -68,9 +83,85 @@ void on_sigbus(int sig, siginfo_t* si, void* context) {
   pass_on(sig, si, context);
 }
 
+// Replaces the slot's mapping by a private copy of its bytes (the lease still blocks the
+// writer, so they are the bytes the owner has been reading). Marks the slot changed when that
+// is impossible: its owner then reports "changed" instead of answers.
+void detach(Slot& s) {
+  const std::uintptr_t b = s.begin.load(std::memory_order_acquire);
+  const std::uintptr_t e = s.end.load(std::memory_order_relaxed);
+  if (b == 0 || e <= b) {  // leased but not mapped yet: the open in progress fails
+    s.changed.store(true, std::memory_order_release);
+    return;
+  }
+  const std::size_t size = e - b;
+  void* copy = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (copy == MAP_FAILED) {
+    s.changed.store(true, std::memory_order_release);
+    return;
+  }
+  std::memcpy(copy, reinterpret_cast<const void*>(b), size);
+  (void)mprotect(copy, size, PROT_READ);
+  if (mremap(copy, size, size, MREMAP_MAYMOVE | MREMAP_FIXED, reinterpret_cast<void*>(b)) == MAP_FAILED) {
+    munmap(copy, size);
+    s.changed.store(true, std::memory_order_release);
+  }
+}
+
+struct sigaction g_lease_previous {};
+std::atomic<bool> g_lease_installed{false};
+
+void on_lease_break(int sig, siginfo_t* si, void* context) {
+  const int saved_errno = errno;
+  // POLL_MSG: the kernel's lease-break notice (kill() and sigqueue() give si_code <= 0).
+  if (si && si->si_code == POLL_MSG) {
+    const int fd = si->si_fd;
+    for (Slot& s : g_slots) {
+      if (s.lease_fd.load(std::memory_order_acquire) != fd) continue;
+      int expected = kActive;
+      // Not active: the owner is unregistering (it releases the lease itself).
+      if (!s.state.compare_exchange_strong(expected, kBreaking, std::memory_order_acq_rel)) break;
+      if (s.lease_fd.load(std::memory_order_acquire) == fd) {
+        detach(s);
+        (void)fcntl(fd, F_SETLEASE, F_UNLCK);
+        s.lease_fd.store(-1, std::memory_order_release);
+      }
+      s.state.store(kActive, std::memory_order_release);
+      break;
+    }
+    // No slot: a notice queued for a lease released since (its cache was closed).
+    errno = saved_errno;
+    return;
+  }
+  if ((g_lease_previous.sa_flags & SA_SIGINFO) && g_lease_previous.sa_sigaction)
+    g_lease_previous.sa_sigaction(sig, si, context);
+  else if (g_lease_previous.sa_handler != SIG_DFL && g_lease_previous.sa_handler != SIG_IGN)
+    g_lease_previous.sa_handler(sig);
+  errno = saved_errno;
+}
+
 std::mutex g_install_mutex;
 
+// Installs on_lease_break for the lease signal unless the host uses that signal already.
+bool install_lease_handler() noexcept {
+  std::lock_guard<std::mutex> lock(g_install_mutex);
+  if (g_lease_installed.load()) return true;
+  const int sig = mapping_lease_signal();
+  struct sigaction current {};
+  if (sigaction(sig, nullptr, &current) != 0) return false;
+  if (!(current.sa_flags & SA_SIGINFO) && current.sa_handler != SIG_DFL) return false;
+  if ((current.sa_flags & SA_SIGINFO) && current.sa_sigaction != on_lease_break) return false;
+  struct sigaction sa {};
+  sa.sa_sigaction = on_lease_break;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+  sigemptyset(&sa.sa_mask);
+  if (sigaction(sig, &sa, &g_lease_previous) != 0) return false;
+  g_lease_installed.store(true);
+  return true;
+}
+
 }  // namespace
+
+int mapping_lease_signal() noexcept { return SIGRTMIN + 6; }
 
 bool install_mapping_guard() noexcept {
   std::lock_guard<std::mutex> lock(g_install_mutex);
@@ -102,6 +193,34 @@ GuardedRange::GuardedRange(const void* begin, std::size_t size) noexcept {
   }
 }
 
+GuardedRange GuardedRange::lease(int fd) noexcept {
+  GuardedRange r;
+  if (fd < 0 || !install_lease_handler()) return r;
+  r = GuardedRange(nullptr, 0);  // a slot with no range yet
+  if (!r.valid()) return r;
+  Slot& s = g_slots[r.slot_];
+  // The descriptor is published before the lease exists, so a break at any moment finds it.
+  s.lease_fd.store(fd, std::memory_order_release);
+  if (fcntl(fd, F_SETSIG, mapping_lease_signal()) != 0 || fcntl(fd, F_SETLEASE, F_RDLCK) != 0) {
+    s.lease_fd.store(-1, std::memory_order_release);
+    r.reset();
+  }
+  return r;
+}
+
+void GuardedRange::set_range(const void* begin, std::size_t size) noexcept {
+  if (slot_ < 0) return;
+  Slot& s = g_slots[slot_];
+  const auto b = reinterpret_cast<std::uintptr_t>(begin);
+  // `end` before `begin`: a handler that sees the begin sees the end too.
+  s.end.store(b + size, std::memory_order_relaxed);
+  s.begin.store(b, std::memory_order_release);
+}
+
+bool GuardedRange::leased() const noexcept {
+  return slot_ >= 0 && g_slots[slot_].lease_fd.load(std::memory_order_acquire) >= 0;
+}
+
 GuardedRange::GuardedRange(GuardedRange&& o) noexcept : slot_(o.slot_) { o.slot_ = -1; }
 
 GuardedRange& GuardedRange::operator=(GuardedRange&& o) noexcept {
@@ -116,13 +235,24 @@ GuardedRange& GuardedRange::operator=(GuardedRange&& o) noexcept {
 GuardedRange::~GuardedRange() { reset(); }
 
 bool GuardedRange::changed() const noexcept {
+  // The fence orders the caller's earlier reads of the range before the flag's load (the
+  // re-check of a seqlock): if they saw a writer's byte, the flag, set before the lease was
+  // released, is seen too.
+  std::atomic_thread_fence(std::memory_order_acquire);
   return slot_ >= 0 && g_slots[slot_].changed.load(std::memory_order_acquire);
 }
 
 void GuardedRange::reset() noexcept {
   if (slot_ < 0) return;
   Slot& s = g_slots[slot_];
-  s.state.store(kClaiming, std::memory_order_release);
+  // Wait out a lease-break handler running on another thread (it may be copying the range).
+  for (;;) {
+    int expected = kActive;
+    if (s.state.compare_exchange_weak(expected, kClaiming, std::memory_order_acq_rel)) break;
+    sched_yield();
+  }
+  const int fd = s.lease_fd.exchange(-1, std::memory_order_acq_rel);
+  if (fd >= 0) (void)fcntl(fd, F_SETLEASE, F_UNLCK);
   s.begin.store(0, std::memory_order_relaxed);
   s.end.store(0, std::memory_order_relaxed);
   s.state.store(kFree, std::memory_order_release);

@@ -7,8 +7,10 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #include <algorithm>
+#include <climits>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -68,6 +70,40 @@ Result<std::string> move_into(const std::string& from, const std::string& dir, c
   return Error{Errc::kIo, dir + ": no free name for " + name};
 }
 
+// The longest suffix the queue appends to a package's name: ".NNNN" (move_into's free-name
+// counter, below 10000) then ".reason" in failed/; ".attempts" in the work folder is shorter.
+constexpr std::size_t kLongestSuffix = 5 + 7;
+
+// The name a package's bookkeeping files and destinations are derived from: its own name when
+// every derived name fits in one directory entry (NAME_MAX bytes), else a prefix of it (cut on
+// a UTF-8 character boundary), "~", 16 hex digits of XXH3 of the whole name and the package's
+// extension, so that NAME.attempts and failed/NAME.reason can always be created (without them
+// the crash-loop guard would be off and a failure could not be recorded).
+std::string bookkeeping_name(const std::string& name) {
+  constexpr std::size_t kMax = NAME_MAX - kLongestSuffix;
+  if (name.size() <= kMax) return name;
+  const std::size_t dot = name.rfind('.');
+  const std::string ext = dot == std::string::npos ? "" : name.substr(dot);
+  const std::string tag = format("~%016llx", static_cast<unsigned long long>(XXH3_64bits(name.data(), name.size())));
+  std::size_t cut = kMax - tag.size() - ext.size();
+  while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80) --cut;
+  return name.substr(0, cut) + tag + ext;
+}
+
+// True when `inner` is `outer` or lies inside it, comparing the paths with symbolic links
+// resolved (as far as they exist).
+bool same_or_inside(const std::string& inner, const std::string& outer) {
+  std::error_code ec1, ec2;
+  const fs::path i = fs::weakly_canonical(fs::absolute(inner), ec1), o = fs::weakly_canonical(fs::absolute(outer), ec2);
+  if (ec1 || ec2) return false;
+  auto ii = i.begin();
+  for (auto oi = o.begin(); oi != o.end(); ++oi, ++ii) {
+    if (oi->empty() && std::next(oi) == o.end()) break;  // a trailing separator
+    if (ii == i.end() || *ii != *oi) return false;
+  }
+  return true;
+}
+
 int read_attempts(const std::string& p) {
   auto f = read_plain_file(p, 64);
   if (!f) return 0;
@@ -83,6 +119,14 @@ class Watcher {
   Status setup() {
     struct stat st {};
     if (::stat(o_.inbox.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return {Errc::kIo, o_.inbox + ": not a directory"};
+    // An archive that is the inbox would feed archived packages back in; one in the work or
+    // failed folder would mix them with claimed or refused packages (the work folder's are
+    // processed again on every pass). Other folders inside the inbox are not scanned.
+    if (same_or_inside(archive_, o_.inbox) && same_or_inside(o_.inbox, archive_))
+      return {Errc::kUsage, "--archive " + archive_ + ": is the inbox " + o_.inbox + ": archived packages would be processed again"};
+    if (same_or_inside(archive_, work_) || same_or_inside(archive_, failed_))
+      return {Errc::kUsage, "--archive " + archive_ + ": lies in the inbox's " + (same_or_inside(archive_, work_) ? work_ : failed_) +
+                                " folder: give a folder of its own"};
     if (::mkdir(work_.c_str(), 0777) != 0 && errno != EEXIST) return {Errc::kIo, work_ + ": cannot create: " + std::strerror(errno)};
     const std::string lock = work_ + "/.lock";
     lock_fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
@@ -118,12 +162,15 @@ class Watcher {
 
   void process(const std::string& name) {
     const std::string path = work_ + "/" + name;
-    const std::string attempts_path = path + ".attempts";
+    const std::string short_name = bookkeeping_name(name);
+    const std::string attempts_path = work_ + "/" + short_name + ".attempts";
     const int attempts = read_attempts(attempts_path) + 1;
     const std::string count = std::to_string(attempts) + "\n";
-    (void)write_file_atomically(attempts_path, {reinterpret_cast<const std::uint8_t*>(count.data()), count.size()}, true);
-    Status s;
-    if (attempts > kMaxAttempts) {
+    Status s = write_file_atomically(attempts_path, {reinterpret_cast<const std::uint8_t*>(count.data()), count.size()}, true);
+    if (!s) {
+      // Without the count the crash-loop guard would be off: do not start the package.
+      s = Status(Errc::kIo, format("%s: cannot record the attempt: %s", name.c_str(), s.error().message.c_str()));
+    } else if (attempts > kMaxAttempts) {
       s = Status(Errc::kIo, format("%s: processing started %d times without finishing (a crash?)", name.c_str(), kMaxAttempts));
     } else {
       bool first = true;
@@ -148,7 +195,7 @@ class Watcher {
       });
     }
     if (s) {
-      auto to = move_into(path, archive_, name, "", {});
+      auto to = move_into(path, archive_, short_name, "", {});
       if (!to) {
         log_("ilmap: error: " + escape_text(to.error().message));
         return;  // stays claimed; retried next pass
@@ -159,7 +206,7 @@ class Watcher {
       return;
     }
     const std::string reason = "ilmap: error: " + s.error().message + "\n";
-    auto to = move_into(path, failed_, name, ".reason", [&](const std::string& dest) {
+    auto to = move_into(path, failed_, short_name, ".reason", [&](const std::string& dest) {
       return write_file_atomically(dest + ".reason", {reinterpret_cast<const std::uint8_t*>(reason.data()), reason.size()}, true);
     });
     if (!to) {

@@ -10,6 +10,9 @@
 //                                  once); processed before anything new after a restart.
 //   INBOX/.ilmap-work/NAME.attempts  how many runs started NAME; the fourth start moves it to
 //                                  failed/ instead of crashing forever on the same package.
+//                                  For a NAME over 243 bytes, here and below, NAME stands for a
+//                                  shorter name (prefix, "~", hash, extension) so that every
+//                                  derived name fits in NAME_MAX.
 //   INBOX/.ilmap-work/.lock        flock of the one watcher of INBOX (a second one is refused).
 //   ARCHIVE/NAME                   done (default ARCHIVE: INBOX/archive); a taken name gets
 //                                  ".1", ".2"... appended.
@@ -49,7 +52,8 @@ struct WatchStats {
 
 // Runs until `stop` becomes true (checked between packages and while waiting), or after one
 // pass with `once`. Lines for the log go to `log` (already escaped). Errors: the inbox cannot
-// be set up or is watched by another process (kIo).
+// be set up or is watched by another process (kIo); the archive is the inbox or lies in its
+// work or failed folder (kUsage).
 Result<WatchStats> run_watch(const WatchOptions& options, const std::atomic<bool>& stop,
                              const std::function<void(const std::string&)>& log);
 

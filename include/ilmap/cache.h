@@ -7,12 +7,20 @@
 // checksum (that would read the whole file); `verify()` checks it and every block. Views
 // returned (paths, URLs) borrow from the Cache and live as long as it.
 //
-// A mapped file that another program truncates or rewrites in place changes under the Cache.
-// With the process-wide guard installed (ilmap/mapping_guard.h), a read past the new end sees
-// zeros instead of killing the process with SIGBUS, and `changed()` turns true: check it after
-// a lookup and do not trust that answer. `file_changed()` notices a replaced or rewritten file
-// (compare dev, inode, size, times) so a long-running reader can open it again. Hosts that
-// want neither can open with CacheOpenOptions::read_into_memory.
+// A file truncated or rewritten in place while a Cache is open never gives a wrong answer:
+// every answer is the one the bytes had at open, or no answer with `changed()` true (the
+// guarantee, Linux). The file is mapped only under a read lease (ilmap/mapping_guard.h): a
+// writer's open or truncate waits until the lease-break handler has replaced the mapping with
+// a private copy (answers go on from the bytes at open) or, when no copy can be made, marked
+// the Cache changed. lookup, lookup_row, method_name, find_methods, match_documents, lines,
+// lines_in, points, verify and details check `changed()` after their reads and then give no
+// answer (nullopt, 0 tokens) or Errc::kIo "changed while in use". Where no lease can be taken
+// (the file is open for writing elsewhere, owned by another user without CAP_LEASE, a file
+// system without leases such as NFS, or a host that uses the lease signal), open reads the file
+// into private memory instead, and fails with "changed while in use" if the file's size or
+// times changed during that read. Views (paths, URLs) returned before `changed()` turned true
+// may since show other bytes. `file_changed()` notices a replaced or rewritten file (dev,
+// inode, size, times) so a long-running reader can open it again.
 #pragma once
 
 #include <array>
@@ -75,7 +83,8 @@ struct CacheHeaderInfo {
 
 struct CacheOpenOptions {
   // Read the file into private memory instead of mapping it: nothing another program does to
-  // the file afterwards can reach the Cache (costs reading the whole file at open).
+  // the file afterwards can reach the Cache (costs reading the whole file at open). Also what
+  // open does when it cannot take a read lease on the file.
   bool read_into_memory = false;
 };
 
@@ -153,8 +162,9 @@ class Cache {
   // their reads.
   Status verify() const;
 
-  // True once the mapping guard replaced a page of this cache's mapping (the file shrank
-  // while mapped): answers since then may be wrong. Always false for a Cache read into memory.
+  // True once the file changed under the mapping in a way the Cache could not shield it from
+  // (the lease-break copy failed, or the SIGBUS guard replaced a page): the calls listed at
+  // the top give no answers from then on. Always false for a Cache read into memory.
   bool changed() const noexcept;
   // True when `path` (as given to open) now names a different file or the file's size or
   // modification/change time differ from those at open. False for from_bytes and when stat
@@ -175,6 +185,10 @@ class Cache {
   struct Impl;
   explicit Cache(std::unique_ptr<Impl> impl);
   Status points_unchecked(std::uint32_t rid, std::vector<CachePoint>& out) const;
+  Status match_documents_unchecked(std::string_view path, std::vector<std::uint32_t>& documents) const;
+  Status lines_in_unchecked(std::span<const std::uint32_t> documents, std::uint32_t line, std::uint32_t column,
+                            std::vector<LineMatch>& out) const;
+  Status changed_status() const;  // Errc::kIo "changed while in use"
   Status verify_unchecked() const;
   Status verify_line_index() const;  // verify step 12 (reader/LineIndex.cpp)
   // LineIndex.index_zstd unpacked (once, on first use); empty when the index is stored as is.

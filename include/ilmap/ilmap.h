@@ -43,7 +43,16 @@ typedef struct ilmap_location {
 } ilmap_location;
 
 /* Opens a cache. On failure returns NULL and, if err is not NULL, stores the status code; if
- * msg is not NULL, copies a NUL-terminated message (truncated to msg_size). */
+ * msg is not NULL, copies a NUL-terminated message (truncated to msg_size).
+ *
+ * A cache file truncated or rewritten while open never makes a call answer wrongly: a lookup
+ * gives the answer of the bytes the file had at open, or no answer (0) with ilmap_changed()
+ * returning 1. The file is mapped under a Linux read lease (another program's open for writing
+ * or truncate waits until ilmap has copied the mapping into private memory, which costs the
+ * file's size in memory); without one (file open for writing elsewhere, owned by another user,
+ * NFS, or a host using the lease signal SIGRTMIN+6) the file is read into memory at open.
+ * ilmap installs a handler for SIGRTMIN+6 on first open when that signal has its default
+ * disposition; a process must not block it in all of its threads. See ilmap/mapping_guard.h. */
 ilmap_cache* ilmap_open(const char* path, int* err, char* msg, size_t msg_size);
 
 /* Flags of ilmap_open_ex. */
@@ -60,8 +69,10 @@ ilmap_cache* ilmap_open_ex(const char* path, unsigned flags, int* err, char* msg
  * process, and ilmap_changed() turns 1. Returns 1 on success, 0 if sigaction failed. */
 int ilmap_install_mapping_guard(void);
 
-/* 1 once the guard replaced a page of this cache's mapping (the file shrank while in use):
- * lookups since then may be wrong. */
+/* 1 once the cache file changed in a way the cache could not be shielded from (its private
+ * copy could not be made, or the SIGBUS guard replaced a page): lookups, names and lines then
+ * give no answers (0, or ILMAP_E_IO from ilmap_lines); strings returned earlier may since show
+ * other bytes. Open the file again. */
 int ilmap_changed(const ilmap_cache* cache);
 
 /* 1 when the path the cache was opened from now names another file or one whose size or
@@ -76,7 +87,7 @@ void ilmap_close(ilmap_cache* cache);
 /* Resolves a MethodDef token (0x06RRRRRR) and IL offset. Returns 1 and fills *out when there is
  * an answer, 0 when there is none (unknown method, offset before the first visible point,
  * an offset >= 0x80000000 such as the runtime's -1 = OFFSET_UNKNOWN, a token of another table,
- * NULL arguments). */
+ * NULL arguments, or the cache changed: ilmap_changed() is then 1). */
 int ilmap_lookup(const ilmap_cache* cache, uint32_t token, uint32_t il_offset, ilmap_location* out);
 
 /* Same, by method row number (1-based). */

@@ -13,6 +13,22 @@
 //
 // Without the guard (a host that installs none, or handles SIGBUS itself), mappings behave as
 // before; such hosts can open caches with CacheOpenOptions::read_into_memory instead.
+//
+// The SIGBUS guard alone cannot see a file truncated inside its last mapped page (the tail of
+// that page reads as zeros, no fault) or rewritten in place (the mapping shows the new bytes):
+// hence read leases. GuardedRange::lease takes a Linux read lease (fcntl F_SETLEASE F_RDLCK,
+// F_SETSIG mapping_lease_signal()) on the file a Cache maps. Any open of the file for writing
+// and any truncate(2) then waits in the kernel until the lease holder releases the lease; the
+// lease-break handler first replaces the mapping with a private copy of its bytes, so the Cache
+// keeps answering from the bytes it opened, then releases the lease. When that copy cannot be
+// made (no memory), the range is marked changed() before the writer can go on; lookups check
+// changed() after their reads, so none returns what a writer wrote. The lease handler is
+// installed on first use, only when the signal's disposition is the default one (a host that
+// uses mapping_lease_signal() itself gets no leases: Cache::open then reads the file into
+// memory). A thread that blocks the signal does not stop other threads from taking it; a
+// process that blocks it in every thread makes writers wait for the kernel's lease-break-time
+// (/proc/sys/fs/lease-break-time, 45 s by default), after which the kernel breaks the lease
+// by force and the guarantee is lost.
 #pragma once
 
 #include <cstddef>
@@ -23,6 +39,9 @@ namespace ilmap {
 bool install_mapping_guard() noexcept;
 bool mapping_guard_installed() noexcept;
 
+// The real-time signal that lease breaks are delivered with (SIGRTMIN + 6).
+int mapping_lease_signal() noexcept;
+
 // One registered mapping (move-only RAII). `begin`..`begin + size` must be a page-aligned
 // mapping start. Registration can fail when the registry is full (valid() is then false and
 // the mapping is unguarded: callers that need the guard read the file instead).
@@ -30,6 +49,16 @@ class GuardedRange {
  public:
   GuardedRange() = default;
   GuardedRange(const void* begin, std::size_t size) noexcept;
+  // Registers `fd` (an open, read-only descriptor of a regular file, which must stay open while
+  // the range is valid) with no range yet and takes a read lease on it. Invalid when no lease
+  // can be taken: the file is open for writing somewhere (EAGAIN), the caller neither owns it
+  // nor has CAP_LEASE (EACCES), its file system has no leases (NFS, FUSE: EINVAL), the lease
+  // signal is the host's, or the registry is full.
+  static GuardedRange lease(int fd) noexcept;
+  // Sets the range of a leased slot (the file's mapping, once made).
+  void set_range(const void* begin, std::size_t size) noexcept;
+  // True while the lease is held (false once broken and released, or without one).
+  bool leased() const noexcept;
   GuardedRange(GuardedRange&& o) noexcept;
   GuardedRange& operator=(GuardedRange&& o) noexcept;
   GuardedRange(const GuardedRange&) = delete;
@@ -37,9 +66,12 @@ class GuardedRange {
   ~GuardedRange();
 
   bool valid() const noexcept { return slot_ >= 0; }
-  // True once the guard replaced a page of this range (the file shrank under it).
+  // True once the guard replaced a page of this range (the file shrank under it), or a lease
+  // break could not copy the range (or came before it was set). Sequentially consistent with
+  // the reads before it: a reader that reads the range, then finds changed() false, read no
+  // byte that a writer blocked by the lease wrote.
   bool changed() const noexcept;
-  // Unregisters (before the owner unmaps the range).
+  // Unregisters and releases the lease (before the owner unmaps the range and closes `fd`).
   void reset() noexcept;
 
   static constexpr int kMaxRanges = 1024;

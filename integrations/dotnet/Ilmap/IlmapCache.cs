@@ -282,8 +282,9 @@ public sealed class IlmapCache : IDisposable
     }
 
     /// <summary>
-    /// True once the mapping guard replaced a page of this cache's mapping (the file shrank while
-    /// in use): answers since then may be wrong. Always false without the guard.
+    /// True once the cache file changed in a way the native reader could not shield the cache
+    /// from (see README "Files changed while open"): lookups then give no answer. A truncate or
+    /// rewrite normally leaves it false: the cache answers from the bytes it opened.
     /// </summary>
     public bool Changed
     {

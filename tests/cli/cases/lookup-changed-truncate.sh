@@ -17,7 +17,7 @@ ask() {
   echo "$1 -> $ans"
 }
 ask '10 7'
-truncate -s 0 f.ilmap
+shrink 0 f.ilmap
 ask '10 7'
 ask '0x06000014 9'
 cp good.ilmap f.ilmap  # written in place again: a valid cache again
