@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <iterator>
 #include <limits>
 #include <unordered_map>
 
@@ -61,6 +62,267 @@ std::string_view last_component(std::string_view path) {
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
+// Byte positions of JSON values, from nlohmann's own parser: sax_parse reads the text through
+// a CountingIterator, so at each SAX event `read` is the number of bytes the parser has taken,
+// which is just past the token it reports (past one more byte after a number, which the lexer
+// reads ahead and puts back).
+class CountingIterator {
+ public:
+  using iterator_category = std::input_iterator_tag;
+  using value_type = char;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const char*;
+  using reference = const char&;
+  CountingIterator(const char* at, const char* base, std::size_t* read) : at_(at), base_(base), read_(read) {}
+  reference operator*() const { return *at_; }
+  CountingIterator& operator++() {
+    ++at_;
+    *read_ = static_cast<std::size_t>(at_ - base_);
+    return *this;
+  }
+  CountingIterator operator++(int) {
+    CountingIterator old = *this;
+    ++*this;
+    return old;
+  }
+  bool operator==(const CountingIterator& o) const { return at_ == o.at_; }
+  bool operator!=(const CountingIterator& o) const { return at_ != o.at_; }
+
+ private:
+  const char* at_;
+  const char* base_;
+  std::size_t* read_;
+};
+
+// A SAX handler that sees values as byte ranges: a container opens at its '{' / '[' and closes
+// just past its '}' / ']'; a key and a scalar end where they end. (Where a scalar or key begins
+// follows from the separators before it: skip_separator.)
+class PositionedSax : public nlohmann::json_sax<Json> {
+ public:
+  // Parses `text` whole (nothing but white space after the value); false when it is not JSON.
+  bool scan(std::string_view text) {
+    text_ = text;
+    read_ = 0;
+    CountingIterator first(text.data(), text.data(), &read_);
+    CountingIterator last(text.data() + text.size(), text.data(), &read_);
+    return Json::sax_parse(first, last, this);
+  }
+
+  bool null() override { return on_scalar(scalar_end()); }
+  bool boolean(bool) override { return on_scalar(scalar_end()); }
+  bool number_integer(number_integer_t) override { return on_scalar(scalar_end()); }
+  bool number_unsigned(number_unsigned_t) override { return on_scalar(scalar_end()); }
+  bool number_float(number_float_t, const string_t&) override { return on_scalar(scalar_end()); }
+  bool string(string_t&) override { return on_scalar(scalar_end()); }
+  bool binary(binary_t&) override { return false; }
+  bool start_object(std::size_t) override { return on_open(true, read_ - 1); }
+  bool key(string_t& k) override { return on_key(k, read_); }
+  bool end_object() override { return on_close(read_); }
+  bool start_array(std::size_t) override { return on_open(false, read_ - 1); }
+  bool end_array() override { return on_close(read_); }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+
+ protected:
+  virtual bool on_open(bool object, std::size_t begin) = 0;
+  virtual bool on_key(const std::string& key, std::size_t end) = 0;
+  virtual bool on_close(std::size_t end) = 0;
+  virtual bool on_scalar(std::size_t end) = 0;
+
+  std::string_view text_;
+
+ private:
+  // Past a string or literal the parser has read nothing more; past a number, the byte after it
+  // (white space, ',', ']' or '}' in valid JSON), unless the text ends there.
+  std::size_t scalar_end() const {
+    if (read_ > 0 && read_ <= text_.size()) {
+      switch (text_[read_ - 1]) {
+        case ' ': case '\t': case '\n': case '\r': case ',': case ']': case '}':
+          return read_ - 1;
+        default:
+          break;
+      }
+    }
+    return read_;
+  }
+
+  std::size_t read_ = 0;
+};
+
+std::size_t skip_white(std::string_view s, std::size_t at) {
+  while (at < s.size() && (s[at] == ' ' || s[at] == '\t' || s[at] == '\n' || s[at] == '\r')) ++at;
+  return at;
+}
+
+// From the end of one token to the start of the next: white space, at most one `sep`, white space.
+std::size_t skip_separator(std::string_view s, std::size_t at, char sep) {
+  at = skip_white(s, at);
+  if (at < s.size() && s[at] == sep) at = skip_white(s, at + 1);
+  return at;
+}
+
+// The members of one JSON object (its text), with the byte ranges of keys and values.
+class MemberScan final : public PositionedSax {
+ public:
+  struct Member {
+    std::string key;  // decoded
+    std::size_t key_begin = 0, key_end = 0, value_begin = 0, value_end = 0;
+  };
+  std::vector<Member> members;
+  std::size_t open = 0;  // the '{'
+
+  bool run(std::string_view text) {
+    members.clear();
+    depth_ = 0;
+    object_ = false;
+    if (!scan(text) || !object_) return false;
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      Member& m = members[i];
+      m.key_begin = skip_separator(text, i == 0 ? open + 1 : members[i - 1].value_end, ',');
+      m.value_begin = skip_separator(text, m.key_end, ':');
+    }
+    return true;
+  }
+
+ private:
+  bool on_open(bool object, std::size_t begin) override {
+    if (depth_++ == 0) object_ = object, open = begin;
+    return true;
+  }
+  bool on_key(const std::string& key, std::size_t end) override {
+    if (depth_ == 1) members.push_back(Member{key, 0, end, 0, 0});
+    return true;
+  }
+  bool on_close(std::size_t end) override {
+    if (--depth_ == 1 && !members.empty()) members.back().value_end = end;
+    return true;
+  }
+  bool on_scalar(std::size_t end) override {
+    if (depth_ == 1 && !members.empty()) members.back().value_end = end;
+    return true;
+  }
+
+  std::size_t depth_ = 0;
+  bool object_ = false;
+};
+
+// One frame or image of an event's text: its byte range when it is an object.
+struct ValueRange {
+  std::size_t begin = 0, end = 0;
+  bool object = false;
+};
+
+// Where an event's frames and images are, in one pass over its text, following the paths the
+// DOM walk (EventSymbolicator::event) takes: exception / threads (object with `values`, or a
+// bare array), their `stacktrace.frames`, the top-level `stacktrace.frames`, and
+// `debug_meta.images`. A key that ilmap reads or writes appearing twice in one object on those
+// paths (a frame's `lineno`, an image's `debug_id`, `exception` itself...) makes the event
+// ambiguous (JSON readers differ on which occurrence counts): `duplicate` is set.
+class EventScan final : public PositionedSax {
+ public:
+  explicit EventScan(std::size_t max_frames) : max_frames_(max_frames) {}
+  std::vector<ValueRange> frames, images;
+  std::uint64_t frames_past_limit = 0;
+  bool duplicate = false;
+  bool object = false;  // the text is one JSON object
+
+ private:
+  enum class Role : std::uint8_t { kOther, kEvent, kSection, kValues, kValue, kStacktrace, kFrames, kFrame, kMeta, kImages, kImage };
+  struct Level {
+    Role role = Role::kOther;
+    int key = -1;             // the current key's index in keys(role), -1 for any other key
+    std::uint32_t seen = 0;   // keys(role) seen so far (bits)
+    std::size_t begin = 0;
+  };
+
+  static const std::vector<std::string_view>& keys(Role r) {
+    static const std::vector<std::string_view> none, event{"exception", "threads", "stacktrace", "debug_meta"},
+        section{"values"}, value{"stacktrace"}, stacktrace{"frames"}, meta{"images"},
+        frame{"lineno", "function_id", "instruction_addr", "addr_mode", "filename", "abs_path",
+              "colno", "source_link", "pre_context", "context_line", "post_context"},
+        image{"type", "debug_id", "debug_file", "code_id", "code_file", "debug_checksum"};
+    switch (r) {
+      case Role::kEvent: return event;
+      case Role::kSection: return section;
+      case Role::kValue: return value;
+      case Role::kStacktrace: return stacktrace;
+      case Role::kMeta: return meta;
+      case Role::kFrame: return frame;
+      case Role::kImage: return image;
+      default: return none;
+    }
+  }
+
+  // The role of a value that starts now (`container`: 'o' object, 'a' array, 0 scalar); frames
+  // and images that are not objects are recorded here.
+  Role child(char container) {
+    if (stack_.empty()) {
+      object = container == 'o';
+      return object ? Role::kEvent : Role::kOther;
+    }
+    const Level& p = stack_.back();
+    switch (p.role) {
+      case Role::kEvent:
+        if (p.key == 0 || p.key == 1) return container == 'o' ? Role::kSection : container == 'a' ? Role::kValues : Role::kOther;
+        if (p.key == 2) return container == 'o' ? Role::kStacktrace : Role::kOther;
+        if (p.key == 3) return container == 'o' ? Role::kMeta : Role::kOther;
+        return Role::kOther;
+      case Role::kSection: return p.key == 0 && container == 'a' ? Role::kValues : Role::kOther;
+      case Role::kValues: return container == 'o' ? Role::kValue : Role::kOther;
+      case Role::kValue: return p.key == 0 && container == 'o' ? Role::kStacktrace : Role::kOther;
+      case Role::kStacktrace: return p.key == 0 && container == 'a' ? Role::kFrames : Role::kOther;
+      case Role::kMeta: return p.key == 0 && container == 'a' ? Role::kImages : Role::kOther;
+      case Role::kFrames:
+        if (frames.size() >= max_frames_) {  // counted, not read
+          ++frames_past_limit;
+          return Role::kOther;
+        }
+        if (container == 'o') return Role::kFrame;
+        frames.push_back({});
+        return Role::kOther;
+      case Role::kImages:
+        if (container == 'o') return Role::kImage;
+        images.push_back({});
+        return Role::kOther;
+      default: return Role::kOther;
+    }
+  }
+
+  bool on_open(bool is_object, std::size_t begin) override {
+    Level l;
+    l.role = child(is_object ? 'o' : 'a');
+    l.begin = begin;
+    stack_.push_back(l);
+    return true;
+  }
+  bool on_key(const std::string& key, std::size_t) override {
+    Level& l = stack_.back();
+    const auto& k = keys(l.role);
+    l.key = -1;
+    for (std::size_t i = 0; i < k.size(); ++i) {
+      if (k[i] != key) continue;
+      if (l.seen & (1u << i)) duplicate = true;
+      l.seen |= 1u << i;
+      l.key = static_cast<int>(i);
+      break;
+    }
+    return true;
+  }
+  bool on_close(std::size_t end) override {
+    const Level l = stack_.back();
+    stack_.pop_back();
+    if (l.role == Role::kFrame) frames.push_back({l.begin, end, true});
+    if (l.role == Role::kImage) images.push_back({l.begin, end, true});
+    return true;
+  }
+  bool on_scalar(std::size_t) override {
+    child(0);
+    return true;
+  }
+
+  std::size_t max_frames_;
+  std::vector<Level> stack_;
+};
+
 // The lines of one embedded source, inflated once per (cache, document).
 struct SourceText {
   bool ok = false;
@@ -84,6 +346,8 @@ class EventSymbolicator {
     const Json* meta = nullptr;
     if (auto it = event.find("debug_meta"); it != event.end() && it->is_object()) meta = &*it;
     image_list_ = nullptr;
+    image_text_ = {};
+    image_ranges_ = nullptr;
     if (meta)
       if (auto it = meta->find("images"); it != meta->end() && it->is_array()) image_list_ = &*it;
     for (const char* key : {"exception", "threads"}) {
@@ -103,7 +367,109 @@ class EventSymbolicator {
     if (auto st = event.find("stacktrace"); st != event.end()) stacktrace(*st);
   }
 
+  enum class TextEvent { kNotJson, kNotObject, kDone };
+
+  // The same for an event's text: its frames and images are located in one pass (EventScan);
+  // each frame is parsed alone and, when resolved, its new members are spliced into the text,
+  // so every other byte of the event is kept as it was (numbers, escapes, white space, key
+  // order). An event with duplicate keys on the paths read is copied unchanged.
+  TextEvent event_text(std::string_view text, std::string& out) {
+    EventScan scan(options_.max_frames);
+    if (!scan.scan(text)) return TextEvent::kNotJson;
+    if (!scan.object) return TextEvent::kNotObject;
+    ++stats_.events;
+    if (scan.duplicate) {
+      ++stats_.duplicate_keys;
+      out.append(text);
+      return TextEvent::kDone;
+    }
+    images_.clear();
+    frames_in_event_ = 0;
+    image_list_ = nullptr;
+    image_text_ = text;
+    image_ranges_ = &scan.images;
+    std::size_t copied = 0;
+    for (const ValueRange& r : scan.frames) {
+      if (!r.object) {
+        Json not_an_object;
+        frame(not_an_object);
+        continue;
+      }
+      const std::string_view original = text.substr(r.begin, r.end - r.begin);
+      Json f = Json::parse(original);
+      const std::uint64_t resolved = stats_.resolved;
+      frame(f);
+      if (stats_.resolved == resolved) continue;
+      out.append(text.substr(copied, r.begin - copied));
+      splice(original, Json::parse(original), f, out);
+      copied = r.end;
+    }
+    image_ranges_ = nullptr;
+    stats_.frames += scan.frames_past_limit;
+    stats_.over_limit += scan.frames_past_limit;
+    out.append(text.substr(copied));
+    return TextEvent::kDone;
+  }
+
  private:
+  // Writes `text` (a frame object as read, `before` parsed) with the members `after` changed,
+  // removed or added: changed values replace the old value's bytes, a removed member goes with
+  // one separator, added members follow the last one with the separators the object already
+  // uses. Every other byte is `text`'s.
+  static void splice(std::string_view text, const Json& before, const Json& after, std::string& out) {
+    MemberScan ms;
+    if (!ms.run(text)) {  // cannot happen: `text` parsed as an object
+      out.append(text);
+      return;
+    }
+    const auto& m = ms.members;
+    std::size_t copied = 0;
+    std::size_t kept = m.size();
+    for (std::size_t i = 0; i < m.size(); ++i) {
+      auto now = after.find(m[i].key);
+      if (now == after.end()) {  // removed, with the separator after it (before it, when last)
+        const std::size_t from = std::max(copied, i + 1 < m.size() || i == 0 ? m[i].key_begin : m[i - 1].value_end);
+        const std::size_t to = i + 1 < m.size() ? m[i + 1].key_begin : m[i].value_end;
+        out.append(text.substr(copied, from - copied));
+        copied = to;
+        --kept;
+        continue;
+      }
+      auto was = before.find(m[i].key);
+      if (was != before.end() && *was == *now) continue;
+      out.append(text.substr(copied, m[i].value_begin - copied));
+      out += dump_value(*now);
+      copied = m[i].value_end;
+    }
+    // Added members go after the last member's value (or just after '{').
+    const std::size_t at = m.empty() ? ms.open + 1 : m.back().value_end;
+    out.append(text.substr(copied, at - copied));
+    copied = at;
+    const std::string_view sep = m.size() >= 2 ? text.substr(m[m.size() - 2].value_end, m.back().key_begin - m[m.size() - 2].value_end)
+                                               : std::string_view(",");
+    const std::string_view colon = m.empty() ? std::string_view(":") : text.substr(m.back().key_end, m.back().value_begin - m.back().key_end);
+    for (auto it = after.begin(); it != after.end(); ++it) {
+      if (before.contains(it.key())) continue;
+      if (kept++ > 0) out.append(sep);
+      out += dump_value(Json(it.key()));
+      out.append(colon);
+      out += dump_value(it.value());
+    }
+    out.append(text.substr(copied));
+  }
+
+  static std::string dump_value(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
+
+  std::size_t image_count() const {
+    if (image_ranges_) return image_ranges_->size();
+    return image_list_ ? image_list_->size() : 0;
+  }
+  Json image_json(std::size_t index) const {
+    if (!image_ranges_) return (*image_list_)[index];
+    const ValueRange& r = (*image_ranges_)[index];
+    return r.object ? Json::parse(image_text_.substr(r.begin, r.end - r.begin)) : Json();
+  }
+
   struct ImageCache {
     bool asked = false;
     bool usable = false;  // a pe_dotnet object
@@ -164,7 +530,7 @@ class EventSymbolicator {
     std::uint32_t token = 0;
     if (*id != 0 && *id <= 0x00FFFFFFu) token = 0x06000000u | static_cast<std::uint32_t>(*id);
     else if ((*id >> 24) == 0x06 && (*id & 0x00FFFFFFu) != 0) token = static_cast<std::uint32_t>(*id);
-    if (token == 0 || *il > 0x7FFFFFFFu || !image_list_ || index >= image_list_->size()) {
+    if (token == 0 || *il > 0x7FFFFFFFu || index >= image_count()) {
       ++stats_.absurd_value;
       return;
     }
@@ -190,7 +556,7 @@ class EventSymbolicator {
     ImageCache& c = images_[index];
     if (c.asked) return c;
     c.asked = true;
-    const Json& j = (*image_list_)[index];
+    const Json j = image_json(index);
     if (!j.is_object()) return c;
     SentryImage img;
     img.index = index;
@@ -282,7 +648,9 @@ class EventSymbolicator {
   SentryModuleProvider& provider_;
   const SentryOptions& options_;
   SentryStats& stats_;
-  const Json* image_list_ = nullptr;
+  const Json* image_list_ = nullptr;                      // the DOM's debug_meta.images
+  std::string_view image_text_;                           // or the event's text
+  const std::vector<ValueRange>* image_ranges_ = nullptr; // and the images in it
   std::size_t frames_in_event_ = 0;
   std::unordered_map<std::size_t, ImageCache> images_;
   std::unordered_map<std::pair<const Cache*, std::uint32_t>, SourceText, PairHash> sources_;
@@ -307,10 +675,6 @@ std::size_t json_depth(std::string_view s) {
     }
   }
   return deepest;
-}
-
-std::string dump(const Json& j, int indent) {
-  return j.dump(indent, ' ', false, Json::error_handler_t::replace);
 }
 
 std::size_t line_number_at(std::string_view s, std::size_t pos) {
@@ -348,6 +712,7 @@ Status envelope(std::string_view in, std::string& out, EventSymbolicator& sym, S
   out.append(header);
   if (pos <= in.size() && pos > header.size()) out.push_back('\n');
   std::size_t item = 0;
+  MemberScan header_members;
   while (pos < in.size()) {
     const std::size_t header_pos = pos;
     std::string_view ih = take_line(in, pos);
@@ -360,8 +725,18 @@ Status envelope(std::string_view in, std::string& out, EventSymbolicator& sym, S
     ++item;
     auto line = [&] { return line_number_at(in, header_pos); };  // for messages only
     Json h;
-    if (json_depth(ih) > kMaxDepth || !Json::accept(ih) || !(h = Json::parse(ih)).is_object())
+    if (json_depth(ih) > kMaxDepth || !Json::accept(ih) || !(h = Json::parse(ih)).is_object() || !header_members.run(ih))
       return {Errc::kMalformed, format("line %zu: envelope item %zu: header is not a JSON object", line(), item)};
+    // Which `length` or `type` counts would be the reader's guess.
+    const MemberScan::Member* length_member = nullptr;
+    std::size_t lengths = 0, types = 0;
+    for (const MemberScan::Member& m : header_members.members) {
+      if (m.key == "length") ++lengths, length_member = &m;
+      if (m.key == "type") ++types;
+    }
+    if (lengths > 1 || types > 1)
+      return {Errc::kMalformed, format("line %zu: envelope item %zu: header has `%s` twice", line(), item,
+                                       lengths > 1 ? "length" : "type")};
     std::string_view payload;
     bool payload_lf = false;
     auto len = h.find("length");
@@ -383,25 +758,20 @@ Status envelope(std::string_view in, std::string& out, EventSymbolicator& sym, S
       payload = take_line(in, pos);
       payload_lf = pos > before + payload.size();
     }
+    // The payload, with its resolved frames spliced in (a payload without `length` ends at LF,
+    // and what is spliced in holds no LF, so it stays one line).
     std::string rewritten;
     bool changed = false;
     if (h.find("type") != h.end() && h["type"] == "event") {
-      if (json_depth(payload) <= kMaxDepth && Json::accept(payload)) {
-        Json ev = Json::parse(payload);
-        if (ev.is_object()) {
-          sym.event(ev);
-          rewritten = dump(ev, -1);  // one line: an envelope payload without length ends at LF
-          changed = true;
-        } else {
-          ++stats.events_unreadable;
-        }
-      } else {
+      if (json_depth(payload) <= kMaxDepth && sym.event_text(payload, rewritten) == EventSymbolicator::TextEvent::kDone)
+        changed = rewritten != payload;
+      else
         ++stats.events_unreadable;
-      }
     }
     if (changed && len != h.end() && !len->is_null()) {
-      h["length"] = rewritten.size();
-      out += dump(h, -1);
+      out.append(ih.substr(0, length_member->value_begin));
+      out += std::to_string(rewritten.size());
+      out.append(ih.substr(length_member->value_end));
     } else {
       out.append(ih);
     }
@@ -444,13 +814,10 @@ Status symbolicate_sentry_text(std::string_view input, std::string& output, Sent
   EventSymbolicator sym(provider, options, stats);
   std::string out;
   try {
-    if (Json::accept(input)) {
-      Json ev = Json::parse(input);
-      sym.event(ev);
-      out = dump(ev, options.indent);
-      out.push_back('\n');
-    } else if (Status s = envelope(input, out, sym, stats); !s) {
-      return s;
+    // One event (its text starts with '{', so when it is JSON it is an object), else an envelope.
+    if (sym.event_text(input, out) == EventSymbolicator::TextEvent::kNotJson) {
+      out.clear();
+      if (Status s = envelope(input, out, sym, stats); !s) return s;
     }
   } catch (const std::exception& e) {  // allocation failure; nlohmann errors are ruled out above
     return {Errc::kTooLarge, std::string("Sentry input: ") + e.what()};
@@ -491,7 +858,7 @@ const Cache* SentryCacheSetProvider::find(const SentryImage& image, std::string&
 }
 
 void SentryStats::add(const SentryStats& o) {
-  events += o.events, events_unreadable += o.events_unreadable, frames += o.frames;
+  events += o.events, events_unreadable += o.events_unreadable, duplicate_keys += o.duplicate_keys, frames += o.frames;
   resolved += o.resolved, with_context += o.with_context, with_url += o.with_url;
   not_an_object += o.not_an_object, already += o.already, no_function_id += o.no_function_id;
   bad_field += o.bad_field, absurd_value += o.absurd_value, no_image += o.no_image;
@@ -525,6 +892,8 @@ std::string SentryStats::summary() const {
   }
   if (events_unreadable != 0)
     s += format("; %llu event items not JSON objects (copied unchanged)", static_cast<unsigned long long>(events_unreadable));
+  if (duplicate_keys != 0)
+    s += format("; %llu events with duplicate keys (copied unchanged)", static_cast<unsigned long long>(duplicate_keys));
   s.push_back('\n');
   for (const auto& [why, n] : why_not)
     s += format("sentry:   %s (%llu frames)\n", escape_text(why).c_str(), static_cast<unsigned long long>(n));
