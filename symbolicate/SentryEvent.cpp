@@ -21,6 +21,7 @@ namespace {
 using Json = nlohmann::ordered_json;
 constexpr std::size_t kMaxDepth = 512;
 constexpr std::size_t kMaxWhyNot = 32;
+constexpr std::size_t kMaxImages = 1'000'000;  // debug_meta.images read per event (as text)
 
 std::string lower(std::string_view s) {
   std::string r(s);
@@ -280,6 +281,7 @@ class EventScan final : public PositionedSax {
         frames.push_back({});
         return Role::kOther;
       case Role::kImages:
+        if (images.size() >= kMaxImages) return Role::kOther;  // a frame naming it is out of range
         if (container == 'o') return Role::kImage;
         images.push_back({});
         return Role::kOther;
