@@ -8,10 +8,10 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <iterator>
 #include <limits>
 #include <unordered_map>
 
+#include "EventScan.h"
 #include "TextEscape.h"
 #include "ilmap_generated.h"
 
@@ -19,9 +19,12 @@ namespace ilmap {
 namespace {
 
 using Json = nlohmann::ordered_json;
+using sentry_scan::EventScan;
+using sentry_scan::MemberScan;
+using sentry_scan::ValueRange;
 constexpr std::size_t kMaxDepth = 512;
 constexpr std::size_t kMaxWhyNot = 32;
-constexpr std::size_t kMaxImages = 1'000'000;  // debug_meta.images read per event (as text)
+constexpr std::size_t kMaxImages = 1'000'000;  // debug_meta.images located per event text
 
 std::string lower(std::string_view s) {
   std::string r(s);
@@ -62,268 +65,6 @@ std::string_view last_component(std::string_view path) {
   const std::size_t slash = path.find_last_of("/\\");
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
-
-// Byte positions of JSON values, from nlohmann's own parser: sax_parse reads the text through
-// a CountingIterator, so at each SAX event `read` is the number of bytes the parser has taken,
-// which is just past the token it reports (past one more byte after a number, which the lexer
-// reads ahead and puts back).
-class CountingIterator {
- public:
-  using iterator_category = std::input_iterator_tag;
-  using value_type = char;
-  using difference_type = std::ptrdiff_t;
-  using pointer = const char*;
-  using reference = const char&;
-  CountingIterator(const char* at, const char* base, std::size_t* read) : at_(at), base_(base), read_(read) {}
-  reference operator*() const { return *at_; }
-  CountingIterator& operator++() {
-    ++at_;
-    *read_ = static_cast<std::size_t>(at_ - base_);
-    return *this;
-  }
-  CountingIterator operator++(int) {
-    CountingIterator old = *this;
-    ++*this;
-    return old;
-  }
-  bool operator==(const CountingIterator& o) const { return at_ == o.at_; }
-  bool operator!=(const CountingIterator& o) const { return at_ != o.at_; }
-
- private:
-  const char* at_;
-  const char* base_;
-  std::size_t* read_;
-};
-
-// A SAX handler that sees values as byte ranges: a container opens at its '{' / '[' and closes
-// just past its '}' / ']'; a key and a scalar end where they end. (Where a scalar or key begins
-// follows from the separators before it: skip_separator.)
-class PositionedSax : public nlohmann::json_sax<Json> {
- public:
-  // Parses `text` whole (nothing but white space after the value); false when it is not JSON.
-  bool scan(std::string_view text) {
-    text_ = text;
-    read_ = 0;
-    CountingIterator first(text.data(), text.data(), &read_);
-    CountingIterator last(text.data() + text.size(), text.data(), &read_);
-    return Json::sax_parse(first, last, this);
-  }
-
-  bool null() override { return on_scalar(scalar_end()); }
-  bool boolean(bool) override { return on_scalar(scalar_end()); }
-  bool number_integer(number_integer_t) override { return on_scalar(scalar_end()); }
-  bool number_unsigned(number_unsigned_t) override { return on_scalar(scalar_end()); }
-  bool number_float(number_float_t, const string_t&) override { return on_scalar(scalar_end()); }
-  bool string(string_t&) override { return on_scalar(scalar_end()); }
-  bool binary(binary_t&) override { return false; }
-  bool start_object(std::size_t) override { return on_open(true, read_ - 1); }
-  bool key(string_t& k) override { return on_key(k, read_); }
-  bool end_object() override { return on_close(read_); }
-  bool start_array(std::size_t) override { return on_open(false, read_ - 1); }
-  bool end_array() override { return on_close(read_); }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
-
- protected:
-  virtual bool on_open(bool object, std::size_t begin) = 0;
-  virtual bool on_key(const std::string& key, std::size_t end) = 0;
-  virtual bool on_close(std::size_t end) = 0;
-  virtual bool on_scalar(std::size_t end) = 0;
-
-  std::string_view text_;
-
- private:
-  // Past a string or literal the parser has read nothing more; past a number, the byte after it
-  // (white space, ',', ']' or '}' in valid JSON), unless the text ends there.
-  std::size_t scalar_end() const {
-    if (read_ > 0 && read_ <= text_.size()) {
-      switch (text_[read_ - 1]) {
-        case ' ': case '\t': case '\n': case '\r': case ',': case ']': case '}':
-          return read_ - 1;
-        default:
-          break;
-      }
-    }
-    return read_;
-  }
-
-  std::size_t read_ = 0;
-};
-
-std::size_t skip_white(std::string_view s, std::size_t at) {
-  while (at < s.size() && (s[at] == ' ' || s[at] == '\t' || s[at] == '\n' || s[at] == '\r')) ++at;
-  return at;
-}
-
-// From the end of one token to the start of the next: white space, at most one `sep`, white space.
-std::size_t skip_separator(std::string_view s, std::size_t at, char sep) {
-  at = skip_white(s, at);
-  if (at < s.size() && s[at] == sep) at = skip_white(s, at + 1);
-  return at;
-}
-
-// The members of one JSON object (its text), with the byte ranges of keys and values.
-class MemberScan final : public PositionedSax {
- public:
-  struct Member {
-    std::string key;  // decoded
-    std::size_t key_begin = 0, key_end = 0, value_begin = 0, value_end = 0;
-  };
-  std::vector<Member> members;
-  std::size_t open = 0;  // the '{'
-
-  bool run(std::string_view text) {
-    members.clear();
-    depth_ = 0;
-    object_ = false;
-    if (!scan(text) || !object_) return false;
-    for (std::size_t i = 0; i < members.size(); ++i) {
-      Member& m = members[i];
-      m.key_begin = skip_separator(text, i == 0 ? open + 1 : members[i - 1].value_end, ',');
-      m.value_begin = skip_separator(text, m.key_end, ':');
-    }
-    return true;
-  }
-
- private:
-  bool on_open(bool object, std::size_t begin) override {
-    if (depth_++ == 0) object_ = object, open = begin;
-    return true;
-  }
-  bool on_key(const std::string& key, std::size_t end) override {
-    if (depth_ == 1) members.push_back(Member{key, 0, end, 0, 0});
-    return true;
-  }
-  bool on_close(std::size_t end) override {
-    if (--depth_ == 1 && !members.empty()) members.back().value_end = end;
-    return true;
-  }
-  bool on_scalar(std::size_t end) override {
-    if (depth_ == 1 && !members.empty()) members.back().value_end = end;
-    return true;
-  }
-
-  std::size_t depth_ = 0;
-  bool object_ = false;
-};
-
-// One frame or image of an event's text: its byte range when it is an object.
-struct ValueRange {
-  std::size_t begin = 0, end = 0;
-  bool object = false;
-};
-
-// Where an event's frames and images are, in one pass over its text, following the paths the
-// DOM walk (EventSymbolicator::event) takes: exception / threads (object with `values`, or a
-// bare array), their `stacktrace.frames`, the top-level `stacktrace.frames`, and
-// `debug_meta.images`. A key that ilmap reads or writes appearing twice in one object on those
-// paths (a frame's `lineno`, an image's `debug_id`, `exception` itself...) makes the event
-// ambiguous (JSON readers differ on which occurrence counts): `duplicate` is set.
-class EventScan final : public PositionedSax {
- public:
-  explicit EventScan(std::size_t max_frames) : max_frames_(max_frames) {}
-  std::vector<ValueRange> frames, images;
-  std::uint64_t frames_past_limit = 0;
-  bool duplicate = false;
-  bool object = false;  // the text is one JSON object
-
- private:
-  enum class Role : std::uint8_t { kOther, kEvent, kSection, kValues, kValue, kStacktrace, kFrames, kFrame, kMeta, kImages, kImage };
-  struct Level {
-    Role role = Role::kOther;
-    int key = -1;             // the current key's index in keys(role), -1 for any other key
-    std::uint32_t seen = 0;   // keys(role) seen so far (bits)
-    std::size_t begin = 0;
-  };
-
-  static const std::vector<std::string_view>& keys(Role r) {
-    static const std::vector<std::string_view> none, event{"exception", "threads", "stacktrace", "debug_meta"},
-        section{"values"}, value{"stacktrace"}, stacktrace{"frames"}, meta{"images"},
-        frame{"lineno", "function_id", "instruction_addr", "addr_mode", "filename", "abs_path",
-              "colno", "source_link", "pre_context", "context_line", "post_context"},
-        image{"type", "debug_id", "debug_file", "code_id", "code_file", "debug_checksum"};
-    switch (r) {
-      case Role::kEvent: return event;
-      case Role::kSection: return section;
-      case Role::kValue: return value;
-      case Role::kStacktrace: return stacktrace;
-      case Role::kMeta: return meta;
-      case Role::kFrame: return frame;
-      case Role::kImage: return image;
-      default: return none;
-    }
-  }
-
-  // The role of a value that starts now (`container`: 'o' object, 'a' array, 0 scalar); frames
-  // and images that are not objects are recorded here.
-  Role child(char container) {
-    if (stack_.empty()) {
-      object = container == 'o';
-      return object ? Role::kEvent : Role::kOther;
-    }
-    const Level& p = stack_.back();
-    switch (p.role) {
-      case Role::kEvent:
-        if (p.key == 0 || p.key == 1) return container == 'o' ? Role::kSection : container == 'a' ? Role::kValues : Role::kOther;
-        if (p.key == 2) return container == 'o' ? Role::kStacktrace : Role::kOther;
-        if (p.key == 3) return container == 'o' ? Role::kMeta : Role::kOther;
-        return Role::kOther;
-      case Role::kSection: return p.key == 0 && container == 'a' ? Role::kValues : Role::kOther;
-      case Role::kValues: return container == 'o' ? Role::kValue : Role::kOther;
-      case Role::kValue: return p.key == 0 && container == 'o' ? Role::kStacktrace : Role::kOther;
-      case Role::kStacktrace: return p.key == 0 && container == 'a' ? Role::kFrames : Role::kOther;
-      case Role::kMeta: return p.key == 0 && container == 'a' ? Role::kImages : Role::kOther;
-      case Role::kFrames:
-        if (frames.size() >= max_frames_) {  // counted, not read
-          ++frames_past_limit;
-          return Role::kOther;
-        }
-        if (container == 'o') return Role::kFrame;
-        frames.push_back({});
-        return Role::kOther;
-      case Role::kImages:
-        if (images.size() >= kMaxImages) return Role::kOther;  // a frame naming it is out of range
-        if (container == 'o') return Role::kImage;
-        images.push_back({});
-        return Role::kOther;
-      default: return Role::kOther;
-    }
-  }
-
-  bool on_open(bool is_object, std::size_t begin) override {
-    Level l;
-    l.role = child(is_object ? 'o' : 'a');
-    l.begin = begin;
-    stack_.push_back(l);
-    return true;
-  }
-  bool on_key(const std::string& key, std::size_t) override {
-    Level& l = stack_.back();
-    const auto& k = keys(l.role);
-    l.key = -1;
-    for (std::size_t i = 0; i < k.size(); ++i) {
-      if (k[i] != key) continue;
-      if (l.seen & (1u << i)) duplicate = true;
-      l.seen |= 1u << i;
-      l.key = static_cast<int>(i);
-      break;
-    }
-    return true;
-  }
-  bool on_close(std::size_t end) override {
-    const Level l = stack_.back();
-    stack_.pop_back();
-    if (l.role == Role::kFrame) frames.push_back({l.begin, end, true});
-    if (l.role == Role::kImage) images.push_back({l.begin, end, true});
-    return true;
-  }
-  bool on_scalar(std::size_t) override {
-    child(0);
-    return true;
-  }
-
-  std::size_t max_frames_;
-  std::vector<Level> stack_;
-};
 
 // The lines of one embedded source, inflated once per (cache, document).
 struct SourceText {
@@ -376,7 +117,7 @@ class EventSymbolicator {
   // so every other byte of the event is kept as it was (numbers, escapes, white space, key
   // order). An event with duplicate keys on the paths read is copied unchanged.
   TextEvent event_text(std::string_view text, std::string& out) {
-    EventScan scan(options_.max_frames);
+    EventScan scan(options_.max_frames, kMaxImages);
     if (!scan.scan(text)) return TextEvent::kNotJson;
     if (!scan.object) return TextEvent::kNotObject;
     ++stats_.events;
