@@ -1,6 +1,7 @@
 // EventScan.cpp - byte positions of JSON values through nlohmann's SAX parser (EventScan.h).
 #include "EventScan.h"
 
+#include <algorithm>
 #include <iterator>
 
 namespace ilmap::sentry_scan {
@@ -45,6 +46,10 @@ std::size_t skip_separator(std::string_view s, std::size_t at, char sep) {
   at = skip_white(s, at);
   if (at < s.size() && s[at] == sep) at = skip_white(s, at + 1);
   return at;
+}
+
+std::string dump_value(const nlohmann::ordered_json& j) {
+  return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
 }  // namespace
@@ -191,6 +196,49 @@ bool EventScan::on_close(std::size_t end) {
 bool EventScan::on_scalar(std::size_t) {
   child(0);
   return true;
+}
+
+void splice_object(std::string_view text, const nlohmann::ordered_json& before, const nlohmann::ordered_json& after,
+                   std::string& out) {
+  MemberScan ms;
+  if (!ms.run(text)) {  // cannot happen: `text` parsed as an object
+    out.append(text);
+    return;
+  }
+  const auto& m = ms.members;
+  std::size_t copied = 0;
+  std::size_t kept = m.size();
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    auto now = after.find(m[i].key);
+    if (now == after.end()) {  // removed, with the separator after it (before it, when last)
+      const std::size_t from = std::max(copied, i + 1 < m.size() || i == 0 ? m[i].key_begin : m[i - 1].value_end);
+      const std::size_t to = i + 1 < m.size() ? m[i + 1].key_begin : m[i].value_end;
+      out.append(text.substr(copied, from - copied));
+      copied = to;
+      --kept;
+      continue;
+    }
+    auto was = before.find(m[i].key);
+    if (was != before.end() && *was == *now) continue;
+    out.append(text.substr(copied, m[i].value_begin - copied));
+    out += dump_value(*now);
+    copied = m[i].value_end;
+  }
+  // Added members go after the last member's value (or just after '{').
+  const std::size_t at = m.empty() ? ms.open + 1 : m.back().value_end;
+  out.append(text.substr(copied, at - copied));
+  copied = at;
+  const std::string_view sep = m.size() >= 2 ? text.substr(m[m.size() - 2].value_end, m.back().key_begin - m[m.size() - 2].value_end)
+                                             : std::string_view(",");
+  const std::string_view colon = m.empty() ? std::string_view(":") : text.substr(m.back().key_end, m.back().value_begin - m.back().key_end);
+  for (auto it = after.begin(); it != after.end(); ++it) {
+    if (before.contains(it.key())) continue;
+    if (kept++ > 0) out.append(sep);
+    out += dump_value(nlohmann::ordered_json(it.key()));
+    out.append(colon);
+    out += dump_value(it.value());
+  }
+  out.append(text.substr(copied));
 }
 
 }  // namespace ilmap::sentry_scan

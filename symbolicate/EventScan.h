@@ -115,4 +115,12 @@ class EventScan final : public PositionedSax {
   std::vector<Level> stack_;
 };
 
+// Writes `text` (one JSON object as read; `before` is it parsed) with the members that `after`
+// changes, removes or adds: a changed value replaces the old value's bytes, a removed member
+// goes with one separator, added members follow the last one (in `after`'s order) with the
+// separators the object already uses. Every other byte is `text`'s. Only members whose key
+// appears once in `text` may be changed or removed.
+void splice_object(std::string_view text, const nlohmann::ordered_json& before, const nlohmann::ordered_json& after,
+                   std::string& out);
+
 }  // namespace ilmap::sentry_scan

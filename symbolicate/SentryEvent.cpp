@@ -144,7 +144,7 @@ class EventSymbolicator {
       frame(f);
       if (stats_.resolved == resolved) continue;
       out.append(text.substr(copied, r.begin - copied));
-      splice(original, Json::parse(original), f, out);
+      sentry_scan::splice_object(original, Json::parse(original), f, out);
       copied = r.end;
     }
     image_ranges_ = nullptr;
@@ -155,54 +155,6 @@ class EventSymbolicator {
   }
 
  private:
-  // Writes `text` (a frame object as read, `before` parsed) with the members `after` changed,
-  // removed or added: changed values replace the old value's bytes, a removed member goes with
-  // one separator, added members follow the last one with the separators the object already
-  // uses. Every other byte is `text`'s.
-  static void splice(std::string_view text, const Json& before, const Json& after, std::string& out) {
-    MemberScan ms;
-    if (!ms.run(text)) {  // cannot happen: `text` parsed as an object
-      out.append(text);
-      return;
-    }
-    const auto& m = ms.members;
-    std::size_t copied = 0;
-    std::size_t kept = m.size();
-    for (std::size_t i = 0; i < m.size(); ++i) {
-      auto now = after.find(m[i].key);
-      if (now == after.end()) {  // removed, with the separator after it (before it, when last)
-        const std::size_t from = std::max(copied, i + 1 < m.size() || i == 0 ? m[i].key_begin : m[i - 1].value_end);
-        const std::size_t to = i + 1 < m.size() ? m[i + 1].key_begin : m[i].value_end;
-        out.append(text.substr(copied, from - copied));
-        copied = to;
-        --kept;
-        continue;
-      }
-      auto was = before.find(m[i].key);
-      if (was != before.end() && *was == *now) continue;
-      out.append(text.substr(copied, m[i].value_begin - copied));
-      out += dump_value(*now);
-      copied = m[i].value_end;
-    }
-    // Added members go after the last member's value (or just after '{').
-    const std::size_t at = m.empty() ? ms.open + 1 : m.back().value_end;
-    out.append(text.substr(copied, at - copied));
-    copied = at;
-    const std::string_view sep = m.size() >= 2 ? text.substr(m[m.size() - 2].value_end, m.back().key_begin - m[m.size() - 2].value_end)
-                                               : std::string_view(",");
-    const std::string_view colon = m.empty() ? std::string_view(":") : text.substr(m.back().key_end, m.back().value_begin - m.back().key_end);
-    for (auto it = after.begin(); it != after.end(); ++it) {
-      if (before.contains(it.key())) continue;
-      if (kept++ > 0) out.append(sep);
-      out += dump_value(Json(it.key()));
-      out.append(colon);
-      out += dump_value(it.value());
-    }
-    out.append(text.substr(copied));
-  }
-
-  static std::string dump_value(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
-
   std::size_t image_count() const {
     if (image_ranges_) return image_ranges_->size();
     return image_list_ ? image_list_->size() : 0;

@@ -7,9 +7,11 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <functional>
 
 #include "CacheBuilder.h"
 #include "DebugInput.h"
+#include "EventScan.h"
 #include "SentryEvent.h"
 #include "ilmap_generated.h"
 
@@ -572,6 +574,34 @@ TEST_F(SentryEventTest, InputSizeLimit) {
   const Status st = symbolicate_sentry_text(event_with(good_frame()).dump(), out, provider_, o, s);
   EXPECT_EQ(st.code(), Errc::kTooLarge);
   EXPECT_EQ(out, "untouched");
+}
+
+// splice_object: what changes is the value or member written; the rest of the text is kept.
+TEST(SentrySplice, ChangesOnlyTheMembersWritten) {
+  auto splice = [](const std::string& text, const std::function<void(Json&)>& edit) {
+    const Json before = Json::parse(text);
+    Json after = before;
+    edit(after);
+    std::string out;
+    sentry_scan::splice_object(text, before, after, out);
+    EXPECT_EQ(Json::parse(out), after) << out;
+    return out;
+  };
+  const std::string t = "{ \"a\" :1E2 , \"colno\":\t7,\n  \"b\": [1, {\"c\": \"\\u00e9\"}] }";
+  EXPECT_EQ(splice(t, [](Json& j) { j["colno"] = 12; }), "{ \"a\" :1E2 , \"colno\":\t12,\n  \"b\": [1, {\"c\": \"\\u00e9\"}] }");
+  EXPECT_EQ(splice(t, [](Json& j) { j["a"] = 100.0; }), t);  // equal values keep their bytes
+  EXPECT_EQ(splice(t, [](Json& j) { j.erase("colno"); }), "{ \"a\" :1E2 , \"b\": [1, {\"c\": \"\\u00e9\"}] }");
+  EXPECT_EQ(splice(t, [](Json& j) { j.erase("a"); }), "{ \"colno\":\t7,\n  \"b\": [1, {\"c\": \"\\u00e9\"}] }");
+  EXPECT_EQ(splice(t, [](Json& j) { j.erase("b"); }), "{ \"a\" :1E2 , \"colno\":\t7 }");
+  // Added members follow the last one with the object's own separators.
+  EXPECT_EQ(splice(t, [](Json& j) { j["lineno"] = 5, j["f"] = "x\ny"; }),
+            "{ \"a\" :1E2 , \"colno\":\t7,\n  \"b\": [1, {\"c\": \"\\u00e9\"}],\n  \"lineno\": 5,\n  \"f\": \"x\\ny\" }");
+  EXPECT_EQ(splice(t, [](Json& j) { j.erase("b"), j["lineno"] = 5; }), "{ \"a\" :1E2 , \"colno\":\t7,\n  \"lineno\": 5 }");
+  EXPECT_EQ(splice("{\"only\":1}", [](Json& j) { j.erase("only"), j["x"] = 1, j["y"] = 2; }), "{\"x\":1,\"y\":2}");
+  EXPECT_EQ(splice("{ }", [](Json& j) { j["x"] = 1, j["y"] = 2; }), "{\"x\":1,\"y\":2 }");
+  EXPECT_EQ(splice("{\"k\" : 1}", [](Json& j) { j["x"] = nullptr; }), "{\"k\" : 1,\"x\" : null}");
+  // A key that repeats and is not written keeps both occurrences.
+  EXPECT_EQ(splice("{\"k\":1,\"k\":2,\"n\":3}", [](Json& j) { j["n"] = 4; }), "{\"k\":1,\"k\":2,\"n\":4}");
 }
 
 TEST(SentryText, LooksLikeSentry) {
