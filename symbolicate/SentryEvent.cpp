@@ -422,7 +422,7 @@ Status envelope(std::string_view in, std::string& out, EventSymbolicator& sym, S
     Json h;
     if (json_depth(ih) > kMaxDepth || !Json::accept(ih) || !(h = Json::parse(ih)).is_object() || !header_members.run(ih))
       return {Errc::kMalformed, format("line %zu: envelope item %zu: header is not a JSON object", line(), item)};
-    // Which `length` or `type` counts would be the reader's guess.
+    // A header with `length` or `type` twice is ambiguous: readers differ on which one counts.
     const MemberScan::Member* length_member = nullptr;
     std::size_t lengths = 0, types = 0;
     for (const MemberScan::Member& m : header_members.members) {
