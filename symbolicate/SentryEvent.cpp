@@ -11,6 +11,7 @@
 #include <limits>
 #include <unordered_map>
 
+#include "EventScan.h"
 #include "TextEscape.h"
 #include "ilmap_generated.h"
 
@@ -18,8 +19,12 @@ namespace ilmap {
 namespace {
 
 using Json = nlohmann::ordered_json;
+using sentry_scan::EventScan;
+using sentry_scan::MemberScan;
+using sentry_scan::ValueRange;
 constexpr std::size_t kMaxDepth = 512;
 constexpr std::size_t kMaxWhyNot = 32;
+constexpr std::size_t kMaxImages = 1'000'000;  // debug_meta.images located per event text
 
 std::string lower(std::string_view s) {
   std::string r(s);
@@ -84,6 +89,8 @@ class EventSymbolicator {
     const Json* meta = nullptr;
     if (auto it = event.find("debug_meta"); it != event.end() && it->is_object()) meta = &*it;
     image_list_ = nullptr;
+    image_text_ = {};
+    image_ranges_ = nullptr;
     if (meta)
       if (auto it = meta->find("images"); it != meta->end() && it->is_array()) image_list_ = &*it;
     for (const char* key : {"exception", "threads"}) {
@@ -103,7 +110,61 @@ class EventSymbolicator {
     if (auto st = event.find("stacktrace"); st != event.end()) stacktrace(*st);
   }
 
+  enum class TextEvent { kNotJson, kNotObject, kDone };
+
+  // The same for an event's text: its frames and images are located in one pass (EventScan);
+  // each frame is parsed alone and, when resolved, its new members are spliced into the text,
+  // so every other byte of the event is kept as it was (numbers, escapes, white space, key
+  // order). An event with duplicate keys on the paths read is copied unchanged.
+  TextEvent event_text(std::string_view text, std::string& out) {
+    EventScan scan(options_.max_frames, kMaxImages);
+    if (!scan.scan(text)) return TextEvent::kNotJson;
+    if (!scan.object) return TextEvent::kNotObject;
+    ++stats_.events;
+    if (scan.duplicate) {
+      ++stats_.duplicate_keys;
+      out.append(text);
+      return TextEvent::kDone;
+    }
+    images_.clear();
+    frames_in_event_ = 0;
+    image_list_ = nullptr;
+    image_text_ = text;
+    image_ranges_ = &scan.images;
+    std::size_t copied = 0;
+    for (const ValueRange& r : scan.frames) {
+      if (!r.object) {
+        Json not_an_object;
+        frame(not_an_object);
+        continue;
+      }
+      const std::string_view original = text.substr(r.begin, r.end - r.begin);
+      Json f = Json::parse(original);
+      const std::uint64_t resolved = stats_.resolved;
+      frame(f);
+      if (stats_.resolved == resolved) continue;
+      out.append(text.substr(copied, r.begin - copied));
+      sentry_scan::splice_object(original, Json::parse(original), f, out);
+      copied = r.end;
+    }
+    image_ranges_ = nullptr;
+    stats_.frames += scan.frames_past_limit;
+    stats_.over_limit += scan.frames_past_limit;
+    out.append(text.substr(copied));
+    return TextEvent::kDone;
+  }
+
  private:
+  std::size_t image_count() const {
+    if (image_ranges_) return image_ranges_->size();
+    return image_list_ ? image_list_->size() : 0;
+  }
+  Json image_json(std::size_t index) const {
+    if (!image_ranges_) return (*image_list_)[index];
+    const ValueRange& r = (*image_ranges_)[index];
+    return r.object ? Json::parse(image_text_.substr(r.begin, r.end - r.begin)) : Json();
+  }
+
   struct ImageCache {
     bool asked = false;
     bool usable = false;  // a pe_dotnet object
@@ -164,7 +225,7 @@ class EventSymbolicator {
     std::uint32_t token = 0;
     if (*id != 0 && *id <= 0x00FFFFFFu) token = 0x06000000u | static_cast<std::uint32_t>(*id);
     else if ((*id >> 24) == 0x06 && (*id & 0x00FFFFFFu) != 0) token = static_cast<std::uint32_t>(*id);
-    if (token == 0 || *il > 0x7FFFFFFFu || !image_list_ || index >= image_list_->size()) {
+    if (token == 0 || *il > 0x7FFFFFFFu || index >= image_count()) {
       ++stats_.absurd_value;
       return;
     }
@@ -190,7 +251,7 @@ class EventSymbolicator {
     ImageCache& c = images_[index];
     if (c.asked) return c;
     c.asked = true;
-    const Json& j = (*image_list_)[index];
+    const Json j = image_json(index);
     if (!j.is_object()) return c;
     SentryImage img;
     img.index = index;
@@ -282,7 +343,9 @@ class EventSymbolicator {
   SentryModuleProvider& provider_;
   const SentryOptions& options_;
   SentryStats& stats_;
-  const Json* image_list_ = nullptr;
+  const Json* image_list_ = nullptr;                      // the DOM's debug_meta.images
+  std::string_view image_text_;                           // or the event's text
+  const std::vector<ValueRange>* image_ranges_ = nullptr; // and the images in it
   std::size_t frames_in_event_ = 0;
   std::unordered_map<std::size_t, ImageCache> images_;
   std::unordered_map<std::pair<const Cache*, std::uint32_t>, SourceText, PairHash> sources_;
@@ -307,10 +370,6 @@ std::size_t json_depth(std::string_view s) {
     }
   }
   return deepest;
-}
-
-std::string dump(const Json& j, int indent) {
-  return j.dump(indent, ' ', false, Json::error_handler_t::replace);
 }
 
 std::size_t line_number_at(std::string_view s, std::size_t pos) {
@@ -348,6 +407,7 @@ Status envelope(std::string_view in, std::string& out, EventSymbolicator& sym, S
   out.append(header);
   if (pos <= in.size() && pos > header.size()) out.push_back('\n');
   std::size_t item = 0;
+  MemberScan header_members;
   while (pos < in.size()) {
     const std::size_t header_pos = pos;
     std::string_view ih = take_line(in, pos);
@@ -360,8 +420,18 @@ Status envelope(std::string_view in, std::string& out, EventSymbolicator& sym, S
     ++item;
     auto line = [&] { return line_number_at(in, header_pos); };  // for messages only
     Json h;
-    if (json_depth(ih) > kMaxDepth || !Json::accept(ih) || !(h = Json::parse(ih)).is_object())
+    if (json_depth(ih) > kMaxDepth || !Json::accept(ih) || !(h = Json::parse(ih)).is_object() || !header_members.run(ih))
       return {Errc::kMalformed, format("line %zu: envelope item %zu: header is not a JSON object", line(), item)};
+    // A header with `length` or `type` twice is ambiguous: readers differ on which one counts.
+    const MemberScan::Member* length_member = nullptr;
+    std::size_t lengths = 0, types = 0;
+    for (const MemberScan::Member& m : header_members.members) {
+      if (m.key == "length") ++lengths, length_member = &m;
+      if (m.key == "type") ++types;
+    }
+    if (lengths > 1 || types > 1)
+      return {Errc::kMalformed, format("line %zu: envelope item %zu: header has `%s` twice", line(), item,
+                                       lengths > 1 ? "length" : "type")};
     std::string_view payload;
     bool payload_lf = false;
     auto len = h.find("length");
@@ -383,25 +453,20 @@ Status envelope(std::string_view in, std::string& out, EventSymbolicator& sym, S
       payload = take_line(in, pos);
       payload_lf = pos > before + payload.size();
     }
+    // The payload, with its resolved frames spliced in (a payload without `length` ends at LF,
+    // and what is spliced in holds no LF, so it stays one line).
     std::string rewritten;
     bool changed = false;
     if (h.find("type") != h.end() && h["type"] == "event") {
-      if (json_depth(payload) <= kMaxDepth && Json::accept(payload)) {
-        Json ev = Json::parse(payload);
-        if (ev.is_object()) {
-          sym.event(ev);
-          rewritten = dump(ev, -1);  // one line: an envelope payload without length ends at LF
-          changed = true;
-        } else {
-          ++stats.events_unreadable;
-        }
-      } else {
+      if (json_depth(payload) <= kMaxDepth && sym.event_text(payload, rewritten) == EventSymbolicator::TextEvent::kDone)
+        changed = rewritten != payload;
+      else
         ++stats.events_unreadable;
-      }
     }
     if (changed && len != h.end() && !len->is_null()) {
-      h["length"] = rewritten.size();
-      out += dump(h, -1);
+      out.append(ih.substr(0, length_member->value_begin));
+      out += std::to_string(rewritten.size());
+      out.append(ih.substr(length_member->value_end));
     } else {
       out.append(ih);
     }
@@ -444,13 +509,10 @@ Status symbolicate_sentry_text(std::string_view input, std::string& output, Sent
   EventSymbolicator sym(provider, options, stats);
   std::string out;
   try {
-    if (Json::accept(input)) {
-      Json ev = Json::parse(input);
-      sym.event(ev);
-      out = dump(ev, options.indent);
-      out.push_back('\n');
-    } else if (Status s = envelope(input, out, sym, stats); !s) {
-      return s;
+    // One event (its text starts with '{', so when it is JSON it is an object), else an envelope.
+    if (sym.event_text(input, out) == EventSymbolicator::TextEvent::kNotJson) {
+      out.clear();
+      if (Status s = envelope(input, out, sym, stats); !s) return s;
     }
   } catch (const std::exception& e) {  // allocation failure; nlohmann errors are ruled out above
     return {Errc::kTooLarge, std::string("Sentry input: ") + e.what()};
@@ -491,7 +553,7 @@ const Cache* SentryCacheSetProvider::find(const SentryImage& image, std::string&
 }
 
 void SentryStats::add(const SentryStats& o) {
-  events += o.events, events_unreadable += o.events_unreadable, frames += o.frames;
+  events += o.events, events_unreadable += o.events_unreadable, duplicate_keys += o.duplicate_keys, frames += o.frames;
   resolved += o.resolved, with_context += o.with_context, with_url += o.with_url;
   not_an_object += o.not_an_object, already += o.already, no_function_id += o.no_function_id;
   bad_field += o.bad_field, absurd_value += o.absurd_value, no_image += o.no_image;
@@ -525,6 +587,8 @@ std::string SentryStats::summary() const {
   }
   if (events_unreadable != 0)
     s += format("; %llu event items not JSON objects (copied unchanged)", static_cast<unsigned long long>(events_unreadable));
+  if (duplicate_keys != 0)
+    s += format("; %llu events with duplicate keys (copied unchanged)", static_cast<unsigned long long>(duplicate_keys));
   s.push_back('\n');
   for (const auto& [why, n] : why_not)
     s += format("sentry:   %s (%llu frames)\n", escape_text(why).c_str(), static_cast<unsigned long long>(n));

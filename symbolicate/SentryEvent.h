@@ -15,7 +15,8 @@
 // also in the bare-array form) and the top-level `stacktrace`. Nothing about the event is
 // trusted: a frame that cannot be used (wrong types, absurd values, unknown image, no cache,
 // no sequence point) is left exactly as it was and counted by reason in SentryStats; the rest
-// of the event is copied unchanged (key order kept: ordered_json).
+// of the event is copied unchanged: symbolicate_sentry_text keeps every byte of the input
+// outside the members it writes into resolved frames.
 #pragma once
 
 #include <cstddef>
@@ -73,9 +74,9 @@ struct SentryOptions {
   std::uint64_t max_source_bytes = std::uint64_t{64} << 20;  // one embedded source, inflated
   bool overwrite = false;                 // also resolve frames that already have a lineno
   std::size_t max_frames = 1'000'000;     // per event; frames past it are counted, not read
-  int indent = -1;                        // output JSON indentation (-1: one line)
-  // symbolicate_sentry_text reads its input whole, and an event's JSON tree takes about 20
-  // times its text (measured: an event of 200,000 frames, 46 MB, used 1 GB resident).
+  // symbolicate_sentry_text reads its input whole and writes its output whole; the event is
+  // scanned without a JSON tree (a frame or image at a time), so input and output dominate
+  // (measured: an event of 200,000 frames, 52 MB, 170 MB resident in `ilmap symbolicate`).
   std::size_t max_input_bytes = std::size_t{100} << 20;
 };
 
@@ -83,6 +84,7 @@ struct SentryOptions {
 struct SentryStats {
   std::uint64_t events = 0;            // events read (envelope items of type "event" included)
   std::uint64_t events_unreadable = 0; // envelope event items that are not a JSON object
+  std::uint64_t duplicate_keys = 0;    // events copied unchanged: a key read or written twice in one object
   std::uint64_t frames = 0;            // frames seen
   std::uint64_t resolved = 0;          // frames given file and line
   std::uint64_t with_context = 0;      // of those, with source context
@@ -117,10 +119,17 @@ void symbolicate_sentry_event(nlohmann::ordered_json& event, SentryModuleProvide
 
 // The whole input text: one event JSON object, or a Sentry envelope (a header line, then items:
 // an item header line and its payload, `length` bytes when the header gives a length, else one
-// line). Only `event` items are rewritten (their `length` updated); every other byte of an
-// envelope is copied unchanged. Errors (nothing is written to `output` then): kMalformed when
-// the text is neither (naming the line), kTruncated when an item's length runs past the end,
-// kTooLarge for JSON nested deeper than 512 levels or input over max_input_bytes.
+// line). The output is the input with, in each resolved frame, the members written
+// (`filename`, `abs_path`, `lineno`, `colno`, ...: new values in place of old ones, new members
+// after the frame's last one; `colno` removed when there is no column) and, in an envelope,
+// the `length` of a rewritten item updated: every other byte is kept (numbers, escapes, white
+// space, key order). An event in which a key read or written on the way to its frames appears
+// twice in one object (`exception`, `values`, `stacktrace`, `frames`, `debug_meta`, `images`,
+// a frame's or an image's fields) is copied unchanged and counted in `duplicate_keys`: JSON
+// readers differ on which occurrence counts. Errors (nothing is written to `output` then):
+// kMalformed when the text is neither (naming the line) or an item header has `length` or
+// `type` twice, kTruncated when an item's length runs past the end, kTooLarge for JSON nested
+// deeper than 512 levels or input over max_input_bytes.
 Status symbolicate_sentry_text(std::string_view input, std::string& output,
                                SentryModuleProvider& provider, const SentryOptions& options,
                                SentryStats& stats);

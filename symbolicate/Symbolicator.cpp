@@ -304,14 +304,26 @@ void Symbolicator::flush_block(bool too_far) {
   const std::uint64_t now = line_no_;
   for (std::size_t i = 0; i < block_ends_.size(); ++i) {
     line_no_ = block_first_line_ + i;  // --json's input_line of the held line
-    handle(std::string_view(block_).substr(from, block_ends_[i] - from), too_far ? nullptr : &modules_, too_far);
+    const std::string_view held = std::string_view(block_).substr(from, block_ends_[i] - from);
+    if (!block_fragments_[i]) handle(held, too_far ? nullptr : &modules_, too_far);
+    else if (!opt_.json) emit(held);  // a piece of an over-long line: never parsed, as outside a block
     from = block_ends_[i];
   }
   line_no_ = now;
   block_.clear();
   block_ends_.clear();
+  block_fragments_.clear();
   modules_.clear();
   in_block_ = in_modules_ = false;
+}
+
+// Every held line counts against the bounds, MODULE lines included: past them the block goes
+// out unchanged and what follows streams as if no block had started.
+void Symbolicator::hold(std::string_view l, bool fragment) {
+  block_.append(l);
+  block_ends_.push_back(block_.size());
+  block_fragments_.push_back(fragment);
+  if (block_.size() > opt_.max_block_bytes || block_ends_.size() > opt_.max_block_lines) flush_block(true);
 }
 
 void Symbolicator::line(std::string_view l, bool fragment) {
@@ -319,30 +331,27 @@ void Symbolicator::line(std::string_view l, bool fragment) {
   ++stats_.lines;
   const std::string_view body = strip_newline(l);
   if (in_block_) {
-    if (!fragment) {
-      if (in_modules_) {
+    if (in_modules_) {
+      if (!fragment) {
         if (const auto m = parse_pst_module(body)) {
           modules_.insert_or_assign(std::string(m->assembly), *m);
-          block_.append(l), block_ends_.push_back(block_.size());
-          return;
+          return hold(l, false);
         }
-        if (!is_pst_separator(body)) {
-          flush_block(false);
-          return line_no_--, stats_.lines--, line(l, fragment);
-        }
-      } else if (is_pst_separator(body)) {
-        in_modules_ = true;
       }
+      // Anything but a MODULE line or a separator (an over-long line too) ends the block.
+      if (fragment || !is_pst_separator(body)) {
+        flush_block(false);
+        return line_no_--, stats_.lines--, line(l, fragment);
+      }
+    } else if (!fragment && is_pst_separator(body)) {
+      in_modules_ = true;
     }
-    block_.append(l), block_ends_.push_back(block_.size());
-    if (block_.size() > opt_.max_block_bytes || block_ends_.size() > opt_.max_block_lines) flush_block(true);
-    return;
+    return hold(l, fragment);
   }
   if (!fragment && parse_frame(body).format == FrameFormat::kPst) {
     in_block_ = true;
     block_first_line_ = line_no_;
-    block_.append(l), block_ends_.push_back(block_.size());
-    return;
+    return hold(l, false);
   }
   if (fragment) {
     if (!opt_.json) emit(l);

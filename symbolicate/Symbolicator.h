@@ -12,8 +12,9 @@
 //
 // Memory is bounded whatever the input: lines are handled one at a time, except that a
 // ProductionStackTrace block (frames, then "==========" and the MODULE lines that name their
-// modules) is held until its MODULE lines are read, up to max_block_bytes / max_block_lines;
-// past that the held lines go out unchanged and their frames count as kModuleLinesTooFar.
+// modules) is held until its MODULE lines are read, up to max_block_bytes / max_block_lines
+// (MODULE lines included); past that the held lines go out unchanged and their frames count as
+// kModuleLinesTooFar. Pieces of over-long lines (`fragment`) are never parsed, in a block or not.
 #pragma once
 
 #include <array>
@@ -80,6 +81,7 @@ class Symbolicator {
   void handle(std::string_view line, const std::unordered_map<std::string, PstModule>* modules, bool too_far);
   void emit(std::string_view s);
   void flush_block(bool too_far);
+  void hold(std::string_view line, bool fragment);
   void render_location(const LookupResult& r, bool mono_style);
   void fail(const ParsedFrame& f, std::string_view line, Reason r, std::string_view module);
   void json_frame(const ParsedFrame& f, std::string_view module, std::uint32_t token, const LookupResult* r,
@@ -103,6 +105,7 @@ class Symbolicator {
   bool in_block_ = false, in_modules_ = false;
   std::string block_;
   std::vector<std::size_t> block_ends_;
+  std::vector<bool> block_fragments_;  // held pieces of over-long lines: they go out unparsed
   std::unordered_map<std::string, PstModule> modules_;
   std::uint64_t line_no_ = 0, block_first_line_ = 0;
 };

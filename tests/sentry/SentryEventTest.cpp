@@ -7,9 +7,11 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <functional>
 
 #include "CacheBuilder.h"
 #include "DebugInput.h"
+#include "EventScan.h"
 #include "SentryEvent.h"
 #include "ilmap_generated.h"
 
@@ -290,6 +292,16 @@ TEST_F(SentryEventTest, FrameLimit) {
   EXPECT_EQ(s.over_limit, 2000u);
   EXPECT_FALSE(frames[1000].contains("lineno"));
   EXPECT_EQ(s.left(), 2000u);
+  // The same as text: the first 1000 frames (in the text's order) are read, the rest copied.
+  const std::string text = e.dump();
+  for (Json& f : frames) f.erase("lineno"), f.erase("colno"), f.erase("filename"), f.erase("abs_path");
+  std::string out;
+  s = {};
+  ASSERT_TRUE(symbolicate_sentry_text(e.dump(), out, provider_, o, s));
+  EXPECT_EQ(s.resolved, 1000u);
+  EXPECT_EQ(s.over_limit, 2000u);
+  EXPECT_EQ(s.frames, 3000u);
+  EXPECT_EQ(out, text);
 }
 
 TEST_F(SentryEventTest, TextEventAndEnvelope) {
@@ -297,8 +309,10 @@ TEST_F(SentryEventTest, TextEventAndEnvelope) {
   std::string out;
   SentryStats s;
   ASSERT_TRUE(symbolicate_sentry_text("\n  " + event, out, provider_, {}, s));
-  EXPECT_EQ(out.back(), '\n');
-  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1);
+  // The text is kept as it was (indentation included) up to the frame and after it.
+  const std::size_t frame_at = 2 + event.find("\"function\"") - 1;
+  EXPECT_EQ(out.substr(0, frame_at), ("\n  " + event).substr(0, frame_at));
+  EXPECT_EQ(out.substr(out.size() - 20), event.substr(event.size() - 20));
   Json parsed = Json::parse(out);
   EXPECT_EQ(frame0(parsed)["lineno"], want_.line);
 
@@ -326,6 +340,134 @@ TEST_F(SentryEventTest, TextEventAndEnvelope) {
   Json rewritten = Json::parse(new_payload);
   EXPECT_EQ(frame0(rewritten)["lineno"], want_.line);
   EXPECT_EQ(out[nl + 1 + new_payload.size()], '\n');
+}
+
+TEST_F(SentryEventTest, TextKeepsEveryByteOutsideTheMembersWritten) {
+  // Numbers no double holds exactly, exponents, escapes JSON allows several ways, odd spacing:
+  // all kept byte for byte; only the resolved frame's written members change.
+  const std::string good = "{ \"function\" : \"M\\u00e9\\/x\",\t\"function_id\": \"" + hex(row_) +
+                           "\",\n      \"instruction_addr\": \"" + hex(point_.il_offset) +
+                           "\", \"addr_mode\": \"rel:0\", \"lineno\": null, \"big\": 123456789012345678901234567890 }";
+  const std::string other = "{\"function\": \"N\", \"lineno\": 1E2, \"colno\": 1.50}";
+  const std::string head = "{\n  \"event_id\": \"\\u0030\\u0030\", \"n\": 123456789012345678901234567890, \"e\": 1E2,\n"
+                           "  \"s\": \"caf\\u00e9 \\/ \\ud83d\\ude00\",\n  \"exception\": {\"values\": [{\"type\": \"E\", "
+                           "\"stacktrace\": {\"frames\": [";
+  const std::string tail = ", " + other + "]}}]},\n  \"debug_meta\": {\"images\": [{\"type\": \"pe_dotnet\", \"debug_id\": \"" +
+                           debug_id_ + "\", \"x\": -0.0e-0}]}\n}\n";
+  const std::string in = head + good + tail;
+  std::string out;
+  SentryStats s;
+  ASSERT_TRUE(symbolicate_sentry_text(in, out, provider_, {}, s));
+  EXPECT_EQ(s.resolved, 1u);
+  ASSERT_GT(out.size(), in.size());
+  EXPECT_EQ(out.substr(0, head.size()), head);
+  EXPECT_EQ(out.substr(out.size() - tail.size()), tail);
+  const std::string frame = out.substr(head.size(), out.size() - head.size() - tail.size());
+  // The members the frame had keep their bytes up to `lineno`, whose value is replaced; the
+  // new members follow the last one with the separators this object uses (", " / ": ").
+  const std::string upto = good.substr(0, good.find("null"));
+  EXPECT_EQ(frame.substr(0, upto.size()), upto);
+  EXPECT_EQ(frame.substr(upto.size(), std::to_string(want_.line).size() + 2), std::to_string(want_.line) + ", ");
+  EXPECT_NE(frame.find(", \"big\": 123456789012345678901234567890, \"filename\": \""), std::string::npos) << frame;
+  EXPECT_EQ(frame.substr(frame.size() - 2), " }");
+  const Json f = Json::parse(frame);
+  EXPECT_EQ(f["function"], "M\xc3\xa9/x");
+  EXPECT_EQ(f["abs_path"], want_file_);
+  EXPECT_EQ(f["filename"], std::filesystem::path(want_file_).filename().string());
+  EXPECT_EQ(f["lineno"], want_.line);
+  EXPECT_EQ(f["colno"], want_.column);
+  EXPECT_TRUE(f.contains("context_line"));
+  // Parsed, the output is the input with that frame's members set.
+  Json expect = Json::parse(in);
+  Json& f0 = frame0(expect);
+  for (auto it = f.begin(); it != f.end(); ++it) f0[it.key()] = it.value();
+  EXPECT_EQ(Json::parse(out), expect);
+
+  // In an envelope: the item's `length` value is the only byte of its header that changes.
+  const std::string payload = head + good + ", " + other + "]}}]}, \"debug_meta\": {\"images\": [{\"type\": \"pe_dotnet\", "
+                              "\"debug_id\": \"" + debug_id_ + "\"}]}}";
+  std::string one_line = payload;
+  std::replace(one_line.begin(), one_line.end(), '\n', ' ');
+  const std::string env_head = "{\"event_id\":\"00\", \"n\": 1E2}\n";
+  const std::string item = "{ \"type\" : \"event\", \"length\" : " + std::to_string(payload.size()) + " , \"big\": -123456789012345678901234567890.5e-3 }\n";
+  const std::string env = env_head + item + payload + "\n{\"type\":\"event\"}\n" + one_line + "\n";
+  s = {};
+  ASSERT_TRUE(symbolicate_sentry_text(env, out, provider_, {}, s));
+  EXPECT_EQ(s.resolved, 2u);
+  EXPECT_EQ(out.substr(0, env_head.size()), env_head);
+  const std::size_t nl = out.find('\n', env_head.size());
+  const std::string new_item = out.substr(env_head.size(), nl + 1 - env_head.size());
+  const std::size_t length_at = item.find(" , ") - std::to_string(payload.size()).size();
+  EXPECT_EQ(new_item.substr(0, length_at), item.substr(0, length_at));
+  EXPECT_EQ(new_item.substr(new_item.find(" , ")), item.substr(item.find(" , ")));
+  const std::size_t length = std::stoul(new_item.substr(length_at));
+  const std::string new_payload = out.substr(nl + 1, length);
+  EXPECT_EQ(new_payload.substr(0, head.size()), head);
+  Json parsed_payload = Json::parse(new_payload);
+  EXPECT_EQ(frame0(parsed_payload)["lineno"], want_.line);
+  // The item without `length` stays one line.
+  const std::string last = out.substr(nl + 1 + length);
+  EXPECT_EQ(last.rfind("\n{\"type\":\"event\"}\n", 0), 0u);
+  EXPECT_EQ(std::count(last.begin(), last.end(), '\n'), 3);
+  Json parsed_last = Json::parse(last.substr(18));
+  EXPECT_EQ(frame0(parsed_last)["lineno"], want_.line);
+
+  // Nothing resolved: the output is the input.
+  const std::string unresolved = head + other + tail;
+  s = {};
+  ASSERT_TRUE(symbolicate_sentry_text(unresolved, out, provider_, {}, s));
+  EXPECT_EQ(out, unresolved);
+  EXPECT_EQ(s.frames, 2u);
+  EXPECT_EQ(s.resolved, 0u);
+}
+
+TEST_F(SentryEventTest, DuplicateKeysOnTheWayToFramesLeaveTheEventAlone) {
+  const std::string g = good_frame().dump();
+  const std::string img = "{\"type\":\"pe_dotnet\",\"debug_id\":\"" + debug_id_ + "\"}";
+  const std::string meta = "\"debug_meta\":{\"images\":[" + img + "]}";
+  const std::string exc = "\"exception\":{\"values\":[{\"stacktrace\":{\"frames\":[" + g + "]}}]}";
+  const std::string ambiguous[] = {
+      // A reader that keeps the last `exception` sees no frames; one that keeps the first does.
+      "{" + exc + ",\"exception\":{\"values\":[]}," + meta + "}",
+      "{\"exception\":{\"values\":[{\"stacktrace\":{\"frames\":[" + g + "]},\"stacktrace\":{}}]}," + meta + "}",
+      "{\"exception\":{\"values\":[{\"stacktrace\":{\"frames\":[" + g + "],\"frames\":[]}}]}," + meta + "}",
+      "{\"exception\":{\"values\":[{\"stacktrace\":{\"frames\":[" + g.substr(0, g.size() - 1) + ",\"lineno\":null,\"lineno\":5}]}}]}," + meta + "}",
+      "{" + exc + "," + meta + ",\"debug_meta\":{}}",
+      "{" + exc + ",\"debug_meta\":{\"images\":[" + img.substr(0, img.size() - 1) + ",\"debug_id\":\"x\"}]}}",
+      "{\"stacktrace\":{\"frames\":[" + g + "]},\"stacktrace\":{\"frames\":[]}," + meta + "}",
+  };
+  for (const std::string& in : ambiguous) {
+    std::string out;
+    SentryStats s;
+    ASSERT_TRUE(symbolicate_sentry_text(in, out, provider_, {}, s)) << in;
+    EXPECT_EQ(out, in);
+    EXPECT_EQ(s.events, 1u);
+    EXPECT_EQ(s.duplicate_keys, 1u) << in;
+    EXPECT_EQ(s.resolved, 0u) << in;
+    EXPECT_NE(s.summary().find("1 events with duplicate keys (copied unchanged)"), std::string::npos) << s.summary();
+    // In an envelope too.
+    const std::string env = "{}\n{\"type\":\"event\",\"length\":" + std::to_string(in.size()) + "}\n" + in + "\n";
+    s = {};
+    ASSERT_TRUE(symbolicate_sentry_text(env, out, provider_, {}, s));
+    EXPECT_EQ(out, env);
+    EXPECT_EQ(s.duplicate_keys, 1u);
+  }
+  // Keys ilmap neither reads nor writes may repeat: both occurrences are kept, the frame resolves.
+  const std::string fine = "{\"x\":1,\"x\":2," + exc.substr(0, exc.find("{\"function\"")) + "{\"function\":\"a\",\"function\":\"b\"," +
+                           g.substr(1) + "]}}]}," + meta + "}";
+  std::string out;
+  SentryStats s;
+  ASSERT_TRUE(symbolicate_sentry_text(fine, out, provider_, {}, s));
+  EXPECT_EQ(s.resolved, 1u);
+  EXPECT_EQ(out.rfind("{\"x\":1,\"x\":2,", 0), 0u);
+  EXPECT_NE(out.find("{\"function\":\"a\",\"function\":\"b\",\"function\":\"M\""), std::string::npos) << out;
+  // An envelope item header with `length` or `type` twice is not an envelope.
+  for (const std::string h : {"{\"type\":\"event\",\"length\":2,\"length\":3}", "{\"type\":\"event\",\"type\":\"attachment\"}"}) {
+    std::string o = "untouched";
+    const Status st = symbolicate_sentry_text("{}\n" + h + "\n{}\n", o, provider_, {}, s);
+    EXPECT_EQ(st.code(), Errc::kMalformed) << h;
+    EXPECT_EQ(o, "untouched");
+  }
 }
 
 TEST_F(SentryEventTest, BadTextIsRefusedWithoutOutput) {
@@ -383,8 +525,19 @@ TEST_F(SentryEventTest, FlipSweepNeverThrows) {
         std::string out;
         SentryStats s;
         const Status st = symbolicate_sentry_text(t, out, provider_, {}, s);
-        if (st) {
-          EXPECT_FALSE(out.empty());
+        if (!st) continue;
+        EXPECT_FALSE(out.empty());
+        // Nothing resolved: nothing changed. One event resolved: read back, the same as the
+        // event symbolicated as a JSON tree.
+        if (s.resolved == 0 || s.duplicate_keys != 0) {
+          EXPECT_EQ(out, t);
+        }
+        if (s.resolved != 0 && Json::accept(t)) {
+          Json dom = Json::parse(t);
+          SentryStats ds;
+          symbolicate_sentry_event(dom, provider_, {}, ds);
+          EXPECT_EQ(Json::parse(out), dom) << t;
+          EXPECT_EQ(ds.resolved, s.resolved);
         }
       }
     }
@@ -421,6 +574,34 @@ TEST_F(SentryEventTest, InputSizeLimit) {
   const Status st = symbolicate_sentry_text(event_with(good_frame()).dump(), out, provider_, o, s);
   EXPECT_EQ(st.code(), Errc::kTooLarge);
   EXPECT_EQ(out, "untouched");
+}
+
+// splice_object: what changes is the value or member written; the rest of the text is kept.
+TEST(SentrySplice, ChangesOnlyTheMembersWritten) {
+  auto splice = [](const std::string& text, const std::function<void(Json&)>& edit) {
+    const Json before = Json::parse(text);
+    Json after = before;
+    edit(after);
+    std::string out;
+    sentry_scan::splice_object(text, before, after, out);
+    EXPECT_EQ(Json::parse(out), after) << out;
+    return out;
+  };
+  const std::string t = "{ \"a\" :1E2 , \"colno\":\t7,\n  \"b\": [1, {\"c\": \"\\u00e9\"}] }";
+  EXPECT_EQ(splice(t, [](Json& j) { j["colno"] = 12; }), "{ \"a\" :1E2 , \"colno\":\t12,\n  \"b\": [1, {\"c\": \"\\u00e9\"}] }");
+  EXPECT_EQ(splice(t, [](Json& j) { j["a"] = 100.0; }), t);  // equal values keep their bytes
+  EXPECT_EQ(splice(t, [](Json& j) { j.erase("colno"); }), "{ \"a\" :1E2 , \"b\": [1, {\"c\": \"\\u00e9\"}] }");
+  EXPECT_EQ(splice(t, [](Json& j) { j.erase("a"); }), "{ \"colno\":\t7,\n  \"b\": [1, {\"c\": \"\\u00e9\"}] }");
+  EXPECT_EQ(splice(t, [](Json& j) { j.erase("b"); }), "{ \"a\" :1E2 , \"colno\":\t7 }");
+  // Added members follow the last one with the object's own separators.
+  EXPECT_EQ(splice(t, [](Json& j) { j["lineno"] = 5, j["f"] = "x\ny"; }),
+            "{ \"a\" :1E2 , \"colno\":\t7,\n  \"b\": [1, {\"c\": \"\\u00e9\"}],\n  \"lineno\": 5,\n  \"f\": \"x\\ny\" }");
+  EXPECT_EQ(splice(t, [](Json& j) { j.erase("b"), j["lineno"] = 5; }), "{ \"a\" :1E2 , \"colno\":\t7,\n  \"lineno\": 5 }");
+  EXPECT_EQ(splice("{\"only\":1}", [](Json& j) { j.erase("only"), j["x"] = 1, j["y"] = 2; }), "{\"x\":1,\"y\":2}");
+  EXPECT_EQ(splice("{ }", [](Json& j) { j["x"] = 1, j["y"] = 2; }), "{\"x\":1,\"y\":2 }");
+  EXPECT_EQ(splice("{\"k\" : 1}", [](Json& j) { j["x"] = nullptr; }), "{\"k\" : 1,\"x\" : null}");
+  // A key that repeats and is not written keeps both occurrences.
+  EXPECT_EQ(splice("{\"k\":1,\"k\":2,\"n\":3}", [](Json& j) { j["n"] = 4; }), "{\"k\":1,\"k\":2,\"n\":4}");
 }
 
 TEST(SentryText, LooksLikeSentry) {
