@@ -20,5 +20,5 @@ print(json.dumps({"exception": {"values": [{"stacktrace": {"frames": [frame]}}]}
 PY
   ilmap symbolicate --search in --cache-dir cc e.json >out.json 2>/dev/null
   rc=$?
-  echo "${d/$g/GUID}: exit $rc, $(grep -o '"lineno":[0-9]*' out.json || echo unresolved)"
+  echo "${d/$g/GUID}: exit $rc, $( (grep -o '"lineno": *[0-9]*' out.json || echo unresolved) | tr -d ' ')"
 done
