@@ -21,7 +21,7 @@ TEST(HeaderToken, OnlyTchars) {
   EXPECT_FALSE(is_header_token("SHA 256"));
   EXPECT_FALSE(is_header_token("SHA256:"));
   EXPECT_FALSE(is_header_token("SHA256;"));
-  EXPECT_FALSE(is_header_token(std::string("SHA\0256", 7)));
+  EXPECT_FALSE(is_header_token(std::string("SHA\0" "256", 7)));  // a NUL inside
   EXPECT_FALSE(is_header_token("\xc3\xa9"));
   EXPECT_FALSE(is_header_token(std::string(kMaxHeaderToken + 1, 'A')));
   EXPECT_TRUE(is_header_token(std::string(kMaxHeaderToken, 'A')));
