@@ -133,31 +133,22 @@ Result<PutOutcome> SymbolStore::put(std::string_view key, std::span<const std::u
   // The same bytes already there need no lock (nor a writable store): files under a key are
   // only ever replaced by a complete rename, so what is read here is a whole file.
   if (auto present = find(key); present && same_bytes(*present, bytes)) return PutOutcome::kAlreadyPresent;
-  std::error_code ec;
-  fs::create_directories(root_, ec);
-  if (ec) return Error{Errc::kIo, format("%s: cannot create the store: %s", root_.c_str(), ec.message().c_str())};
-  auto lock = StoreLock::take(root_);
-  if (!lock) return lock.error();
-  auto existing = find(key);
-  PutOutcome outcome = PutOutcome::kAdded;
-  std::string target = root_ + "/" + relative_path(key);
-  if (existing) {
-    if (same_bytes(*existing, bytes)) return PutOutcome::kAlreadyPresent;
-    if (!replace_existing || !replace_existing(*existing))
-      return Error{Errc::kMismatch, format("%s: a different file is already stored under key %.*s", existing->c_str(),
-                                           static_cast<int>(key.size()), key.data())};
-    target = *existing;
-    outcome = PutOutcome::kReplaced;
-  }
-  fs::create_directories(fs::path(target).parent_path(), ec);
-  if (ec) return Error{Errc::kIo, format("%s: cannot create the key directory: %s", target.c_str(), ec.message().c_str())};
-  if (Status s = write_file_atomically(target, bytes, true); !s) return s.error();
-  return outcome;
+  return place(
+      key, [&](const std::string& existing) { return same_bytes(existing, bytes); },
+      [&](const std::string& target) { return write_file_atomically(target, bytes, true); }, replace_existing);
 }
 
 Result<PutOutcome> SymbolStore::put_file(std::string_view key, TempFile& file,
                                          const std::function<bool(const std::string&)>& replace_existing) {
   if (Status s = validate_key(key); !s) return s.error();
+  return place(
+      key, [&](const std::string& existing) { return same_files(existing, file.path()); },
+      [&](const std::string& target) { return file.commit(target, true); }, replace_existing);
+}
+
+Result<PutOutcome> SymbolStore::place(std::string_view key, const std::function<bool(const std::string&)>& same,
+                                      const std::function<Status(const std::string&)>& write,
+                                      const std::function<bool(const std::string&)>& replace_existing) {
   std::error_code ec;
   fs::create_directories(root_, ec);
   if (ec) return Error{Errc::kIo, format("%s: cannot create the store: %s", root_.c_str(), ec.message().c_str())};
@@ -167,7 +158,7 @@ Result<PutOutcome> SymbolStore::put_file(std::string_view key, TempFile& file,
   PutOutcome outcome = PutOutcome::kAdded;
   std::string target = root_ + "/" + relative_path(key);
   if (existing) {
-    if (same_files(*existing, file.path())) return PutOutcome::kAlreadyPresent;
+    if (same(*existing)) return PutOutcome::kAlreadyPresent;
     if (!replace_existing || !replace_existing(*existing))
       return Error{Errc::kMismatch, format("%s: a different file is already stored under key %.*s", existing->c_str(),
                                            static_cast<int>(key.size()), key.data())};
@@ -176,7 +167,7 @@ Result<PutOutcome> SymbolStore::put_file(std::string_view key, TempFile& file,
   }
   fs::create_directories(fs::path(target).parent_path(), ec);
   if (ec) return Error{Errc::kIo, format("%s: cannot create the key directory: %s", target.c_str(), ec.message().c_str())};
-  if (Status s = file.commit(target, true); !s) return s.error();
+  if (Status s = write(target); !s) return s.error();
   return outcome;
 }
 

@@ -50,6 +50,12 @@ class SymbolStore {
                               const std::function<bool(const std::string&)>& replace_existing = {});
 
  private:
+  // Under the store lock: the file under `key`, compared by `same` and replaced only where
+  // `replace_existing` allows, is written by `write(target path)`.
+  Result<PutOutcome> place(std::string_view key, const std::function<bool(const std::string&)>& same,
+                           const std::function<Status(const std::string&)>& write,
+                           const std::function<bool(const std::string&)>& replace_existing);
+
   std::string root_;
 };
 
