@@ -178,45 +178,40 @@ struct ModuleIndex::Impl {
       by_stem[stem_of(entries[i].lname)].push_back(i);
     }
   }
-  const Index& guid_index() {
-    if (by_guid) return *by_guid;
+  // An index built on the first query that needs it: one pass over the search set, in which
+  // `add(ix, entry, i)` files entry i under its keys.
+  template <class Add>
+  const Index& lazy_index(std::optional<Index>& slot, Add add) {
+    if (slot) return *slot;
     ++stats.scans;
     Index ix;
-    for (std::size_t i = 0; i < entries.size(); ++i) {
-      Entry& e = entries[i];
+    for (std::size_t i = 0; i < entries.size(); ++i) add(ix, entries[i], i);
+    return *(slot = std::move(ix));
+  }
+  const Index& guid_index() {
+    return lazy_index(by_guid, [&](Index& ix, Entry& e, std::size_t i) {
       load(e);
-      if (e.bad) continue;
+      if (e.bad) return;
       if (e.kind == Kind::kPe) {
         for (const CodeView& cv : e.codeview) add_to(ix, key_of(cv.guid), i);
       } else if (e.pdb_id) {
         add_to(ix, key_of(std::span(e.pdb_id->data(), 16)), i);
       }
-    }
-    return *(by_guid = std::move(ix));
+    });
   }
   const Index& mvid_index() {
-    if (by_mvid) return *by_mvid;
-    ++stats.scans;
-    Index ix;
-    for (std::size_t i = 0; i < entries.size(); ++i) {
-      Entry& e = entries[i];
-      if (e.kind == Kind::kPdb) continue;
+    return lazy_index(by_mvid, [&](Index& ix, Entry& e, std::size_t i) {
+      if (e.kind == Kind::kPdb) return;
       load(e);
       if (!e.bad) add_to(ix, key_of(e.mvid), i);
-    }
-    return *(by_mvid = std::move(ix));
+    });
   }
   const Index& cache_index() {
-    if (caches_by_id) return *caches_by_id;
-    ++stats.scans;
-    Index ix;
-    for (std::size_t i = 0; i < entries.size(); ++i) {
-      Entry& e = entries[i];
-      if (e.kind != Kind::kCache) continue;
+    return lazy_index(caches_by_id, [&](Index& ix, Entry& e, std::size_t i) {
+      if (e.kind != Kind::kCache) return;
       load(e);
       if (e.cache && e.pdb_id) add_to(ix, key_of(*e.pdb_id), i);
-    }
-    return *(caches_by_id = std::move(ix));
+    });
   }
 
   void note(const std::string& s) const {
