@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "CacheBuilder.h"
-#include "Identity.h"
-#include "PortablePdb.h"
-#include "msf/MsfPdb.h"
+#include "compiler/CacheBuilder.h"
+#include "decode/SymstoreKeys.h"
+#include "decode/PortablePdb.h"
+#include "decode/msf/MsfPdb.h"
 
 namespace ilmap::bench {
 

@@ -19,8 +19,8 @@
 #include <fstream>
 #include <random>
 
-#include "ModuleIndex.h"
-#include "Symbolicator.h"
+#include "symbolicate/ModuleIndex.h"
+#include "symbolicate/Symbolicator.h"
 #include "bench_common.h"
 #include "ilmap/cache.h"
 

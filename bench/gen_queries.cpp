@@ -11,7 +11,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "DebugInput.h"
+#include "decode/DebugInput.h"
 #include "bench_common.h"
 #include "bench_queries.h"
 

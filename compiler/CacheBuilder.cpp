@@ -1,6 +1,6 @@
 // CacheBuilder.cpp - writes format 2.0: 32-byte header + FlatBuffers payload (schema/ilmap.fbs)
 // with bit-packed point blocks (schema/ilmap_format.h, SPEC.md section 5).
-#include "CacheBuilder.h"
+#include "compiler/CacheBuilder.h"
 
 #include <flatbuffers/flatbuffers.h>
 #include <sys/mman.h>
@@ -19,15 +19,15 @@
 #include <thread>
 #include <unordered_map>
 
-#include "EmbeddedSources.h"
-#include "LineIndex.h"
-#include "NamesSection.h"
-#include "PdbChecksum.h"
-#include "SourceLink.h"
-#include "ZstdPack.h"
-#include "msf/MsfPdb.h"
-#include "msf/SrcSrv.h"
-#include "ilmap_format.h"
+#include "decode/EmbeddedSources.h"
+#include "compiler/LineIndexWriter.h"
+#include "compiler/NamesSection.h"
+#include "decode/PdbChecksum.h"
+#include "decode/SourceLink.h"
+#include "support/ZstdPack.h"
+#include "decode/msf/MsfPdb.h"
+#include "decode/msf/SrcSrv.h"
+#include "format/ilmap_format.h"
 #include "ilmap_generated.h"
 
 namespace ilmap {

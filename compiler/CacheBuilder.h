@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include "Guids.h"
-#include "PortablePdb.h"
+#include "decode/Guids.h"
+#include "decode/PortablePdb.h"
 #include "ilmap/status.h"
 
 namespace ilmap {

@@ -1,12 +1,12 @@
 // CacheSourceFor.cpp - the identity fields of a cache from its decoded input (one place for
 // `ilmap compile` and symbolicate's module index).
-#include "CacheSourceFor.h"
+#include "compiler/CacheSourceFor.h"
 
 #include <xxhash.h>
 
 #include <filesystem>
 
-#include "Identity.h"
+#include "decode/SymstoreKeys.h"
 
 namespace ilmap {
 

@@ -2,8 +2,8 @@
 // debug id, the PE's identity) from a decoded input, so every writer of caches records them alike.
 #pragma once
 
-#include "CacheBuilder.h"
-#include "DebugInput.h"
+#include "compiler/CacheBuilder.h"
+#include "decode/DebugInput.h"
 
 namespace ilmap {
 

@@ -1,13 +1,13 @@
 // NamesSection.cpp - ModuleNames (compiler/names) to the Names table of a cache (SPEC.md 3.6).
-#include "NamesSection.h"
+#include "compiler/NamesSection.h"
 
 #include <string_view>
 #include <unordered_map>
 
-#include "PeFile.h"
-#include "ZstdPack.h"
-#include "ilmap_format.h"
-#include "names/MethodNames.h"
+#include "decode/PeFile.h"
+#include "support/ZstdPack.h"
+#include "format/ilmap_format.h"
+#include "decode/names/MethodNames.h"
 
 namespace ilmap {
 namespace {

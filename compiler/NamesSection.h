@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "Guids.h"
-#include "Metadata.h"
+#include "decode/Guids.h"
+#include "decode/Metadata.h"
 #include "ilmap/status.h"
 #include "ilmap_generated.h"
 

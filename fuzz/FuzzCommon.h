@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "Listing.h"
-#include "PortablePdb.h"
-#include "SourceLink.h"
+#include "decode/Listing.h"
+#include "decode/PortablePdb.h"
+#include "decode/SourceLink.h"
 
 namespace ilmap::fuzz {
 

@@ -9,11 +9,11 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "CacheBuilder.h"
+#include "compiler/CacheBuilder.h"
 #include "FuzzCommon.h"
 #include "ilmap/cache.h"
-#include "msf/MsfPdb.h"
-#include "msf/SrcSrv.h"
+#include "decode/msf/MsfPdb.h"
+#include "decode/msf/SrcSrv.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace ilmap;

@@ -7,8 +7,8 @@
 #include <cstdint>
 
 #include "FuzzCommon.h"
-#include "PeFile.h"
-#include "names/MethodNames.h"
+#include "decode/PeFile.h"
+#include "decode/names/MethodNames.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace ilmap;

@@ -6,9 +6,9 @@
 #include <cstdint>
 
 #include "FuzzCommon.h"
-#include "Identity.h"
-#include "PdbChecksum.h"
-#include "PeFile.h"
+#include "decode/SymstoreKeys.h"
+#include "decode/PdbChecksum.h"
+#include "decode/PeFile.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace ilmap;

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "CacheBuilder.h"
+#include "compiler/CacheBuilder.h"
 #include "FuzzCommon.h"
 #include "ilmap/cache.h"
 

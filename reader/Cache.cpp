@@ -23,9 +23,9 @@
 #include <mutex>
 #include <new>
 
-#include "ilmap_format.h"
+#include "format/ilmap_format.h"
 #include "ilmap_generated.h"
-#include "ilmap_lines_format.h"
+#include "format/ilmap_lines_format.h"
 
 namespace ilmap {
 

@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "ilmap/cache.h"
-#include "ilmap_format.h"
+#include "format/ilmap_format.h"
 #include "ilmap_generated.h"
-#include "ilmap_lines_format.h"
+#include "format/ilmap_lines_format.h"
 
 namespace ilmap {
 namespace {

@@ -1,5 +1,5 @@
 // EventScan.cpp - byte positions of JSON values through nlohmann's SAX parser (EventScan.h).
-#include "EventScan.h"
+#include "symbolicate/EventScan.h"
 
 #include <algorithm>
 #include <iterator>

@@ -1,6 +1,6 @@
 // ModuleIndex.cpp - the search set, its lazily read ids, and compiling caches on demand (see
 // ModuleIndex.h).
-#include "ModuleIndex.h"
+#include "symbolicate/ModuleIndex.h"
 
 #include <xxhash.h>
 
@@ -8,23 +8,23 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "AtomicFile.h"
-#include "CacheBuilder.h"
-#include "CacheSourceFor.h"
-#include "DebugInput.h"
-#include "FileBytes.h"
-#include "Identity.h"
-#include "ModuleIdentity.h"
-#include "ModuleResolver.h"
-#include "NamesSection.h"
-#include "PeFile.h"
-#include "PortablePdb.h"
-#include "StoreIngest.h"
-#include "TraceLine.h"
-#include "msf/DbiStream.h"
-#include "msf/MsfFile.h"
-#include "msf/MsfPdb.h"
-#include "msf/PdbInfoStream.h"
+#include "support/AtomicFile.h"
+#include "compiler/CacheBuilder.h"
+#include "compiler/CacheSourceFor.h"
+#include "decode/DebugInput.h"
+#include "support/FileBytes.h"
+#include "decode/SymstoreKeys.h"
+#include "symbols/ModuleIdentity.h"
+#include "symbols/ModuleResolver.h"
+#include "compiler/NamesSection.h"
+#include "decode/PeFile.h"
+#include "decode/PortablePdb.h"
+#include "symbols/StoreIngest.h"
+#include "symbolicate/TraceLine.h"
+#include "decode/msf/DbiStream.h"
+#include "decode/msf/MsfFile.h"
+#include "decode/msf/MsfPdb.h"
+#include "decode/msf/PdbInfoStream.h"
 #include "ilmap_generated.h"
 
 namespace ilmap::symbolicate {

@@ -28,9 +28,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "Guids.h"
-#include "HttpGet.h"
-#include "SymbolPath.h"
+#include "decode/Guids.h"
+#include "symbols/HttpGet.h"
+#include "symbols/SymbolPath.h"
 #include "ilmap/cache.h"
 #include "ilmap/status.h"
 

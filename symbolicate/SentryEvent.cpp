@@ -1,7 +1,7 @@
 // SentryEvent.cpp - Sentry events and envelopes of .NET programs, symbolicated with ilmap caches
 // (SentryEvent.h; Sentry RFC 0013). Every field read from the event is checked for type and
 // range before use; a frame that fails a check is left untouched and counted by reason.
-#include "SentryEvent.h"
+#include "symbolicate/SentryEvent.h"
 
 #include <zstd.h>
 
@@ -11,8 +11,8 @@
 #include <limits>
 #include <unordered_map>
 
-#include "EventScan.h"
-#include "TextEscape.h"
+#include "symbolicate/EventScan.h"
+#include "support/TextEscape.h"
 #include "ilmap_generated.h"
 
 namespace ilmap {

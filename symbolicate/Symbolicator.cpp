@@ -1,5 +1,5 @@
 // Symbolicator.cpp - the line rewriter (see Symbolicator.h).
-#include "Symbolicator.h"
+#include "symbolicate/Symbolicator.h"
 
 #include <nlohmann/json.hpp>
 

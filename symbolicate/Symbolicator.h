@@ -27,8 +27,8 @@
 #include <utility>
 #include <vector>
 
-#include "ModuleIndex.h"
-#include "TraceLine.h"
+#include "symbolicate/ModuleIndex.h"
+#include "symbolicate/TraceLine.h"
 
 namespace ilmap::symbolicate {
 

@@ -1,6 +1,6 @@
 // TraceLine.cpp - the per-line frame parsers (see TraceLine.h). Hand-written scanning, no
 // regex: symbolicate parses every line of multi-gigabyte logs.
-#include "TraceLine.h"
+#include "symbolicate/TraceLine.h"
 
 namespace ilmap::symbolicate {
 namespace {

@@ -1,5 +1,5 @@
 // FilePointer.cpp - see FilePointer.h.
-#include "FilePointer.h"
+#include "symbols/FilePointer.h"
 
 #include <cctype>
 

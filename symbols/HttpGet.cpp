@@ -1,7 +1,7 @@
 // HttpGet.cpp - see HttpGet.h. libcurl is loaded with dlopen on the first request, not linked:
 // linking it made every ilmap command (lookup, --version) start about 3 times slower, loading
 // libcurl's dozen shared libraries that only `fetch` uses.
-#include "HttpGet.h"
+#include "symbols/HttpGet.h"
 
 #include <curl/curl.h>
 #include <dlfcn.h>

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "AtomicFile.h"
+#include "support/AtomicFile.h"
 #include "ilmap/status.h"
 
 namespace ilmap::symbols {

@@ -1,13 +1,13 @@
 // ModuleIdentity.cpp - SSQP keys of files and of the PDBs a PE names (see ModuleIdentity.h).
-#include "ModuleIdentity.h"
+#include "symbols/ModuleIdentity.h"
 
 #include <algorithm>
 #include <cstring>
 
-#include "Identity.h"
-#include "PortablePdb.h"
-#include "msf/MsfFile.h"
-#include "msf/MsfPdb.h"
+#include "decode/SymstoreKeys.h"
+#include "decode/PortablePdb.h"
+#include "decode/msf/MsfFile.h"
+#include "decode/msf/MsfPdb.h"
 
 namespace ilmap::symbols {
 

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "PeFile.h"
+#include "decode/PeFile.h"
 #include "ilmap/status.h"
 
 namespace ilmap::symbols {

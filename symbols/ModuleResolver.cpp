@@ -1,5 +1,5 @@
 // ModuleResolver.cpp - see ModuleResolver.h.
-#include "ModuleResolver.h"
+#include "symbols/ModuleResolver.h"
 
 #include <xxhash.h>
 
@@ -9,14 +9,14 @@
 #include <filesystem>
 #include <fstream>
 
-#include "AtomicFile.h"
-#include "FileBytes.h"
-#include "FilePointer.h"
-#include "Identity.h"
-#include "PdbChecksum.h"
-#include "PortablePdb.h"
-#include "StoreIngest.h"
-#include "SymbolStore.h"
+#include "support/AtomicFile.h"
+#include "support/FileBytes.h"
+#include "symbols/FilePointer.h"
+#include "decode/SymstoreKeys.h"
+#include "decode/PdbChecksum.h"
+#include "decode/PortablePdb.h"
+#include "symbols/StoreIngest.h"
+#include "symbols/SymbolStore.h"
 #include "ilmap/cache.h"
 #include "ilmap_generated.h"
 

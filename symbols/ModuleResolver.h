@@ -21,9 +21,9 @@
 #include <string>
 #include <vector>
 
-#include "HttpGet.h"
-#include "ModuleIdentity.h"
-#include "SymbolPath.h"
+#include "symbols/HttpGet.h"
+#include "symbols/ModuleIdentity.h"
+#include "symbols/SymbolPath.h"
 #include "ilmap/status.h"
 
 namespace ilmap::symbols {

@@ -1,5 +1,5 @@
 // PackageIngest.cpp - see PackageIngest.h.
-#include "PackageIngest.h"
+#include "symbols/PackageIngest.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -11,9 +11,9 @@
 #include <filesystem>
 #include <map>
 
-#include "AtomicFile.h"
-#include "PortablePdb.h"
-#include "TextEscape.h"
+#include "support/AtomicFile.h"
+#include "decode/PortablePdb.h"
+#include "support/TextEscape.h"
 
 namespace ilmap::symbols {
 namespace {

@@ -20,9 +20,9 @@
 #include <string>
 #include <vector>
 
-#include "PackageReader.h"
-#include "StoreIngest.h"
-#include "SymbolStore.h"
+#include "symbols/PackageReader.h"
+#include "symbols/StoreIngest.h"
+#include "symbols/SymbolStore.h"
 
 namespace ilmap::symbols {
 

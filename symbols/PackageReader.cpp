@@ -1,6 +1,6 @@
 // PackageReader.cpp - see PackageReader.h. libzip is resolved with dlopen on first use, like
 // libcurl in HttpGet.cpp: linking it would load libcrypto.so.3 into every ilmap process.
-#include "PackageReader.h"
+#include "symbols/PackageReader.h"
 
 #include <dlfcn.h>
 #include <sys/stat.h>
@@ -12,7 +12,7 @@
 #include <mutex>
 #include <optional>
 
-#include "TextEscape.h"
+#include "support/TextEscape.h"
 
 namespace ilmap::symbols {
 namespace {

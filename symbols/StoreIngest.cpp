@@ -1,5 +1,5 @@
 // StoreIngest.cpp - store add / store verify over SymbolStore (see StoreIngest.h).
-#include "StoreIngest.h"
+#include "symbols/StoreIngest.h"
 
 #include <xxhash.h>
 
@@ -7,15 +7,15 @@
 #include <cstring>
 #include <filesystem>
 
-#include "CacheBuilder.h"
-#include "CacheSourceFor.h"
-#include "FileBytes.h"
-#include "Guids.h"
-#include "Identity.h"
-#include "ModuleIdentity.h"
-#include "PdbChecksum.h"
-#include "PeFile.h"
-#include "PortablePdb.h"
+#include "compiler/CacheBuilder.h"
+#include "compiler/CacheSourceFor.h"
+#include "support/FileBytes.h"
+#include "decode/Guids.h"
+#include "decode/SymstoreKeys.h"
+#include "symbols/ModuleIdentity.h"
+#include "decode/PdbChecksum.h"
+#include "decode/PeFile.h"
+#include "decode/PortablePdb.h"
 #include "ilmap/cache.h"
 #include "ilmap_generated.h"
 

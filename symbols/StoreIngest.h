@@ -29,7 +29,7 @@
 #include <string>
 #include <vector>
 
-#include "SymbolStore.h"
+#include "symbols/SymbolStore.h"
 #include "ilmap/status.h"
 
 namespace ilmap {

@@ -1,7 +1,7 @@
 // StoreWatch.cpp - see StoreWatch.h. The queue's state is where each package file is (INBOX,
 // INBOX/.ilmap-work, the archive, INBOX/failed): every move is one rename, so a kill at any
 // point leaves each package in exactly one of those places, and a claimed one is redone.
-#include "StoreWatch.h"
+#include "symbols/StoreWatch.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -19,8 +19,8 @@
 #include <filesystem>
 #include <thread>
 
-#include "AtomicFile.h"
-#include "TextEscape.h"
+#include "support/AtomicFile.h"
+#include "support/TextEscape.h"
 
 namespace ilmap::symbols {
 namespace {

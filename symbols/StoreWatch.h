@@ -30,7 +30,7 @@
 #include <functional>
 #include <string>
 
-#include "PackageIngest.h"
+#include "symbols/PackageIngest.h"
 #include "ilmap/status.h"
 
 namespace ilmap::symbols {

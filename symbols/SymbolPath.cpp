@@ -1,5 +1,5 @@
 // SymbolPath.cpp - see SymbolPath.h.
-#include "SymbolPath.h"
+#include "symbols/SymbolPath.h"
 
 #include <algorithm>
 

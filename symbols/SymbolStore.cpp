@@ -1,5 +1,5 @@
 // SymbolStore.cpp - see SymbolStore.h.
-#include "SymbolStore.h"
+#include "symbols/SymbolStore.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -12,8 +12,8 @@
 #include <fstream>
 #include <system_error>
 
-#include "AtomicFile.h"
-#include "ModuleIdentity.h"
+#include "support/AtomicFile.h"
+#include "symbols/ModuleIdentity.h"
 
 namespace ilmap::symbols {
 namespace {

@@ -16,7 +16,7 @@
 #include <string>
 #include <string_view>
 
-#include "AtomicFile.h"
+#include "support/AtomicFile.h"
 #include "ilmap/status.h"
 
 namespace ilmap::symbols {

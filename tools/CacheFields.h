@@ -5,8 +5,8 @@
 #include <span>
 #include <string>
 
-#include "Guids.h"
-#include "Identity.h"
+#include "decode/Guids.h"
+#include "decode/SymstoreKeys.h"
 #include "ilmap_generated.h"
 
 namespace ilmap::cli {

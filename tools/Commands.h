@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "TextEscape.h"
+#include "support/TextEscape.h"
 #include "ilmap/status.h"
 
 namespace ilmap::cli {

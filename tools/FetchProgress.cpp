@@ -1,5 +1,5 @@
 // FetchProgress.cpp - see FetchProgress.h.
-#include "FetchProgress.h"
+#include "tools/FetchProgress.h"
 
 #include <cstdio>
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <thread>
 
-#include "HttpGet.h"
+#include "symbols/HttpGet.h"
 
 namespace ilmap::cli {
 

@@ -1,5 +1,5 @@
 // LineReader.cpp - see LineReader.h.
-#include "LineReader.h"
+#include "tools/LineReader.h"
 
 #include <unistd.h>
 

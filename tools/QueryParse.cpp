@@ -1,5 +1,5 @@
 // QueryParse.cpp - strict number parsing for lookups (no signs, no trailing garbage).
-#include "QueryParse.h"
+#include "tools/QueryParse.h"
 
 #include <charconv>
 

@@ -1,10 +1,10 @@
 // SymbolPathOption.cpp - see SymbolPathOption.h.
-#include "SymbolPathOption.h"
+#include "tools/SymbolPathOption.h"
 
-#include "FileBytes.h"
-#include "ModuleIdentity.h"
-#include "PeFile.h"
-#include "SymbolPath.h"
+#include "support/FileBytes.h"
+#include "symbols/ModuleIdentity.h"
+#include "decode/PeFile.h"
+#include "symbols/SymbolPath.h"
 
 namespace ilmap::cli {
 

@@ -7,7 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
-#include "ModuleResolver.h"
+#include "symbols/ModuleResolver.h"
 #include "ilmap/status.h"
 
 namespace ilmap::cli {

@@ -9,15 +9,15 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "CacheFields.h"
-#include "Commands.h"
-#include "DebugInput.h"
-#include "EmbeddedSources.h"
-#include "Guids.h"
-#include "Identity.h"
-#include "Listing.h"
-#include "NamesSection.h"
-#include "TextEscape.h"
+#include "tools/CacheFields.h"
+#include "tools/Commands.h"
+#include "decode/DebugInput.h"
+#include "decode/EmbeddedSources.h"
+#include "decode/Guids.h"
+#include "decode/SymstoreKeys.h"
+#include "decode/Listing.h"
+#include "compiler/NamesSection.h"
+#include "support/TextEscape.h"
 #include "ilmap/cache.h"
 #include "ilmap_generated.h"
 

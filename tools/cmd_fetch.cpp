@@ -12,14 +12,14 @@
 
 #include <unistd.h>
 
-#include "Commands.h"
-#include "FetchProgress.h"
-#include "FileBytes.h"
-#include "ModuleIdentity.h"
-#include "ModuleResolver.h"
-#include "PeFile.h"
-#include "SymbolPath.h"
-#include "SymbolPathOption.h"
+#include "tools/Commands.h"
+#include "tools/FetchProgress.h"
+#include "support/FileBytes.h"
+#include "symbols/ModuleIdentity.h"
+#include "symbols/ModuleResolver.h"
+#include "decode/PeFile.h"
+#include "symbols/SymbolPath.h"
+#include "tools/SymbolPathOption.h"
 
 namespace ilmap::cli {
 namespace {

@@ -14,11 +14,11 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "Commands.h"
-#include "DebugInput.h"
-#include "Identity.h"
-#include "MetadataSchema.h"
-#include "PeFile.h"
+#include "tools/Commands.h"
+#include "decode/DebugInput.h"
+#include "decode/SymstoreKeys.h"
+#include "decode/MetadataSchema.h"
+#include "decode/PeFile.h"
 
 namespace ilmap::cli {
 namespace {

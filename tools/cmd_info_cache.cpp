@@ -1,7 +1,7 @@
 // cmd_info_cache.cpp - `ilmap info CACHE`: header, identity, section sizes, bytes per point.
-#include "CacheFields.h"
-#include "Commands.h"
-#include "Guids.h"
+#include "tools/CacheFields.h"
+#include "tools/Commands.h"
+#include "decode/Guids.h"
 #include "ilmap/cache.h"
 #include "ilmap_generated.h"
 

@@ -19,9 +19,9 @@
 #include <string_view>
 #include <vector>
 
-#include "Commands.h"
-#include "LineReader.h"
-#include "TextEscape.h"
+#include "tools/Commands.h"
+#include "tools/LineReader.h"
+#include "support/TextEscape.h"
 #include "ilmap/cache.h"
 
 namespace ilmap::cli {

@@ -24,12 +24,12 @@
 #include <optional>
 #include <string>
 
-#include "Commands.h"
-#include "DebugInput.h"
-#include "LineReader.h"
-#include "QueryParse.h"
-#include "SymbolPathOption.h"
-#include "TextEscape.h"
+#include "tools/Commands.h"
+#include "decode/DebugInput.h"
+#include "tools/LineReader.h"
+#include "tools/QueryParse.h"
+#include "tools/SymbolPathOption.h"
+#include "support/TextEscape.h"
 #include "ilmap/cache.h"
 #include "ilmap/mapping_guard.h"
 

@@ -9,15 +9,15 @@
 #include <fstream>
 #include <iterator>
 
-#include "AtomicFile.h"
-#include "Commands.h"
-#include "FileBytes.h"
-#include "ModuleIdentity.h"
-#include "PackageIngest.h"
-#include "PeFile.h"
-#include "StoreIngest.h"
-#include "StoreWatch.h"
-#include "SymbolStore.h"
+#include "support/AtomicFile.h"
+#include "tools/Commands.h"
+#include "support/FileBytes.h"
+#include "symbols/ModuleIdentity.h"
+#include "symbols/PackageIngest.h"
+#include "decode/PeFile.h"
+#include "symbols/StoreIngest.h"
+#include "symbols/StoreWatch.h"
+#include "symbols/SymbolStore.h"
 
 namespace ilmap::cli {
 namespace {

@@ -8,12 +8,12 @@
 #include <cstring>
 #include <memory>
 
-#include "Commands.h"
-#include "ModuleIndex.h"
-#include "SentryEvent.h"
-#include "SymbolPath.h"
-#include "SymbolPathOption.h"
-#include "Symbolicator.h"
+#include "tools/Commands.h"
+#include "symbolicate/ModuleIndex.h"
+#include "symbolicate/SentryEvent.h"
+#include "symbols/SymbolPath.h"
+#include "tools/SymbolPathOption.h"
+#include "symbolicate/Symbolicator.h"
 
 namespace ilmap::cli {
 namespace {

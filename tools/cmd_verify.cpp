@@ -1,7 +1,7 @@
 // cmd_verify.cpp - `ilmap verify CACHE...`: payload checksum and full structural check.
 #include <cstring>
 
-#include "Commands.h"
+#include "tools/Commands.h"
 #include "ilmap/cache.h"
 
 namespace ilmap::cli {

@@ -10,9 +10,9 @@
 #include <string_view>
 #include <vector>
 
-#include "Commands.h"
+#include "tools/Commands.h"
 #include "ilmap/mapping_guard.h"
-#include "HelpFormatter.h"
+#include "tools/HelpFormatter.h"
 
 namespace {
 

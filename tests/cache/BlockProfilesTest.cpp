@@ -11,11 +11,11 @@
 #include <filesystem>
 #include <fstream>
 
-#include "CacheBuilder.h"
+#include "compiler/CacheBuilder.h"
 #include "CacheTestSupport.h"
-#include "PortablePdb.h"
+#include "decode/PortablePdb.h"
 #include "ilmap/cache.h"
-#include "ilmap_format.h"
+#include "format/ilmap_format.h"
 #include "ilmap_generated.h"
 
 namespace ilmap::test {

@@ -18,9 +18,9 @@
 
 #include <gtest/gtest.h>
 
-#include "CacheBuilder.h"
-#include "PortablePdb.h"
-#include "DebugInput.h"
+#include "compiler/CacheBuilder.h"
+#include "decode/PortablePdb.h"
+#include "decode/DebugInput.h"
 
 namespace ilmap::test {
 

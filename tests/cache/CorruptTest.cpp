@@ -10,7 +10,7 @@
 #include "CacheTestSupport.h"
 #include "ilmap/cache.h"
 #include "ilmap/ilmap.h"
-#include "ilmap_format.h"
+#include "format/ilmap_format.h"
 #include "ilmap_generated.h"
 
 namespace ilmap::test {

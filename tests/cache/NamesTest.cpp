@@ -17,14 +17,14 @@
 #include <thread>
 
 #include "CacheTestSupport.h"
-#include "FileBytes.h"
-#include "NamesSection.h"
-#include "PeFile.h"
+#include "support/FileBytes.h"
+#include "compiler/NamesSection.h"
+#include "decode/PeFile.h"
 #include "ilmap/cache.h"
 #include "ilmap/ilmap.h"
-#include "ilmap_format.h"
+#include "format/ilmap_format.h"
 #include "ilmap_generated.h"
-#include "names/MethodNames.h"
+#include "decode/names/MethodNames.h"
 
 namespace ilmap::test {
 namespace {

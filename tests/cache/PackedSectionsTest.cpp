@@ -12,13 +12,13 @@
 #include <fstream>
 #include <thread>
 
-#include "CacheBuilder.h"
+#include "compiler/CacheBuilder.h"
 #include "CacheTestSupport.h"
-#include "PortablePdb.h"
-#include "SourceLink.h"
+#include "decode/PortablePdb.h"
+#include "decode/SourceLink.h"
 #include "ilmap/cache.h"
 #include "ilmap/ilmap.h"
-#include "ilmap_format.h"
+#include "format/ilmap_format.h"
 #include "ilmap_generated.h"
 
 namespace ilmap::test {

@@ -13,7 +13,7 @@
 #include <map>
 #include <vector>
 
-#include "PortablePdb.h"
+#include "decode/PortablePdb.h"
 
 int main(int argc, char** argv) {
   using namespace ilmap;

@@ -6,8 +6,8 @@
 
 #include <set>
 
-#include "CacheBuilder.h"
-#include "EmbeddedSources.h"
+#include "compiler/CacheBuilder.h"
+#include "decode/EmbeddedSources.h"
 #include "GoldenFiles.h"
 #include "ilmap/cache.h"
 #include "ilmap_generated.h"

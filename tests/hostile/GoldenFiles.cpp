@@ -9,9 +9,9 @@
 #include <span>
 #include <stdexcept>
 
-#include "CacheBuilder.h"
-#include "PeFile.h"
-#include "PortablePdb.h"
+#include "compiler/CacheBuilder.h"
+#include "decode/PeFile.h"
+#include "decode/PortablePdb.h"
 #include "TestEncoders.h"
 
 namespace ilmap::hostile {

@@ -13,12 +13,12 @@
 #include <string>
 #include <vector>
 
-#include "CacheBuilder.h"
-#include "DebugInput.h"
-#include "Listing.h"
-#include "PeFile.h"
-#include "PortablePdb.h"
-#include "SourceLink.h"
+#include "compiler/CacheBuilder.h"
+#include "decode/DebugInput.h"
+#include "decode/Listing.h"
+#include "decode/PeFile.h"
+#include "decode/PortablePdb.h"
+#include "decode/SourceLink.h"
 #include "ilmap/cache.h"
 
 namespace ilmap::hostile {

@@ -6,9 +6,9 @@
 #include <sstream>
 
 #include "GoldenFiles.h"
-#include "Guids.h"
+#include "decode/Guids.h"
 #include "HostileSupport.h"
-#include "ilmap_format.h"
+#include "format/ilmap_format.h"
 #include "ilmap_generated.h"
 
 namespace ilmap::hostile {

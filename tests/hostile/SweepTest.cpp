@@ -6,7 +6,7 @@
 #include <chrono>
 
 #include "HostileSupport.h"
-#include "NamesSection.h"
+#include "compiler/NamesSection.h"
 
 namespace ilmap::hostile {
 namespace {

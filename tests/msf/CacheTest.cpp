@@ -3,12 +3,12 @@
 // and SourceLink URLs from the "sourcelink" stream; a token of another table is refused.
 #include <gtest/gtest.h>
 
-#include "CacheBuilder.h"
-#include "Identity.h"
+#include "compiler/CacheBuilder.h"
+#include "decode/SymstoreKeys.h"
 #include "MsfWriter.h"
 #include "ilmap/cache.h"
 #include "ilmap_generated.h"
-#include "msf/MsfPdb.h"
+#include "decode/msf/MsfPdb.h"
 
 using namespace ilmap;
 using namespace ilmap::msf;

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "Identity.h"
-#include "PeFile.h"
-#include "msf/MsfPdb.h"
+#include "decode/SymstoreKeys.h"
+#include "decode/PeFile.h"
+#include "decode/msf/MsfPdb.h"
 
 namespace fs = std::filesystem;
 using namespace ilmap;

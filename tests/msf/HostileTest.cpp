@@ -8,8 +8,8 @@
 #include <iterator>
 
 #include "MsfWriter.h"
-#include "msf/ModuleStream.h"
-#include "msf/MsfPdb.h"
+#include "decode/msf/ModuleStream.h"
+#include "decode/msf/MsfPdb.h"
 
 using namespace ilmap;
 using namespace ilmap::msf;

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "msf/MsfFormat.h"
+#include "decode/msf/MsfFormat.h"
 
 namespace ilmap::msf::test {
 

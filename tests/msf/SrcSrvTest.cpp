@@ -2,11 +2,11 @@
 // hand-written streams, and the URLs they give documents in a cache.
 #include <gtest/gtest.h>
 
-#include "CacheBuilder.h"
+#include "compiler/CacheBuilder.h"
 #include "MsfWriter.h"
 #include "ilmap/cache.h"
-#include "msf/MsfPdb.h"
-#include "msf/SrcSrv.h"
+#include "decode/msf/MsfPdb.h"
+#include "decode/msf/SrcSrv.h"
 
 using namespace ilmap;
 using namespace ilmap::msf;

@@ -2,9 +2,9 @@
 // MsfPdb.h produces, checked on the decoded points and on the canonical listing.
 #include <gtest/gtest.h>
 
-#include "Identity.h"
+#include "decode/SymstoreKeys.h"
 #include "MsfWriter.h"
-#include "msf/MsfPdb.h"
+#include "decode/msf/MsfPdb.h"
 
 using namespace ilmap;
 using namespace ilmap::msf;

@@ -7,7 +7,7 @@
 #include <iterator>
 #include <vector>
 
-#include "msf/MsfPdb.h"
+#include "decode/msf/MsfPdb.h"
 
 int main(int argc, char** argv) {
   if (argc != 2) {

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "PeFile.h"
-#include "PortablePdb.h"
-#include "names/MethodNames.h"
+#include "decode/PeFile.h"
+#include "decode/PortablePdb.h"
+#include "decode/names/MethodNames.h"
 
 namespace ilmap::names {
 namespace {

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "TestEncoders.h"
-#include "names/Signature.h"
+#include "decode/names/Signature.h"
 
 namespace ilmap::names {
 namespace {

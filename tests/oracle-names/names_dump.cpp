@@ -5,9 +5,9 @@
 #include <cstdio>
 #include <string>
 
-#include "FileBytes.h"
-#include "PeFile.h"
-#include "names/MethodNames.h"
+#include "support/FileBytes.h"
+#include "decode/PeFile.h"
+#include "decode/names/MethodNames.h"
 
 int main(int argc, char** argv) {
   if (argc != 2) {

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <memory>
 
-#include "PeFile.h"
+#include "decode/PeFile.h"
 
 namespace ilmap {
 namespace {

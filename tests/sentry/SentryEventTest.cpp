@@ -9,10 +9,10 @@
 #include <filesystem>
 #include <functional>
 
-#include "CacheBuilder.h"
-#include "DebugInput.h"
-#include "EventScan.h"
-#include "SentryEvent.h"
+#include "compiler/CacheBuilder.h"
+#include "decode/DebugInput.h"
+#include "symbolicate/EventScan.h"
+#include "symbolicate/SentryEvent.h"
 #include "ilmap_generated.h"
 
 namespace ilmap {

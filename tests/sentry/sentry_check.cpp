@@ -21,7 +21,7 @@
 #include <tuple>
 #include <vector>
 
-#include "SentryEvent.h"
+#include "symbolicate/SentryEvent.h"
 
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;

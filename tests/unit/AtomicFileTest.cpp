@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "AtomicFile.h"
+#include "support/AtomicFile.h"
 
 namespace ilmap {
 namespace {

@@ -1,7 +1,7 @@
 // ByteCursorTest.cpp - ECMA-335 II.23.2 compressed integers, C strings and sub-cursors.
 #include <gtest/gtest.h>
 
-#include "ByteCursor.h"
+#include "support/ByteCursor.h"
 #include "TestEncoders.h"
 
 namespace ilmap {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "FilePointer.h"
+#include "symbols/FilePointer.h"
 
 namespace ilmap::symbols {
 namespace {

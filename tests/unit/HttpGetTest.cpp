@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "HttpGet.h"
-#include "Identity.h"
+#include "symbols/HttpGet.h"
+#include "decode/SymstoreKeys.h"
 
 namespace ilmap {
 namespace {

@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <random>
 
-#include "LineIndex.h"
+#include "compiler/LineIndexWriter.h"
 
 namespace ilmap::test {
 namespace {

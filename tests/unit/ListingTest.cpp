@@ -2,7 +2,7 @@
 // the stable per-method sort.
 #include <gtest/gtest.h>
 
-#include "Listing.h"
+#include "decode/Listing.h"
 
 namespace ilmap {
 namespace {

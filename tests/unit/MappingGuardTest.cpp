@@ -22,9 +22,9 @@
 #include <fstream>
 #include <string>
 
-#include "CacheBuilder.h"
-#include "FileBytes.h"
-#include "PortablePdb.h"
+#include "compiler/CacheBuilder.h"
+#include "support/FileBytes.h"
+#include "decode/PortablePdb.h"
 #include "TestEncoders.h"
 #include "ilmap/cache.h"
 #include "ilmap/ilmap.h"

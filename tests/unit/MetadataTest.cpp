@@ -6,8 +6,8 @@
 #include <deque>
 #include <tuple>
 
-#include "Metadata.h"
-#include "PortablePdb.h"
+#include "decode/Metadata.h"
+#include "decode/PortablePdb.h"
 #include "TestEncoders.h"
 
 namespace ilmap {

@@ -8,11 +8,11 @@
 
 #include <cstring>
 
-#include "CacheBuilder.h"
-#include "PortablePdb.h"
+#include "compiler/CacheBuilder.h"
+#include "decode/PortablePdb.h"
 #include "TestEncoders.h"
 #include "ilmap/cache.h"
-#include "ilmap_format.h"
+#include "format/ilmap_format.h"
 #include "ilmap_generated.h"
 
 namespace ilmap::test {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "ModuleIndex.h"
+#include "symbolicate/ModuleIndex.h"
 
 namespace ilmap::symbolicate {
 namespace {

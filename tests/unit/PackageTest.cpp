@@ -3,8 +3,8 @@
 // that matches PDB documents to package sources (with its tie rules).
 #include <gtest/gtest.h>
 
-#include "PackageIngest.h"
-#include "PackageReader.h"
+#include "symbols/PackageIngest.h"
+#include "symbols/PackageReader.h"
 
 namespace ilmap::symbols {
 namespace {

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "Identity.h"
-#include "PdbChecksum.h"
+#include "decode/SymstoreKeys.h"
+#include "decode/PdbChecksum.h"
 
 namespace ilmap {
 namespace {

@@ -2,7 +2,7 @@
 // (PortablePdb-Metadata.md "Sequence Points Blob"; reference notes 1.8).
 #include <gtest/gtest.h>
 
-#include "SequencePoints.h"
+#include "decode/SequencePoints.h"
 #include "TestEncoders.h"
 
 namespace ilmap {

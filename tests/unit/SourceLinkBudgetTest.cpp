@@ -9,10 +9,10 @@
 
 #include <string>
 
-#include "CacheBuilder.h"
-#include "Guids.h"
-#include "PortablePdb.h"
-#include "SourceLink.h"
+#include "compiler/CacheBuilder.h"
+#include "decode/Guids.h"
+#include "decode/PortablePdb.h"
+#include "decode/SourceLink.h"
 #include "TestEncoders.h"
 #include "ilmap/cache.h"
 

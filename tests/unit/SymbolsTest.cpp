@@ -7,12 +7,12 @@
 
 #include <unistd.h>
 
-#include "Guids.h"
-#include "Identity.h"
-#include "ModuleIdentity.h"
-#include "ModuleResolver.h"
-#include "SymbolPath.h"
-#include "SymbolStore.h"
+#include "decode/Guids.h"
+#include "decode/SymstoreKeys.h"
+#include "symbols/ModuleIdentity.h"
+#include "symbols/ModuleResolver.h"
+#include "symbols/SymbolPath.h"
+#include "symbols/SymbolStore.h"
 
 namespace ilmap::symbols {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "TextEscape.h"
+#include "support/TextEscape.h"
 
 namespace ilmap {
 namespace {

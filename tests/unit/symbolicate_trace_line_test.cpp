@@ -3,7 +3,7 @@
 // that must stay text.
 #include <gtest/gtest.h>
 
-#include "TraceLine.h"
+#include "symbolicate/TraceLine.h"
 
 namespace ilmap::symbolicate {
 namespace {

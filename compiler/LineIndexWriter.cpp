@@ -1,0 +1,193 @@
+// LineIndex.cpp - encodes the reverse line index (SPEC.md section 3.7, layout in
+// schema/ilmap_lines_format.h): sort, cut into blocks of kLineBlockEntries, delta-code.
+#include "compiler/LineIndexWriter.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+
+#include "support/ZstdPack.h"
+#include "format/ilmap_lines_format.h"
+
+namespace ilmap {
+namespace {
+
+namespace f = ilmap::disk;
+
+bool before(const LinePoint& a, const LinePoint& b) {
+  if (a.document != b.document) return a.document < b.document;
+  if (a.line != b.line) return a.line < b.line;
+  if (a.column != b.column) return a.column < b.column;
+  if (a.row != b.row) return a.row < b.row;
+  return a.ordinal < b.ordinal;
+}
+
+// The order of the points in the index (document, line, column, row, ordinal), as positions
+// into `points`. The builder hands the points over in (row, ordinal) order, so a stable sort by
+// (document, line, column) is enough: a counting sort by (document, line), each document's
+// lines from its lowest to its highest, then each run of one line by column. That is a few
+// linear passes where a comparison sort took most of a compile (100k points: 4 ms of 5), and
+// positions (4 bytes each) instead of a sorted copy of the points (20 bytes each): in a
+// short-lived process every fresh page is a fault. Inputs in another order, or whose line
+// ranges are much wider than their point counts, take a comparison sort.
+std::vector<std::uint32_t> sorted_order(const std::vector<LinePoint>& points, std::uint32_t documents) {
+  const std::size_t n = points.size();
+  std::vector<std::uint32_t> order(n);
+  std::vector<std::uint32_t> lo(documents, UINT32_MAX), hi(documents, 0);
+  bool in_row_order = n <= UINT32_MAX;
+  for (std::size_t i = 0; i < n && in_row_order; ++i) {
+    const LinePoint& p = points[i];
+    if (p.document >= documents) {
+      in_row_order = false;
+      break;
+    }
+    lo[p.document] = std::min(lo[p.document], p.line);
+    hi[p.document] = std::max(hi[p.document], p.line);
+    if (i && (p.row < points[i - 1].row || (p.row == points[i - 1].row && p.ordinal <= points[i - 1].ordinal)))
+      in_row_order = false;
+  }
+  std::vector<std::uint64_t> base(documents, 0);
+  std::uint64_t buckets = 0;
+  for (std::uint32_t d = 0; d < documents; ++d) {
+    base[d] = buckets;
+    if (lo[d] <= hi[d]) buckets += std::uint64_t(hi[d]) - lo[d] + 1;
+  }
+  if (!in_row_order || buckets > 4 * std::uint64_t(n) + 4096) {
+    for (std::size_t i = 0; i < n; ++i) order[i] = static_cast<std::uint32_t>(i);
+    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return before(points[a], points[b]); });
+    return order;
+  }
+  std::vector<std::uint32_t> start(static_cast<std::size_t>(buckets) + 1, 0);
+  auto bucket = [&](const LinePoint& p) { return static_cast<std::size_t>(base[p.document] + (p.line - lo[p.document])); };
+  for (const LinePoint& p : points) ++start[bucket(p) + 1];
+  for (std::size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
+  for (std::size_t i = 0; i < n; ++i) order[start[bucket(points[i])]++] = static_cast<std::uint32_t>(i);  // stable
+  // Runs of one (document, line): by column, stably (row order kept for equal columns).
+  auto column_less = [&](std::uint32_t a, std::uint32_t b) { return points[a].column < points[b].column; };
+  for (std::size_t i = 0; i < n;) {
+    const LinePoint& first = points[order[i]];
+    std::size_t j = i + 1;
+    while (j < n && points[order[j]].line == first.line && points[order[j]].document == first.document) ++j;
+    if (j - i > 16) {
+      std::stable_sort(order.begin() + static_cast<std::ptrdiff_t>(i), order.begin() + static_cast<std::ptrdiff_t>(j), column_less);
+    } else {
+      for (std::size_t k = i + 1; k < j; ++k) {
+        const std::uint32_t v = order[k];
+        std::size_t m = k;
+        for (; m > i && column_less(v, order[m - 1]); --m) order[m] = order[m - 1];
+        order[m] = v;
+      }
+    }
+    i = j;
+  }
+  return order;
+}
+
+}  // namespace
+
+LineIndexSection build_line_index(std::vector<LinePoint>& points, std::uint32_t documents) {
+  const std::vector<std::uint32_t> order = sorted_order(points, documents);
+  auto at = [&](std::size_t k) -> const LinePoint& { return points[order[k]]; };
+  LineIndexSection s;
+  s.doc_blocks.reserve(std::size_t(documents) + 1);
+  s.blocks.reserve(points.size() / f::kLineBlockEntries + documents);
+  // The blocks go into a buffer of the largest size they can take (a count byte and two
+  // LEB128 values per block, a tag and three LEB128 values per entry: 16 bytes per point),
+  // written through a pointer; it is left uninitialised, so only the pages written are touched.
+  const std::size_t bound = points.size() * 16 + 16;
+  std::unique_ptr<std::uint8_t[]> buf(new std::uint8_t[bound]);
+  std::uint8_t* const begin = buf.get();
+  std::uint8_t* out = begin;
+  auto leb = [&out](std::uint32_t v) {
+    while (v >= 0x80) {
+      *out++ = static_cast<std::uint8_t>(v | 0x80);
+      v >>= 7;
+    }
+    *out++ = static_cast<std::uint8_t>(v);
+  };
+  std::size_t i = 0;
+  for (std::uint32_t d = 0; d < documents; ++d) {
+    s.doc_blocks.push_back(static_cast<std::uint32_t>(s.blocks.size()));
+    while (i < points.size() && at(i).document == d) {
+      std::size_t n = 0;
+      while (i + n < points.size() && at(i + n).document == d && n < f::kLineBlockEntries) ++n;
+      const LinePoint& p0 = at(i);
+      s.blocks.emplace_back(p0.line, static_cast<std::uint32_t>(out - begin));
+      *out++ = static_cast<std::uint8_t>(n);
+      leb(p0.row);
+      leb(p0.ordinal);
+      for (std::size_t k = 1; k < n; ++k) {
+        const LinePoint& a = at(i + k - 1);
+        const LinePoint& b = at(i + k);
+        const std::uint32_t dl = b.line - a.line;
+        unsigned kind;
+        if (b.row == a.row) {
+          kind = b.ordinal == a.ordinal + 1 ? f::kLineNext : f::kLineOrdinal;
+        } else {
+          kind = b.ordinal == 0 ? f::kLineRowFirst : f::kLineRow;
+        }
+        *out++ = static_cast<std::uint8_t>(kind | std::min<std::uint32_t>(dl, f::kLineDeltaEscape) << 2);
+        if (dl >= f::kLineDeltaEscape) leb(dl - f::kLineDeltaEscape);
+        if (kind == f::kLineOrdinal) leb(b.ordinal);
+        if (kind == f::kLineRow || kind == f::kLineRowFirst) leb(static_cast<std::uint32_t>(f::zigzag(std::int64_t(b.row) - std::int64_t(a.row))));
+        if (kind == f::kLineRow) leb(b.ordinal);
+      }
+      i += n;
+    }
+  }
+  s.doc_blocks.push_back(static_cast<std::uint32_t>(s.blocks.size()));
+  s.entries = i;
+  s.data.assign(begin, out);
+  return s;
+}
+
+std::size_t line_index_content_size(const LineIndexSection& index) {
+  return index.doc_blocks.size() * 4 + index.blocks.size() * 4 + index.data.size();
+}
+
+void line_index_content(const LineIndexSection& index, std::uint8_t* out) {
+  // doc_blocks, each block's first line as the difference from the block before's in the same
+  // document (offsets are not stored: a reader finds them by walking the blocks), then data.
+  // Differences instead of lines and no offsets make the frame about half as large.
+  auto put = [&](std::uint32_t v) {
+    for (int k = 0; k < 4; ++k) *out++ = static_cast<std::uint8_t>(v >> (8 * k));
+  };
+  for (std::uint32_t v : index.doc_blocks) put(v);
+  for (std::size_t doc = 0; doc + 1 < index.doc_blocks.size(); ++doc) {
+    std::uint32_t line = 0;
+    for (std::uint32_t j = index.doc_blocks[doc]; j < index.doc_blocks[doc + 1]; ++j) {
+      put(index.blocks[j].line() - line);
+      line = index.blocks[j].line();
+    }
+  }
+  if (!index.data.empty()) std::memcpy(out, index.data.data(), index.data.size());
+}
+
+flatbuffers::Offset<fb::LineIndex> write_line_index(flatbuffers::FlatBufferBuilder& fbb, const LineIndexSection& index) {
+  // Format 2.0 (SPEC.md 3.7): the three vectors as one zstd frame when that is smaller. The
+  // lookups by line unpack it once; a frame of a few KB unpacks in microseconds.
+  PackScratch& scratch = pack_scratch();
+  const std::size_t n = line_index_content_size(index);
+  std::span<const std::uint8_t> frame;
+  if (std::uint8_t* content = scratch.get(0, n)) {
+    line_index_content(index, content);
+    frame = zstd_pack({content, n});
+  }
+  const bool packed = !frame.empty();
+  flatbuffers::Offset<flatbuffers::Vector<std::uint8_t>> frame_vec;
+  if (packed) frame_vec = fbb.CreateVector(frame.data(), frame.size());
+  scratch.trim();
+  if (packed) {
+    fb::LineIndexBuilder b(fbb);
+    b.add_entry_count(index.entries);
+    b.add_index_zstd(frame_vec);
+    return b.Finish();
+  }
+  auto doc_blocks = fbb.CreateVector(index.doc_blocks);
+  auto blocks = fbb.CreateVectorOfStructs(index.blocks);
+  auto data = fbb.CreateVector(index.data);
+  return fb::CreateLineIndex(fbb, doc_blocks, blocks, data, index.entries);
+}
+
+}  // namespace ilmap

@@ -1,0 +1,146 @@
+// FileBytes.cpp - mmap an input file read-only; fall back to reading it into memory.
+#include "support/FileBytes.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+namespace ilmap {
+
+FileBytes::FileBytes(FileBytes&& o) noexcept
+    : data_(o.data_), size_(o.size_), mapped_(o.mapped_), guard_(std::move(o.guard_)), path_(std::move(o.path_)) {
+  o.data_ = nullptr;
+  o.size_ = 0;
+  o.mapped_ = false;
+}
+
+FileBytes& FileBytes::operator=(FileBytes&& o) noexcept {
+  if (this != &o) {
+    reset();
+    data_ = o.data_;
+    size_ = o.size_;
+    mapped_ = o.mapped_;
+    guard_ = std::move(o.guard_);
+    path_ = std::move(o.path_);
+    o.data_ = nullptr;
+    o.size_ = 0;
+    o.mapped_ = false;
+  }
+  return *this;
+}
+
+FileBytes::~FileBytes() { reset(); }
+
+void FileBytes::reset() noexcept {
+  guard_.reset();  // unregister before the range can be reused by another mapping
+  if (data_) {
+    if (mapped_)
+      ::munmap(const_cast<std::uint8_t*>(data_), size_);
+    else
+      std::free(const_cast<std::uint8_t*>(data_));
+  }
+  data_ = nullptr;
+  size_ = 0;
+}
+
+Status FileBytes::check() const {
+  if (changed()) return {Errc::kIo, path_ + ": input file changed while being read (truncated or rewritten in place)"};
+  return {};
+}
+
+namespace {
+
+enum class Head { kUnknown, kPortablePdb, kPe, kCache, kMsf };
+
+// The kinds of input ilmap reads (as DebugInput's sniff_input), plus MSF to name it later.
+Head classify(const std::uint8_t* h, std::size_t n) {
+  if (n >= 4 && std::memcmp(h, "BSJB", 4) == 0) return Head::kPortablePdb;
+  if (n >= 2 && h[0] == 'M' && h[1] == 'Z') return Head::kPe;
+  if (n >= 8 && std::memcmp(h + 4, "ILMP", 4) == 0) return Head::kCache;
+  if (n >= 24 && std::memcmp(h, "Microsoft C/C++ MSF 7.00", 24) == 0) return Head::kMsf;
+  return Head::kUnknown;
+}
+
+struct Fd {
+  int fd = -1;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+}  // namespace
+
+Result<FileBytes> FileBytes::open(const std::string& path, std::uint64_t max_size) {
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below anyway.
+  Fd file{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)};
+  const int fd = file.fd;
+  if (fd < 0) return Error{Errc::kIo, format("%s: cannot open: %s", path.c_str(), std::strerror(errno))};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    int e = errno;
+    return Error{Errc::kIo, format("%s: cannot stat: %s", path.c_str(), std::strerror(e))};
+  }
+  if (S_ISDIR(st.st_mode)) return Error{Errc::kIo, format("%s: is a directory, expected a file", path.c_str())};
+  if (!S_ISREG(st.st_mode)) return Error{Errc::kIo, format("%s: not a regular file", path.c_str())};
+  const int fl = ::fcntl(fd, F_GETFL);
+  if (fl >= 0) (void)::fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+  if (static_cast<std::uint64_t>(st.st_size) > max_size) {
+    return Error{Errc::kTooLarge, format("%s: %lld bytes exceeds the input limit of %llu bytes", path.c_str(), static_cast<long long>(st.st_size), static_cast<unsigned long long>(max_size))};
+  }
+  // The first bytes decide before anything is mapped.
+  std::uint8_t head[32] = {};
+  std::size_t head_size = 0;
+  while (head_size < sizeof head) {
+    const ssize_t n = ::pread(fd, head + head_size, sizeof head - head_size, static_cast<off_t>(head_size));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Error{Errc::kIo, format("%s: read failed: %s", path.c_str(), std::strerror(errno))};
+    if (n == 0) break;
+    head_size += static_cast<std::size_t>(n);
+  }
+  const Head kind = classify(head, head_size);
+  if (kind == Head::kUnknown)
+    return Error{Errc::kBadMagic, format("%s: not a Portable PDB (BSJB), a PE (MZ) or an ilmap cache (first bytes %s)", path.c_str(), head_size >= 4 ? "unrecognised" : "missing")};
+  FileBytes f;
+  f.path_ = path;
+  f.size_ = static_cast<std::size_t>(st.st_size);
+  // Every byte of a PDB is read once, front to back: map all pages up front (one call instead
+  // of a page fault per 16 pages) when the file is large enough for it to matter. A PE is
+  // read the same way when it embeds its PDB; an MSF PDB or a cache is only looked at.
+  const bool whole = kind == Head::kPortablePdb || kind == Head::kPe;
+  const int populate = whole && f.size_ >= (std::size_t(1) << 20) ? MAP_POPULATE : 0;
+  void* p = ::mmap(nullptr, f.size_, PROT_READ, MAP_PRIVATE | populate, fd, 0);
+  if (p != MAP_FAILED) {
+    GuardedRange guard(p, f.size_);
+    if (guard.valid() || !mapping_guard_installed()) {
+      f.data_ = static_cast<const std::uint8_t*>(p);
+      f.mapped_ = true;
+      f.guard_ = std::move(guard);
+      if (const char* hook = std::getenv(kShrinkHookEnv); hook && path == hook)
+        (void)::truncate(path.c_str(), 4096);
+      return f;
+    }
+    ::munmap(p, f.size_);  // the guard's registry is full: read the file instead
+  }
+  auto* buf = static_cast<std::uint8_t*>(std::malloc(f.size_));
+  if (!buf) return Error{Errc::kIo, format("%s: out of memory reading %zu bytes", path.c_str(), f.size_)};
+  std::size_t got = 0;
+  while (got < f.size_) {
+    ssize_t n = ::read(fd, buf + got, f.size_ - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int e = errno;
+      std::free(buf);
+      return Error{Errc::kIo, format("%s: read failed: %s", path.c_str(), n == 0 ? "unexpected end of file" : std::strerror(e))};
+    }
+    got += static_cast<std::size_t>(n);
+  }
+  f.data_ = buf;
+  return f;
+}
+
+}  // namespace ilmap
