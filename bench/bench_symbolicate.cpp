@@ -19,7 +19,7 @@
 #include <fstream>
 #include <random>
 
-#include "symbolicate/ModuleIndex.h"
+#include "symbols/ModuleIndex.h"
 #include "symbolicate/Symbolicator.h"
 #include "bench_common.h"
 #include "ilmap/cache.h"

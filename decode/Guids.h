@@ -7,6 +7,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -44,6 +45,8 @@ consteval Guid guid_from_text(std::string_view s) {
 
 // On-disk bytes -> lowercase D format (the inverse of guid_from_text).
 std::string guid_to_text(const Guid& g);
+// 32 hex digits (N format, any case) or a D/B-format GUID in text order -> on-disk bytes.
+std::optional<Guid> parse_guid_text(std::string_view text) noexcept;
 // On-disk bytes -> 32 lowercase hex digits in text order ("N" format, used by SSQP keys).
 std::string guid_to_n(const Guid& g);
 

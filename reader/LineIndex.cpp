@@ -1,11 +1,9 @@
-// LineIndex.cpp - the reader's part of the reverse line index (format 1.2): document matching
+// LineIndex.cpp - the reader's part of the reverse line index : document matching
 // (SPEC.md 6.3), the binding rule of a source line (6.2) and verify step 12.
 //
-// Kept apart from Cache.cpp: it reads the index and the point blocks through the public
-// FlatBuffers root only (Cache::root), so the sections' own decoding stays in one place and
-// this file depends on nothing but the index layout (schema/ilmap_lines_format.h) and the
-// block layout (schema/ilmap_format.h). Every read is bounded: a corrupt index that passed
-// open gives fewer or wrong bindings, never a read outside the file.
+// Points are read through the Impl's method directory and block decoder (reader/CacheImpl.h),
+// the index through its layout (format/ilmap_lines_format.h). Every read is bounded: a corrupt
+// index that passed open gives fewer or wrong bindings, never a read outside the file.
 #include <algorithm>
 #include <cstring>
 #include <span>
@@ -13,10 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ilmap/cache.h"
-#include "format/ilmap_format.h"
-#include "ilmap_generated.h"
-#include "format/ilmap_lines_format.h"
+#include "reader/CacheImpl.h"
 
 namespace ilmap {
 namespace {
@@ -32,15 +27,7 @@ struct LinesView {
   const std::uint8_t* data = nullptr;
   std::size_t data_size = 0;
   std::uint64_t entry_count = 0;
-  // Method directory, format 2.0 (SPEC.md section 4).
-  std::uint32_t method_rows = 0;
-  const fb::MethodGroup* groups = nullptr;
-  const std::uint8_t* ends = nullptr;
-  const std::uint8_t* high = nullptr;
-  std::uint32_t high_count = 0;
-  const std::uint8_t* pblocks = nullptr;
-  std::size_t pblocks_size = 0;
-  d::ProfileTable profiles;  // block_profiles (SPEC.md 5.1)
+  const CacheInternals::Impl* impl = nullptr;  // the method directory and point blocks
 
   // Blocks of document `doc`: [b, e); empty when out of range or corrupt.
   void doc_range(std::uint32_t doc, std::uint32_t& b, std::uint32_t& e) const {
@@ -54,24 +41,10 @@ struct LinesView {
 
   // Visible record `k` of method row `row` (SPEC.md 5); false when absent or corrupt.
   bool record(std::uint32_t row, std::uint32_t k, d::VisibleRecord& r) const {
-    if (row == 0 || row > method_rows) return false;
-    const std::uint32_t i = row - 1, j = i % d::kGroupRows;
-    const fb::MethodGroup& g = groups[i / d::kGroupRows];
-    std::uint64_t rel_e = d::load_le16(ends + 2 * std::size_t(i)), rel_b = j ? d::load_le16(ends + 2 * std::size_t(i - 1)) : 0;
-    if (g.high() != d::kGroupNarrow) {
-      const std::uint64_t x = std::uint64_t(g.high()) + j;
-      if (x >= high_count) return false;
-      rel_e |= std::uint64_t(d::load_le16(high + 2 * x)) << 16;
-      if (j) rel_b |= std::uint64_t(d::load_le16(high + 2 * (x - 1))) << 16;
-    }
-    const std::uint64_t b = g.base() + rel_b, e = g.base() + rel_e;
-    if (b >= e || e > pblocks_size - d::kBlockTailPadding) return false;
-    const std::uint8_t* rec = pblocks + b;
-    const std::uint8_t* end = pblocks + e;
+    const std::uint8_t* rec;
+    const std::uint8_t* end;
     d::BlockHeader h;
-    std::uint64_t profile;
-    if (!profiles.profile_of(row, rec, profile) || !d::get_block_header(rec, end, profile, h) || h.records_bytes() > std::uint64_t(end - rec) || k >= h.visible)
-      return false;
+    if (!impl->block(row, rec, end, h) || k >= h.visible) return false;
     r = d::get_visible(rec, k, h);
     return true;
   }
@@ -86,8 +59,8 @@ Status no_index() {
 // SPEC.md 3.7: doc_blocks, blocks and data back to back); kUnsupported without an index,
 // kMalformed (or kTooLarge) when the frame does not unpack or its content does not split.
 Status view_of(const Cache& cache, std::span<const std::uint8_t> packed, LinesView& v) {
-  const auto* root = static_cast<const fb::Cache*>(cache.root());
-  const fb::LineIndex* li = root->lines();
+  v.impl = &CacheInternals::of(cache);
+  const fb::LineIndex* li = v.impl->root->lines();
   if (!li) return no_index();
   if (li->index_zstd()) {
     const std::uint64_t head = (std::uint64_t(cache.document_count()) + 1) * 4;
@@ -112,22 +85,6 @@ Status view_of(const Cache& cache, std::span<const std::uint8_t> packed, LinesVi
     v.data_size = li->data()->size();
   }
   v.entry_count = li->entry_count();
-  // Open guarantees both (SPEC.md section 7, steps 12-13).
-  v.method_rows = root->method_rows();
-  v.groups = reinterpret_cast<const fb::MethodGroup*>(root->method_groups()->Data());
-  v.ends = reinterpret_cast<const std::uint8_t*>(root->block_ends()->data());
-  if (const auto* hv = root->block_ends_high()) {
-    v.high = reinterpret_cast<const std::uint8_t*>(hv->data());
-    v.high_count = hv->size();
-  }
-  v.pblocks = root->point_blocks()->data();
-  v.pblocks_size = root->point_blocks()->size();
-  // Open checked both: at most 255 profiles, one index byte per method row.
-  if (const auto* bp = root->block_profiles()) {
-    v.profiles.data = reinterpret_cast<const std::uint8_t*>(bp->data());
-    v.profiles.count = bp->size();
-  }
-  v.profiles.index = root->block_profile_index()->data();
   return {};
 }
 
@@ -323,8 +280,7 @@ Status Cache::lines_in_unchecked(std::span<const std::uint32_t> documents, std::
 
 // SPEC.md section 7, verify step 12.
 Status Cache::verify_line_index() const {
-  const auto* root = static_cast<const fb::Cache*>(this->root());
-  const fb::LineIndex* li = root->lines();
+  const fb::LineIndex* li = impl_->root->lines();
   if (!li) return {};
   if (li->index_zstd() && (li->doc_blocks() || li->blocks() || li->data()))
     return {Errc::kMalformed, "line index: stored both packed (index_zstd) and as is (doc_blocks, blocks, data)"};
@@ -373,9 +329,9 @@ Status Cache::verify_line_index() const {
     if (last != v.blocks_count) return {Errc::kMalformed, "line index: blocks after the last document's"};
   }
   if (pos != v.data_size) return {Errc::kMalformed, "line index: bytes after the last block"};
-  if (entries != v.entry_count || entries != root->point_count() - root->hidden_count())
+  if (entries != v.entry_count || entries != point_count() - hidden_count())
     return {Errc::kMalformed, format("line index: %llu entries, the cache has %llu visible points", static_cast<unsigned long long>(entries),
-                                     static_cast<unsigned long long>(root->point_count() - root->hidden_count()))};
+                                     static_cast<unsigned long long>(point_count() - hidden_count()))};
   return {};
 }
 

@@ -3,7 +3,6 @@
 // range before use; a frame that fails a check is left untouched and counted by reason.
 #include "symbolicate/SentryEvent.h"
 
-#include <zstd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -13,7 +12,6 @@
 
 #include "symbolicate/EventScan.h"
 #include "support/TextEscape.h"
-#include "ilmap_generated.h"
 
 namespace ilmap {
 namespace {
@@ -304,23 +302,9 @@ class EventSymbolicator {
     auto it = sources_.find(key);
     if (it != sources_.end()) return it->second;
     SourceText& s = sources_[key];
-    auto details = cache.details();
-    if (!details) return s;
-    const auto* es = static_cast<const fb::Details*>(*details)->embedded_sources();
-    if (!es) return s;
-    for (const fb::EmbeddedSource* e : *es) {
-      if (e->document() != document || !e->zstd()) continue;
-      const std::uint64_t size = e->uncompressed_size();
-      const unsigned long long frame = ZSTD_getFrameContentSize(e->zstd()->data(), e->zstd()->size());
-      if (size > options_.max_source_bytes || frame != size) return s;
-      s.bytes.resize(static_cast<std::size_t>(size));
-      const std::size_t got = ZSTD_decompress(s.bytes.data(), s.bytes.size(), e->zstd()->data(), e->zstd()->size());
-      if (ZSTD_isError(got) || got != size || cache.changed()) {
-        s.bytes.clear();
-        return s;
-      }
-      break;
-    }
+    auto text = cache.embedded_source(document, options_.max_source_bytes);
+    if (!text) return s;
+    s.bytes = std::move(*text);
     // UTF-8 byte order mark, then lines split at LF, CR LF or CR as the compiler counts them.
     std::size_t b = s.bytes.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
     for (std::size_t i = b; i < s.bytes.size(); ++i) {
@@ -524,14 +508,9 @@ Status symbolicate_sentry_text(std::string_view input, std::string& output, Sent
 void SentryCacheSetProvider::add(Cache cache) {
   Entry e;
   e.cache = std::make_unique<Cache>(std::move(cache));
-  const auto* root = static_cast<const fb::Cache*>(e.cache->root());
-  if (const fb::Identity* id = root ? root->identity() : nullptr) {
-    if (id->debug_id()) e.debug_id = lower(id->debug_id()->string_view());
-    if (id->pdb_key()) {
-      const std::string_view k = id->pdb_key()->string_view();
-      e.pdb_name = lower(k.substr(0, k.find('/')));
-    }
-  }
+  const CacheIdentity id = e.cache->identity();
+  e.debug_id = lower(id.debug_id);
+  e.pdb_name = lower(id.pdb_key.substr(0, id.pdb_key.find('/')));
   caches_.push_back(std::move(e));
 }
 

@@ -27,10 +27,21 @@
 #include <utility>
 #include <vector>
 
-#include "symbolicate/ModuleIndex.h"
+#include "symbols/ModuleIndex.h"
 #include "symbolicate/TraceLine.h"
 
 namespace ilmap::symbolicate {
+
+// Module resolution is the symbols layer's (symbols/ModuleIndex.h); its names are used here as
+// the symbolicator's own.
+using symbols::default_cache_dir;
+using symbols::Miss;
+using symbols::miss_name;
+using symbols::ModuleAnswer;
+using symbols::ModuleIndex;
+using symbols::ModuleIndexOptions;
+using symbols::ModuleIndexStats;
+using symbols::parse_debug_id;
 
 enum class Reason : std::uint8_t {
   kModuleNotFound,

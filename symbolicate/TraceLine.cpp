@@ -2,6 +2,8 @@
 // regex: symbolicate parses every line of multi-gigabyte logs.
 #include "symbolicate/TraceLine.h"
 
+#include "symbols/ModuleIdentity.h"  // parse_guid_text (decode/Guids.h)
+
 namespace ilmap::symbolicate {
 namespace {
 
@@ -202,35 +204,6 @@ ParsedFrame parse_frame(std::string_view line) noexcept {
   return {};
 }
 
-std::optional<std::array<std::uint8_t, 16>> parse_guid_text(std::string_view t) noexcept {
-  if (t.size() == 38 && t.front() == '{' && t.back() == '}') t = t.substr(1, 36);
-  char hex[32];
-  std::size_t n = 0;
-  if (t.size() == 36) {
-    for (std::size_t i = 0; i < 36; ++i) {
-      if (i == 8 || i == 13 || i == 18 || i == 23) {
-        if (t[i] != '-') return std::nullopt;
-        continue;
-      }
-      hex[n++] = t[i];
-    }
-  } else if (t.size() == 32) {
-    for (char c : t) hex[n++] = c;
-  } else {
-    return std::nullopt;
-  }
-  std::array<std::uint8_t, 16> text{};
-  for (std::size_t i = 0; i < 16; ++i) {
-    const int hi = hex_value(hex[2 * i]), lo = hex_value(hex[2 * i + 1]);
-    if (hi < 0 || lo < 0) return std::nullopt;
-    text[i] = std::uint8_t(hi << 4 | lo);
-  }
-  // Text order -> on-disk: Data1 (4 bytes), Data2, Data3 (2 each) are little-endian on disk.
-  std::array<std::uint8_t, 16> g = text;
-  for (int i = 0; i < 4; ++i) g[i] = text[3 - i];
-  g[4] = text[5], g[5] = text[4], g[6] = text[7], g[7] = text[6];
-  return g;
-}
 
 bool is_pst_separator(std::string_view line) noexcept {
   while (!line.empty() && (line.back() == '\r' || is_space(line.back()))) line.remove_suffix(1);

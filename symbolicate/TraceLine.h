@@ -48,7 +48,5 @@ std::optional<PstModule> parse_pst_module(std::string_view line) noexcept;
 // True for ProductionStackTrace's "==========" separator line (trailing '\r' or spaces allowed).
 bool is_pst_separator(std::string_view line) noexcept;
 
-// 32 hex digits (N format, any case) or a D/B-format GUID in text order -> on-disk bytes.
-std::optional<std::array<std::uint8_t, 16>> parse_guid_text(std::string_view text) noexcept;
 
 }  // namespace ilmap::symbolicate

@@ -18,7 +18,6 @@
 #include "symbols/StoreIngest.h"
 #include "symbols/SymbolStore.h"
 #include "ilmap/cache.h"
-#include "ilmap_generated.h"
 
 namespace ilmap::symbols {
 namespace {

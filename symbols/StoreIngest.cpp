@@ -17,7 +17,6 @@
 #include "decode/PeFile.h"
 #include "decode/PortablePdb.h"
 #include "ilmap/cache.h"
-#include "ilmap_generated.h"
 
 namespace ilmap::symbols {
 namespace {
@@ -54,17 +53,17 @@ std::string name_of(const std::string& path) { return fs::path(path).filename().
 
 Result<CacheOrigin> origin_of(const Cache& cache) {
   if (Status s = cache.verify(); !s) return s.error();
-  const fb::Identity* id = static_cast<const fb::Cache*>(cache.root())->identity();
-  if (!id || !id->pdb_id() || id->pdb_id()->size() != 20) return Error{Errc::kMalformed, "the cache records no PDB id"};
+  const CacheIdentity id = cache.identity();
+  if (!id.pdb_id) return Error{Errc::kMalformed, "the cache records no PDB id"};
   CacheOrigin o;
-  std::copy(id->pdb_id()->begin(), id->pdb_id()->end(), o.pdb_id.begin());
-  if (const auto* h = id->pdb_sha256()) {
-    if (h->size() != 32)
-      return Error{Errc::kMalformed, format("the cache records a PDB SHA-256 of %u bytes (32 expected)", h->size())};
-    o.pdb_sha256.assign(h->begin(), h->end());
+  o.pdb_id = *id.pdb_id;
+  if (!id.pdb_sha256.empty()) {
+    if (id.pdb_sha256.size() != 32)
+      return Error{Errc::kMalformed, format("the cache records a PDB SHA-256 of %zu bytes (32 expected)", id.pdb_sha256.size())};
+    o.pdb_sha256.assign(id.pdb_sha256.begin(), id.pdb_sha256.end());
   }
-  o.package_source_urls = id->package_source_urls();
-  if (id->pe_key()) o.pe_key = id->pe_key()->str();
+  o.package_source_urls = id.package_source_urls;
+  o.pe_key = std::string(id.pe_key);
   return o;
 }
 
@@ -238,12 +237,10 @@ Status check_cache_id(const std::string& path, std::span<const std::uint8_t> wan
   auto cache = Cache::open(path);
   if (!cache) return cache.error();
   if (Status s = cache->verify(); !s) return s;
-  const auto* root = static_cast<const fb::Cache*>(cache->root());
-  const fb::Identity* id = root->identity();
-  if (!id || !id->pdb_id() || id->pdb_id()->size() != 20)
-    return {Errc::kMalformed, "the cache records no PDB id"};
-  if (!std::equal(want.begin(), want.end(), id->pdb_id()->begin()))
-    return {Errc::kMismatch, "the cache was compiled from another PDB (id " + hex_lower({id->pdb_id()->data(), 20}) +
+  const CacheIdentity id = cache->identity();
+  if (!id.pdb_id) return {Errc::kMalformed, "the cache records no PDB id"};
+  if (!std::equal(want.begin(), want.end(), id.pdb_id->begin()))
+    return {Errc::kMismatch, "the cache was compiled from another PDB (id " + hex_lower(*id.pdb_id) +
                                  (want.size() == 20 ? ", wanted " + hex_lower(want) : std::string()) + ")"};
   return {};
 }

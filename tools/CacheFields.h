@@ -7,7 +7,7 @@
 
 #include "decode/Guids.h"
 #include "decode/SymstoreKeys.h"
-#include "ilmap_generated.h"
+#include "reader/RawCache.h"
 
 namespace ilmap::cli {
 

@@ -34,7 +34,6 @@
 #include "tools/SymbolPathOption.h"
 #include "support/TextEscape.h"
 #include "ilmap/cache.h"
-#include "ilmap_generated.h"
 
 namespace ilmap::cli {
 namespace {
@@ -101,16 +100,14 @@ bool up_to_date(const OutputTarget& target, const CacheSource& src, bool embed_s
   if (target.kind != OutputKind::kRegular) return false;
   auto cache = Cache::open(target.path);
   if (!cache || !cache->verify()) return false;
-  const auto* root = static_cast<const fb::Cache*>(cache->root());
   // Method names come from a PE that the input hash may not cover (--pe, a PE beside a PDB).
-  if ((root->names() != nullptr) != (src.names != nullptr)) return false;
-  if (src.names && !(root->names()->mvid() && guid_of(root->names()->mvid()) == src.names->mvid)) return false;
-  const fb::Identity* id = root->identity();
-  if (!(id && id->source_xxh3() == src.source_xxh3 && id->source_size() == src.source_size &&
-        id->compiler_version() && id->compiler_version()->str() == compiler_version() &&
-        id->source_name() && id->source_name()->str() == src.source_name))
+  if (cache->has_method_names() != (src.names != nullptr)) return false;
+  if (src.names && cache->mvid() != std::optional<std::array<std::uint8_t, 16>>(src.names->mvid)) return false;
+  const CacheIdentity id = cache->identity();
+  if (!(id.source_xxh3 == src.source_xxh3 && id.source_size == src.source_size &&
+        id.compiler_version == compiler_version() && id.source_name == src.source_name))
     return false;
-  const bool cache_has = id->holds_embedded_sources();
+  const bool cache_has = id.holds_embedded_sources;
   if (cache_has != embed_sources) return !cache_has && (!src.pdb || !has_embedded_sources(*src.pdb));
   return true;
 }

@@ -19,7 +19,7 @@
 #include "compiler/NamesSection.h"
 #include "support/TextEscape.h"
 #include "ilmap/cache.h"
-#include "ilmap_generated.h"
+#include "reader/RawCache.h"
 
 namespace ilmap::cli {
 namespace {
@@ -193,7 +193,7 @@ int dump_cache(const DumpOptions& o) {
   if (o.documents) {
     // Same columns as for a PDB; the embedded source size is known only for caches compiled
     // with --embed-sources (-1 otherwise). JSON adds the SourceLink URL.
-    auto details = cache->details();
+    auto details = raw_details(*cache);
     if (!details) return report(Error{details.error().code, o.input + ": " + details.error().message});
     const auto* d = static_cast<const fb::Details*>(*details);
     std::vector<long long> embedded(cache->document_count(), -1);

@@ -3,7 +3,7 @@
 #include "tools/Commands.h"
 #include "decode/Guids.h"
 #include "ilmap/cache.h"
-#include "ilmap_generated.h"
+#include "reader/RawCache.h"
 
 namespace ilmap::cli {
 namespace {
@@ -15,7 +15,7 @@ std::string str(const flatbuffers::String* s) { return s ? s->str() : std::strin
 int info_cache(const std::string& path, bool json) {
   auto cache = Cache::open(path);
   if (!cache) return report_error(cache.error());
-  const auto* root = static_cast<const fb::Cache*>(cache->root());
+  const auto* root = raw_root(*cache);
   const CacheHeaderInfo h = cache->header();
   nlohmann::ordered_json j;
   j["input"] = path;
@@ -92,7 +92,7 @@ int info_cache(const std::string& path, bool json) {
                                (li->blocks() ? li->blocks()->size() * sizeof(fb::LineBlockRef) : 0) +
                                (li->data() ? li->data()->size() : 0) + (li->index_zstd() ? li->index_zstd()->size() : 0);
   }
-  auto details = cache->details();
+  auto details = raw_details(*cache);
   if (!details) return report_error(Error{details.error().code, path + ": " + details.error().message});
   const auto* d = static_cast<const fb::Details*>(*details);
   j["sourcelink_entries"] = d->source_link() ? d->source_link()->size() : 0;

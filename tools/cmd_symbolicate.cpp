@@ -9,7 +9,7 @@
 #include <memory>
 
 #include "tools/Commands.h"
-#include "symbolicate/ModuleIndex.h"
+#include "symbols/ModuleIndex.h"
 #include "symbolicate/SentryEvent.h"
 #include "symbols/SymbolPath.h"
 #include "tools/SymbolPathOption.h"

@@ -75,6 +75,35 @@ struct LineMatch {
   std::uint32_t line = 0, column = 0, end_line = 0, end_column = 0;
 };
 
+// What a cache says it was compiled from (SPEC.md 3.2 Identity). Views borrow from the Cache.
+// Fields the cache does not record are empty (strings, spans, vectors), zero or nullopt.
+struct CacheIdentity {
+  // A CodeView (RSDS) entry of the PE the cache was compiled with (SPEC.md 3.2).
+  struct CodeView {
+    std::array<std::uint8_t, 16> guid{};  // as stored in the PE (#GUID byte order)
+    std::uint32_t age = 0;
+    std::uint32_t stamp = 0;  // the PE's TimeDateStamp recorded with the entry
+    std::string_view path;    // the PDB path the entry names
+    bool portable = false;    // the entry's version marks a Portable PDB
+  };
+  std::optional<std::array<std::uint8_t, 20>> pdb_id;  // #Pdb id (GUID + stamp); nullopt unless 20 bytes
+  std::string_view pdb_key;           // SSQP key of the PDB
+  std::string_view debug_id;          // "<guid>-<stamp hex>"
+  std::uint32_t entry_point = 0;
+  std::string_view pe_name;           // set when compiled with the PE known
+  std::uint32_t pe_timestamp = 0, pe_size_of_image = 0;
+  std::string_view pe_key, code_id;
+  std::optional<std::array<std::uint8_t, 16>> mvid;  // the PE's MVID (#GUID byte order)
+  std::vector<CodeView> codeview;
+  std::vector<std::string_view> pdb_checksums;       // "SHA256:<hex>" as the PE records them
+  std::span<const std::uint8_t> pdb_sha256;          // 32 bytes when recorded
+  std::uint64_t source_xxh3 = 0, source_size = 0;    // of the input compiled
+  std::string_view source_name;       // file name of the input (no directories)
+  std::string_view compiler_version;  // "ilmap <version>/format <major>.<minor>"
+  bool holds_embedded_sources = false;
+  bool package_source_urls = false;   // some URLs came from a NuGet package's sources
+};
+
 struct CacheHeaderInfo {
   std::uint16_t version_major = 0, version_minor = 0;
   std::uint64_t payload_size = 0;
@@ -173,17 +202,24 @@ class Cache {
 
   CacheHeaderInfo header() const noexcept;
   std::span<const std::uint8_t> bytes() const noexcept;
-  // The FlatBuffers root (ilmap::fb::Cache*), for tools that include the generated schema.
-  const void* root() const noexcept;
-  // The nested details buffer (ilmap::fb::Details*: document hashes, SourceLink entries,
-  // embedded sources), verified on each call (it is not verified at open).
-  Result<const void*> details() const;
+  // The identity section (SPEC.md 3.2): what the cache was compiled from.
+  CacheIdentity identity() const;
+  // The text of document `document`'s embedded source (SPEC.md 3.4; caches compiled with
+  // --embed-sources), unpacked and at most `max_bytes` long: kNotFound when the document has
+  // none, kTooLarge over the cap, kMalformed when it does not unpack, kIo when the file changed.
+  Result<std::string> embedded_source(std::uint32_t document, std::uint64_t max_bytes = std::uint64_t(64) << 20) const;
+  // The documents that have an embedded source, ascending (empty without any).
+  std::vector<std::uint32_t> embedded_source_documents() const;
   // Bytes used by the method directory and the point blocks.
   std::uint64_t point_section_bytes() const noexcept;
 
  private:
   struct Impl;
+  friend struct CacheRaw;        // reader/RawCache.h: the generated FlatBuffers view, for dump and info
+  friend struct CacheInternals;  // reader/CacheImpl.h: the reader's own files
   explicit Cache(std::unique_ptr<Impl> impl);
+  const void* root() const noexcept;
+  Result<const void*> details() const;
   Status points_unchecked(std::uint32_t rid, std::vector<CachePoint>& out) const;
   Status match_documents_unchecked(std::string_view path, std::vector<std::uint32_t>& documents) const;
   Status lines_in_unchecked(std::span<const std::uint32_t> documents, std::uint32_t line, std::uint32_t column,

@@ -9,6 +9,7 @@
 
 #include "CacheTestSupport.h"
 #include "ilmap/cache.h"
+#include "reader/RawCache.h"
 #include "ilmap/ilmap.h"
 #include "format/ilmap_format.h"
 #include "ilmap_generated.h"
@@ -137,7 +138,7 @@ TEST_F(CorruptCache, PayloadSizeMismatchIsTruncated) {
 TEST_F(CorruptCache, FlippedPayloadByteOpensButFailsVerifyWithChecksum) {
   auto c = Cache::from_bytes(good_);
   ASSERT_TRUE(c);
-  const auto* root = static_cast<const fb::Cache*>(c->root());
+  const auto* root = raw_root(*c);
   ASSERT_NE(root->point_blocks(), nullptr);
   ASSERT_GT(root->point_blocks()->size(), d::kBlockTailPadding);
   const std::size_t at = static_cast<std::size_t>(root->point_blocks()->data() - c->bytes().data());

@@ -17,6 +17,7 @@
 #include "CacheTestSupport.h"
 #include "TestCases.h"
 #include "ilmap/cache.h"
+#include "reader/RawCache.h"
 #include "ilmap/ilmap.h"
 #include "ilmap_generated.h"
 
@@ -114,7 +115,7 @@ TEST_P(LinesIndex, MatchesNaiveScan) {
       ++visible;
     }
   }
-  const auto* root = static_cast<const fb::Cache*>(cache->root());
+  const auto* root = raw_root(*cache);
   ASSERT_NE(root->lines(), nullptr);
   // Format 2.0 packs the index (index_zstd) when that is smaller: the queries below then read
   // the unpacked frame, else the plain vectors (both layouts meet the naive scan).
@@ -290,7 +291,7 @@ TEST(LinesCorrupt, FlippedIndexBytesVerifyFailsOrAnswersUnchanged) {
     return true;
   };
   const auto expected = answers(*intact);
-  const auto* li = static_cast<const fb::Cache*>(intact->root())->lines();
+  const auto* li = raw_root(*intact)->lines();
   ASSERT_NE(li, nullptr);
   const std::uint8_t* base = intact->bytes().data();
   // Format 2.0: the bytes of the packed frame when the index is packed (a flip there changes the
@@ -340,7 +341,7 @@ TEST(LinesIndexSize, AtMostTwoBytesPerVisiblePoint) {
     ASSERT_TRUE(compiled) << compiled.error().message;
     auto cache = Cache::from_bytes(compiled->bytes);
     ASSERT_TRUE(cache);
-    const auto* li = static_cast<const fb::Cache*>(cache->root())->lines();
+    const auto* li = raw_root(*cache)->lines();
     ASSERT_NE(li, nullptr);
     points += li->entry_count();
     bytes += li->index_zstd() ? li->index_zstd()->size()

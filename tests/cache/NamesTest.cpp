@@ -21,6 +21,7 @@
 #include "compiler/NamesSection.h"
 #include "decode/PeFile.h"
 #include "ilmap/cache.h"
+#include "reader/RawCache.h"
 #include "ilmap/ilmap.h"
 #include "format/ilmap_format.h"
 #include "ilmap_generated.h"
@@ -237,7 +238,7 @@ TEST(Names, OutOfRangeStringOffsetGivesNoNameAndFailsVerify) {
   });
   auto cache = Cache::from_bytes(c.bytes);
   ASSERT_TRUE(cache);
-  ASSERT_NE(static_cast<const fb::Cache*>(cache->root())->names()->methods_zstd(), nullptr);
+  ASSERT_NE(raw_root(*cache)->names()->methods_zstd(), nullptr);
   EXPECT_FALSE(cache->method_name(0x06000002u));
   EXPECT_TRUE(cache->method_name(0x06000001u));
   Status v = cache->verify();
@@ -298,7 +299,7 @@ TEST(Names, PackedMethodsAndBrokenFrames) {
     auto cache = Cache::from_bytes(c.bytes);
     ASSERT_TRUE(cache);
     ASSERT_TRUE(cache->verify()) << cache->verify().message();
-    const auto* n = static_cast<const fb::Cache*>(cache->root())->names();
+    const auto* n = raw_root(*cache)->names();
     ASSERT_EQ(n->methods(), nullptr);
     ASSERT_NE(n->methods_zstd(), nullptr);
     ASSERT_NE(n->strings_zstd(), nullptr);
@@ -337,7 +338,7 @@ TEST(Names, MethodsFrameOfTheWrongSize) {
   NamedCache c = compile_dll("out/cs-frames/Ilmap.Corpus.Frames.dll");
   auto intact = Cache::from_bytes(c.bytes);
   ASSERT_TRUE(intact);
-  const auto* z = static_cast<const fb::Cache*>(intact->root())->names()->methods_zstd();
+  const auto* z = raw_root(*intact)->names()->methods_zstd();
   ASSERT_NE(z, nullptr);
   std::vector<std::uint8_t> content(ZSTD_getFrameContentSize(z->data(), z->size()));
   ASSERT_EQ(ZSTD_decompress(content.data(), content.size(), z->data(), z->size()), content.size());

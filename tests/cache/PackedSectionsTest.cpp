@@ -17,6 +17,7 @@
 #include "decode/PortablePdb.h"
 #include "decode/SourceLink.h"
 #include "ilmap/cache.h"
+#include "reader/RawCache.h"
 #include "ilmap/ilmap.h"
 #include "format/ilmap_format.h"
 #include "ilmap_generated.h"
@@ -75,7 +76,7 @@ TEST(PackedSections, PathsUrlsAndDetailsReadBackExactly) {
     urls += url.has_value();
   }
   EXPECT_GT(urls, 0u);
-  auto details = cache->details();
+  auto details = raw_details(*cache);
   ASSERT_TRUE(details) << details.error().message;
   const auto* dd = static_cast<const fb::Details*>(*details);
   ASSERT_NE(dd->documents(), nullptr);
@@ -122,10 +123,10 @@ TEST(PackedSections, BrokenFrameGivesNoAnswerAndFailsVerify) {
       EXPECT_NE(cache->verify().message().find("strings_zstd"), std::string::npos) << cache->verify().message();
     } else {
       EXPECT_TRUE(cache->lookup(0x06000002u, 0));
-      auto details = cache->details();
+      auto details = raw_details(*cache);
       ASSERT_FALSE(details);
       EXPECT_EQ(details.error().code, Errc::kMalformed);
-      EXPECT_FALSE(cache->details());  // and again, from the remembered failure
+      EXPECT_FALSE(raw_details(*cache));  // and again, from the remembered failure
     }
   }
 }

@@ -10,6 +10,7 @@
 #include "decode/EmbeddedSources.h"
 #include "GoldenFiles.h"
 #include "ilmap/cache.h"
+#include "reader/RawCache.h"
 #include "ilmap_generated.h"
 
 namespace ilmap::hostile {
@@ -72,7 +73,7 @@ TEST(EmbeddedSourceBudget, CompileStoresASharedSourceOnce) {
   auto cache = Cache::from_bytes(built->span());
   ASSERT_TRUE(cache.ok()) << cache.error().message;
   ASSERT_TRUE(cache->verify().ok());
-  auto details = cache->details();
+  auto details = raw_details(*cache);
   ASSERT_TRUE(details.ok());
   const auto* es = static_cast<const fb::Details*>(*details)->embedded_sources();
   ASSERT_NE(es, nullptr);

@@ -7,6 +7,7 @@
 #include "decode/SymstoreKeys.h"
 #include "MsfWriter.h"
 #include "ilmap/cache.h"
+#include "reader/RawCache.h"
 #include "ilmap_generated.h"
 #include "decode/msf/MsfPdb.h"
 
@@ -82,7 +83,7 @@ TEST(MsfCache, LookupsIdentityAndUrls) {
   EXPECT_FALSE(at(0x06000001, 0));
   EXPECT_FALSE(at(0x06000003, 0));
 
-  const auto* root = static_cast<const fb::Cache*>(cache->root());
+  const auto* root = raw_root(*cache);
   const fb::Identity* id = root->identity();
   ASSERT_TRUE(id && id->pdb_id() && id->pdb_id()->size() == 20);
   const std::vector<std::uint8_t> want_id = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 4, 0, 0, 0};
@@ -207,7 +208,7 @@ TEST(MsfCache, RepeatedOffsetsAndHiddenPointsAreKeptInFull) {
   }
   // Only the points their records cannot describe have an entry: the hidden ones with
   // columns, and the one after visible points at its offset (row 2 needs none).
-  const auto* hp = static_cast<const fb::Cache*>(cache->root())->hidden_points();
+  const auto* hp = raw_root(*cache)->hidden_points();
   ASSERT_TRUE(hp);
   EXPECT_EQ(hp->size(), 3u);
   auto at = [&](std::uint32_t il) { return cache->lookup(0x06000001, il); };

@@ -42,7 +42,7 @@ std::optional<Cache> compile(const std::string& rel) {
 }
 
 std::string debug_id_of(const Cache& c) {
-  return static_cast<const fb::Cache*>(c.root())->identity()->debug_id()->str();
+  return std::string(c.identity().debug_id);
 }
 
 // The first visible point of the first method that has one: (row, point).

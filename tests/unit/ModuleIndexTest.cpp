@@ -1,4 +1,4 @@
-// ModuleIndexTest.cpp - symbolicate's ModuleIndex below the CLI: the search set is walked once
+// ModuleIndexTest.cpp - the ModuleIndex (symbols/) below the CLI: the search set is walked once
 // per kind of query (by name: never, the listing is indexed; by id or MVID: once, building an
 // index), not once per distinct module a trace names; debug ids are parsed strictly.
 #include <stdlib.h>
@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "symbolicate/ModuleIndex.h"
+#include "symbols/ModuleIndex.h"
 
-namespace ilmap::symbolicate {
+namespace ilmap::symbols {
 namespace {
 
 namespace fs = std::filesystem;
@@ -109,4 +109,4 @@ TEST_F(ModuleIndexTest, MalformedDebugIdIsNotAModule) {
 }
 
 }  // namespace
-}  // namespace ilmap::symbolicate
+}  // namespace ilmap::symbols

@@ -1,6 +1,6 @@
 // ModuleIndex.cpp - the search set, its lazily read ids, and compiling caches on demand (see
 // ModuleIndex.h).
-#include "symbolicate/ModuleIndex.h"
+#include "symbols/ModuleIndex.h"
 
 #include <xxhash.h>
 
@@ -20,14 +20,12 @@
 #include "decode/PeFile.h"
 #include "decode/PortablePdb.h"
 #include "symbols/StoreIngest.h"
-#include "symbolicate/TraceLine.h"
 #include "decode/msf/DbiStream.h"
 #include "decode/msf/MsfFile.h"
 #include "decode/msf/MsfPdb.h"
 #include "decode/msf/PdbInfoStream.h"
-#include "ilmap_generated.h"
 
-namespace ilmap::symbolicate {
+namespace ilmap::symbols {
 namespace {
 
 namespace fs = std::filesystem;
@@ -148,7 +146,7 @@ struct ModuleIndex::Impl {
   }
   std::unordered_map<std::string, ModuleAnswer> pe_answers;  // by PE path
   std::optional<std::vector<const Cache*>> with_names;
-  std::optional<symbols::ModuleResolver> resolver;
+  std::optional<ModuleResolver> resolver;
   ModuleIndexStats stats;
 
   // Entry positions (in listing order) under a key. By lower-cased file name and by its stem:
@@ -270,15 +268,10 @@ struct ModuleIndex::Impl {
     if (e.kind == Kind::kCache) {
       auto c = Cache::open(e.path);
       if (!c) return fail(c.error().message);
-      const auto* root = static_cast<const fb::Cache*>(c->root());
-      const fb::Identity* id = root->identity();
-      if (id && id->pdb_id() && id->pdb_id()->size() == 20) {
-        std::array<std::uint8_t, 20> a{};
-        std::copy(id->pdb_id()->begin(), id->pdb_id()->end(), a.begin());
-        e.pdb_id = a;
-      }
-      if (id && id->pe_name()) e.pe_name = lower(id->pe_name()->str());
-      e.windows = id && id->pdb_key() && is_windows_key(id->pdb_key()->str());
+      const CacheIdentity id = c->identity();
+      if (id.pdb_id) e.pdb_id = *id.pdb_id;
+      if (!id.pe_name.empty()) e.pe_name = lower(std::string(id.pe_name));
+      e.windows = !id.pdb_key.empty() && is_windows_key(std::string(id.pdb_key));
       if (auto m = c->mvid()) e.mvid = *m;
       e.cache = keep(std::move(*c));
       return;
@@ -323,9 +316,9 @@ struct ModuleIndex::Impl {
   // CodeView path such as "..", "C:\a\.."): a key that validate_key refuses is an error, and
   // nothing is read or written for it.
   Result<std::string> cache_path_for_key(const std::string& pdb_key) const {
-    const std::string key = symbols::cache_key_for(pdb_key);
-    if (Status s = symbols::validate_key(pdb_key); !s) return s.error();
-    if (Status s = symbols::validate_key(key); !s) return s.error();
+    const std::string key = cache_key_for(pdb_key);
+    if (Status s = validate_key(pdb_key); !s) return s.error();
+    if (Status s = validate_key(key); !s) return s.error();
     if (opt.cache_dir.empty()) return std::string();
     return opt.cache_dir + "/" + key;
   }
@@ -349,7 +342,7 @@ struct ModuleIndex::Impl {
   const Cache* ready_cache(const std::string& path, const std::array<std::uint8_t, 20>& id, bool need_names) {
     std::error_code ec;
     if (!path.empty() && fs::is_regular_file(path, ec)) {
-      if (symbols::check_cache(path, id)) {
+      if (check_cache(path, id)) {
         auto c = Cache::open(path);
         if (c && (!need_names || c->has_method_names())) {
           ++stats.reused;
@@ -421,14 +414,14 @@ struct ModuleIndex::Impl {
       if (e.pdb_id) mismatch = true;
     }
     if (resolver) {
-      symbols::ModuleIdentity mi;
+      ModuleIdentity mi;
       mi.file_name = want;
       if (cv.portable) {
-        mi.kind = symbols::ModuleKind::kPortablePdb;
+        mi.kind = ModuleKind::kPortablePdb;
         mi.key = ssqp_portable_pdb_key(want, cv.guid);
         mi.pdb_id = id;
       } else {  // the key names GUID + age; the resolver checks the PDB's own
-        mi.kind = symbols::ModuleKind::kWindowsPdb;
+        mi.kind = ModuleKind::kWindowsPdb;
         mi.key = ssqp_windows_pdb_key(want, cv.guid, cv.age);
       }
       auto r = resolver->resolve(mi);
@@ -599,8 +592,8 @@ struct ModuleIndex::Impl {
       if (kind_of(name)) name = stem_of(name);
       name += ".pdb";
     }
-    symbols::ModuleIdentity mi;
-    mi.kind = windows_age ? symbols::ModuleKind::kWindowsPdb : symbols::ModuleKind::kPortablePdb;
+    ModuleIdentity mi;
+    mi.kind = windows_age ? ModuleKind::kWindowsPdb : ModuleKind::kPortablePdb;
     mi.file_name = name;
     mi.key = windows_age ? ssqp_windows_pdb_key(name, guid, *windows_age) : ssqp_portable_pdb_key(name, guid);
     if (stamp) mi.pdb_id = make_pdb_id(guid, *stamp);
@@ -647,10 +640,10 @@ Result<std::unique_ptr<ModuleIndex>> ModuleIndex::create(ModuleIndexOptions opti
   for (const std::string& root : impl->opt.search)
     if (Status s = impl->list(root); !s) return s.error();
   if (!impl->opt.symbol_path.empty()) {
-    symbols::ResolveOptions ro;
+    ResolveOptions ro;
     ro.note = impl->opt.note;
     ro.http = impl->opt.http;
-    auto r = symbols::ModuleResolver::create(impl->opt.symbol_path, ro);
+    auto r = ModuleResolver::create(impl->opt.symbol_path, ro);
     if (!r) return r.error();
     impl->resolver.emplace(std::move(*r));
   }
@@ -764,4 +757,4 @@ const std::vector<const Cache*>& ModuleIndex::all_with_names() {
   return *impl_->with_names;
 }
 
-}  // namespace ilmap::symbolicate
+}  // namespace ilmap::symbols

@@ -34,7 +34,7 @@
 #include "ilmap/cache.h"
 #include "ilmap/status.h"
 
-namespace ilmap::symbolicate {
+namespace ilmap::symbols {
 
 enum class Miss : std::uint8_t {
   kNone,            // answered
@@ -55,8 +55,8 @@ struct ModuleAnswer {
 struct ModuleIndexOptions {
   std::vector<std::string> search;
   std::string cache_dir;  // where compiled caches go (created on first need)
-  std::vector<symbols::SymbolPathEntry> symbol_path;
-  symbols::HttpOptions http;  // for the symbol path's servers
+  std::vector<SymbolPathEntry> symbol_path;
+  HttpOptions http;  // for the symbol path's servers
   std::function<void(const std::string&)> note;  // -v: one line per compile / reuse / refusal
 };
 
@@ -114,4 +114,4 @@ std::optional<DebugId> parse_debug_id(std::string_view text) noexcept;
 // The default cache directory: $XDG_CACHE_HOME/ilmap, else $HOME/.cache/ilmap, else "".
 std::string default_cache_dir();
 
-}  // namespace ilmap::symbolicate
+}  // namespace ilmap::symbols

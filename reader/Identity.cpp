@@ -1,0 +1,113 @@
+// Identity.cpp - what a cache says it was compiled from (SPEC.md 3.2), its embedded sources
+// (3.4), and the raw FlatBuffers view that dump and info print (reader/RawCache.h).
+#include <zstd.h>
+
+#include <algorithm>
+
+#include "reader/CacheImpl.h"
+#include "reader/RawCache.h"
+
+namespace ilmap {
+namespace {
+
+std::string_view view(const flatbuffers::String* s) { return s ? std::string_view(s->data(), s->size()) : std::string_view(); }
+
+std::array<std::uint8_t, 16> guid_bytes(const fb::Guid& g) {
+  std::array<std::uint8_t, 16> out{};
+  std::copy(g.bytes()->begin(), g.bytes()->end(), out.begin());
+  return out;
+}
+
+}  // namespace
+
+CacheIdentity Cache::identity() const {
+  CacheIdentity out;
+  const fb::Identity* id = impl_->root->identity();
+  if (!id) return out;
+  if (const auto* p = id->pdb_id(); p && p->size() == 20) {
+    std::array<std::uint8_t, 20> a{};
+    std::copy(p->begin(), p->end(), a.begin());
+    out.pdb_id = a;
+  }
+  out.pdb_key = view(id->pdb_key());
+  out.debug_id = view(id->debug_id());
+  out.entry_point = id->entry_point();
+  out.pe_name = view(id->pe_name());
+  out.pe_timestamp = id->pe_timestamp();
+  out.pe_size_of_image = id->pe_size_of_image();
+  out.pe_key = view(id->pe_key());
+  out.code_id = view(id->code_id());
+  if (const fb::Guid* g = id->mvid()) out.mvid = guid_bytes(*g);
+  if (const auto* cvs = id->codeview()) {
+    for (const fb::CodeView* cv : *cvs) {
+      CacheIdentity::CodeView c;
+      if (cv->guid()) c.guid = guid_bytes(*cv->guid());
+      c.age = cv->age();
+      c.stamp = cv->stamp();
+      c.path = view(cv->path());
+      c.portable = cv->portable();
+      out.codeview.push_back(c);
+    }
+  }
+  if (const auto* sums = id->pdb_checksums())
+    for (const flatbuffers::String* s : *sums) out.pdb_checksums.push_back(view(s));
+  if (const auto* h = id->pdb_sha256()) out.pdb_sha256 = {h->data(), h->size()};
+  out.source_xxh3 = id->source_xxh3();
+  out.source_size = id->source_size();
+  out.source_name = view(id->source_name());
+  out.compiler_version = view(id->compiler_version());
+  out.holds_embedded_sources = id->holds_embedded_sources();
+  out.package_source_urls = id->package_source_urls();
+  return out;
+}
+
+std::vector<std::uint32_t> Cache::embedded_source_documents() const {
+  std::vector<std::uint32_t> out;
+  auto d = details();
+  if (!d) return out;
+  if (const auto* es = static_cast<const fb::Details*>(*d)->embedded_sources())
+    for (const fb::EmbeddedSource* e : *es)
+      if (e->zstd()) out.push_back(e->document());
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+Result<std::string> Cache::embedded_source(std::uint32_t document, std::uint64_t max_bytes) const {
+  auto d = details();
+  if (!d) return d.error();
+  const auto* es = static_cast<const fb::Details*>(*d)->embedded_sources();
+  const fb::EmbeddedSource* found = nullptr;
+  if (es)
+    for (const fb::EmbeddedSource* e : *es)
+      if (e->document() == document && e->zstd()) {
+        found = e;
+        break;
+      }
+  if (!found) return Error{Errc::kNotFound, format("document %u has no embedded source", document)};
+  const std::uint64_t size = found->uncompressed_size();
+  const auto* z = found->zstd();
+  const unsigned long long frame = ZSTD_getFrameContentSize(z->data(), z->size());
+  if (frame != size)
+    return Error{Errc::kMalformed, format("embedded source of document %u: the zstd frame does not record its size %llu", document,
+                                          static_cast<unsigned long long>(size))};
+  if (size > max_bytes)
+    return Error{Errc::kTooLarge, format("embedded source of document %u: %llu bytes, more than the limit of %llu", document,
+                                         static_cast<unsigned long long>(size), static_cast<unsigned long long>(max_bytes))};
+  std::string text(static_cast<std::size_t>(size), '\0');
+  const std::size_t got = ZSTD_decompress(text.data(), text.size(), z->data(), z->size());
+  if (ZSTD_isError(got) || got != size)
+    return Error{Errc::kMalformed, format("embedded source of document %u: the zstd frame does not unpack", document)};
+  if (changed()) return impl_->changed_error().error();
+  return text;
+}
+
+const fb::Cache* CacheRaw::root(const Cache& cache) noexcept { return static_cast<const fb::Cache*>(cache.root()); }
+
+Result<const fb::Details*> CacheRaw::details(const Cache& cache) {
+  auto d = cache.details();
+  if (!d) return d.error();
+  return static_cast<const fb::Details*>(*d);
+}
+
+}  // namespace ilmap

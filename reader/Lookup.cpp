@@ -1,0 +1,199 @@
+// Lookup.cpp - the normative lookup (SPEC.md section 6) and the points of a method in PDB
+// order (5.3, 5.5). Every read is bounded by the block's range: a corrupt block gives no answer.
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include <algorithm>
+#include <bit>
+
+#include "reader/CacheImpl.h"
+
+namespace ilmap {
+
+namespace {
+
+// Number of IL column entries lo .. lo+n-1 (n <= 8, lo + n <= V = last + 1) that are <= il, in
+// a column of w-byte entries starting at rec; on a sorted column they form a prefix. 1- and
+// 2-byte entries (most methods) are compared eight at a time with SSE2: the 16-byte load stays
+// inside the block or its tail padding, and lanes from n on are masked off. Otherwise each entry
+// is probed, clamped to the last one and capped at n (as in the search above).
+inline std::uint32_t count_le(const std::uint8_t* rec, unsigned w, std::uint32_t lo, std::uint32_t n,
+                              std::uint32_t last, std::uint32_t il) noexcept {
+#if defined(__SSE2__)
+  if (w == 1) {
+    const __m128i x = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(rec + lo));
+    const __m128i t = _mm_set1_epi8(static_cast<char>(std::min<std::uint32_t>(il, 0xFF)));
+    const unsigned le = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(x, t), x)));
+    return static_cast<std::uint32_t>(std::countr_one(le & ((1u << n) - 1)));
+  }
+  if (w == 2) {
+    const __m128i bias = _mm_set1_epi16(static_cast<short>(0x8000));
+    const __m128i x = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(rec + 2 * std::size_t(lo))), bias);
+    const __m128i t = _mm_set1_epi16(static_cast<short>(std::min<std::uint32_t>(il, 0xFFFF) ^ 0x8000));
+    const unsigned le = ~static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpgt_epi16(x, t)));
+    return static_cast<std::uint32_t>(std::countr_one(le & ((1u << (2 * n)) - 1))) / 2;
+  }
+#endif
+  const std::uint64_t mask = (std::uint64_t(1) << (8 * w)) - 1;
+  std::uint32_t below = 0;
+  for (std::uint32_t k = 0; k < 8; ++k)
+    below += (d::load_le64(rec + std::size_t(std::min(lo + k, last)) * w) & mask) <= il;
+  return std::min(below, n);
+}
+
+}  // namespace
+
+std::optional<LookupResult> Cache::Impl::lookup_row(std::uint32_t rid, std::uint32_t il) const noexcept {
+  const std::uint8_t* rec;
+  const std::uint8_t* end;
+  d::BlockHeader h;
+  if (!block(rid, rec, end, h) || h.visible == 0) return std::nullopt;
+  // Visible records are in increasing IL order: count those with offset <= il. Invariant:
+  // records below lo are <= il, records from lo + n on are > il. Long columns are first halved
+  // down to 64 entries; from there the search has a fixed shape (no data-dependent branch to
+  // mispredict). Every probe is a record index below V, so it stays inside the block whatever
+  // the values are (a corrupt, unsorted column gives some record, or none).
+  const unsigned w = h.il_bytes();
+  const std::uint64_t mask = (std::uint64_t(1) << (8 * w)) - 1;
+  auto il_at = [&](std::uint32_t k) { return d::load_le64(rec + std::size_t(k) * w) & mask; };
+  std::uint32_t lo = 0, n = h.visible;
+  while (n > 64) {
+    const std::uint32_t half = n / 2;
+    lo = il_at(lo + half) <= il ? lo + half : lo;
+    n -= half;
+  }
+  // n <= 64: count the entries lo + 8, lo + 16, ... lo + 56 that are <= il (j of them), which
+  // leaves at most 8 candidates from lo + 8j; count those (count_le). Two rounds of probes.
+  // Probes past the column are clamped to its last entry, and each count is capped at the
+  // number of probes that lie below lo + n: on a sorted column, entries from lo + n on are
+  // > il, and a clamped probe counts only when the whole range is <= il, so the caps give the
+  // exact counts; on a corrupt column they keep lo within the column.
+  const std::uint32_t last = h.visible - 1;
+  std::uint32_t j = 0;
+  for (std::uint32_t k = 1; k < 8; ++k) j += il_at(std::min(lo + 8 * k, last)) <= il;
+  j = std::min(j, (n - 1) / 8);
+  lo += 8 * j;
+  n = std::min<std::uint32_t>(n - 8 * j, 8);
+  lo += count_le(rec, w, lo, n, last, il);
+  if (lo == 0) return std::nullopt;
+  const d::VisibleRecord v = d::get_visible(rec, lo - 1, h);
+  // On a sorted column the record found is at or before `il`; on a corrupt one it may not be,
+  // and then there is no answer (never a point after the offset).
+  if (v.il > il) return std::nullopt;
+  LookupResult r;
+  r.il_offset = v.il;
+  r.line = v.line;
+  r.column = v.column;
+  r.end_line = v.end_line;
+  r.end_column = v.end_column;
+  r.document = v.document;
+  if (r.document >= docs_count) return std::nullopt;
+  const fb::DocumentRef& doc = docs[r.document];
+  const Bytes& s = strings();  // one acquire load for both views
+  const std::uint64_t po = doc.path_offset(), pl = doc.path_length(), uo = doc.url_offset(), ul = doc.url_length();
+  if (po + pl > s.size || uo + ul > s.size) return std::nullopt;
+  r.file = {reinterpret_cast<const char*>(s.data) + po, static_cast<std::size_t>(pl)};
+  r.source_url = {reinterpret_cast<const char*>(s.data) + uo, static_cast<std::size_t>(ul)};
+  r.language = static_cast<Language>(doc.language());
+  return r;
+}
+
+// Lookups check changed() after their reads, a seqlock's re-check (ilmap/mapping_guard.h): an
+// answer built from bytes a writer changed is dropped. The check is a fence and one load.
+std::optional<LookupResult> Cache::lookup(std::uint32_t token, std::uint32_t il_offset) const noexcept {
+  if ((token >> 24) != 0x06 || il_offset >= kNoIlOffsetFrom) return std::nullopt;
+  std::optional<LookupResult> r = impl_->lookup_row(token & 0xFFFFFF, il_offset);
+  if (impl_->guard.changed()) return std::nullopt;
+  return r;
+}
+
+std::optional<LookupResult> Cache::lookup_row(std::uint32_t rid, std::uint32_t il_offset) const noexcept {
+  if (il_offset >= kNoIlOffsetFrom) return std::nullopt;
+  std::optional<LookupResult> r = impl_->lookup_row(rid, il_offset);
+  if (impl_->guard.changed()) return std::nullopt;
+  return r;
+}
+
+Status Cache::points(std::uint32_t rid, std::vector<CachePoint>& out) const {
+  Status s = points_unchecked(rid, out);
+  if (changed()) return impl_->changed_error();
+  return s;
+}
+
+Status Cache::points_unchecked(std::uint32_t rid, std::vector<CachePoint>& out) const {
+  if (rid == 0 || rid > impl_->method_rows)
+    return {Errc::kNotFound, format("method row %u out of range (cache has %u)", rid, method_count())};
+  std::uint32_t b = 0, e = 0;
+  const Impl::Range range = impl_->block_range(rid, b, e);
+  if (range == Impl::Range::kNone) return {};
+  if (range == Impl::Range::kCorrupt)
+    return {Errc::kMalformed, format("method directory entry of method row %u: block range out of order or beyond the point blocks", rid)};
+  const std::uint8_t* rec;
+  const std::uint8_t* end;
+  d::BlockHeader h;
+  if (!impl_->block(rid, rec, end, h))
+    return {Errc::kMalformed, format("point block of method row %u (bytes 0x%x-0x%x): corrupt header or records past its end", rid, b, e)};
+  const std::uint32_t ndocs = document_count();
+  // The row's entries of hidden_points (SPEC.md 5.5), sorted by (row, hidden).
+  const fb::HiddenPoint* xp = nullptr;
+  const fb::HiddenPoint* xe = nullptr;
+  if (const auto* hp = impl_->root->hidden_points(); hp && hp->size()) {
+    const fb::HiddenPoint* all = hp->Get(0);
+    xp = std::lower_bound(all, all + hp->size(), rid, [](const fb::HiddenPoint& x, std::uint32_t r) { return x.row() < r; });
+    xe = std::upper_bound(xp, all + hp->size(), rid, [](std::uint32_t r, const fb::HiddenPoint& x) { return r < x.row(); });
+    if (xp != xe && (h.hidden == 0 || xe[-1].hidden() >= h.hidden))
+      return {Errc::kMalformed, format("hidden_points: method row %u has no hidden record %u", rid, xe[-1].hidden())};
+  }
+  // Merge visible and hidden records in PDB order (SPEC.md 5.3): by IL offset, a hidden record
+  // before the visible ones at its offset, unless hidden_points places it after some of them.
+  std::uint32_t vi = 0, hi = 0;
+  std::uint32_t last_il = 0;
+  bool have_last = false;
+  while (vi < h.visible || hi < h.hidden) {
+    const std::uint32_t vil = vi < h.visible ? d::get_visible_il(rec, vi, h) : 0;
+    std::uint32_t hil = 0, hdoc = 0;
+    if (hi < h.hidden) d::get_hidden(rec, hi, h, hil, hdoc);
+    const fb::HiddenPoint* x = xp != xe && xp->hidden() == hi ? xp : nullptr;
+    if (x && (x->visible_before() > h.visible || (xp + 1 != xe && xp[1].hidden() <= hi)))
+      return {Errc::kMalformed, format("hidden_points: the entry of method row %u, hidden record %u, is out of order or places it past the visible records", rid, hi)};
+    const bool take_visible = vi < h.visible && (hi >= h.hidden || (x ? vi < x->visible_before() : vil < hil));
+    CachePoint p;
+    if (take_visible) {
+      const d::VisibleRecord v = d::get_visible(rec, vi, h);
+      p.il_offset = v.il;
+      p.start_line = v.line;
+      p.start_column = v.column;
+      p.end_line = v.end_line;
+      p.end_column = v.end_column;
+      p.document = v.document;
+      ++vi;
+    } else {
+      p.il_offset = hil;
+      p.start_line = p.end_line = 0xFEEFEE;
+      p.document = hdoc;
+      p.hidden = true;
+      if (x) {
+        p.end_line = x->end_line();
+        p.start_column = x->start_column();
+        p.end_column = x->end_column();
+        ++xp;
+      }
+      ++hi;
+    }
+    if (std::uint64_t(p.il_offset) >> h.w_il)
+      return {Errc::kMalformed, format("point block of method row %u: IL offset 0x%x wider than the block's %u-bit IL field", rid, p.il_offset, unsigned(h.w_il))};
+    if (have_last && p.il_offset < last_il)
+      return {Errc::kMalformed, format("point block of method row %u: IL offsets decrease", rid)};
+    if (p.document >= ndocs)
+      return {Errc::kMalformed, format("point block of method row %u: document index %u beyond the %u documents", rid, p.document, ndocs)};
+    if (!p.hidden && (p.end_line >= 0xFEEFEE || p.start_line >= 0xFEEFEE || p.end_line < p.start_line))
+      return {Errc::kMalformed, format("point block of method row %u: line out of range", rid)};
+    last_il = p.il_offset;
+    have_last = true;
+    out.push_back(p);
+  }
+  return {};
+}
+
+}  // namespace ilmap
