@@ -10,7 +10,7 @@
 
 #include "support/AtomicFile.h"
 #include "compiler/CacheBuilder.h"
-#include "compiler/CacheSourceFor.h"
+#include "compiler/CompileModule.h"
 #include "decode/DebugInput.h"
 #include "support/FileBytes.h"
 #include "decode/SymstoreKeys.h"
@@ -366,17 +366,12 @@ struct ModuleIndex::Impl {
   // Compiles `in` (names from `pe_bytes` when given) into `path` and opens it.
   ModuleAnswer compile(const DebugInput& in, std::span<const std::uint8_t> pe_bytes, const std::string& path) {
     ModuleAnswer a;
-    std::optional<NamesSection> names;
-    if (!pe_bytes.empty()) {
-      auto n = build_names_section_from_pe(pe_bytes);
-      if (n) names = std::move(*n);
-      else note(in.path + ": method names not stored: " + n.error().message);
-    }
-    CacheSource src = cache_source_for(in);
-    if (names) src.names = &*names;
+    ModuleSource module = module_source(in);
+    if (!pe_bytes.empty()) add_method_names(module, pe_bytes, in.path);
+    for (const std::string& w : module.warnings) note(w);
     CacheBuildOptions bo;
     bo.zstd_level = 3;
-    auto bytes = build_cache(src, bo);
+    auto bytes = compile_module(module, bo);
     if (!bytes) return {nullptr, Miss::kBadFile, in.path + ": " + bytes.error().message};
     std::error_code ec;
     if (!path.empty()) fs::create_directories(fs::path(path).parent_path(), ec);

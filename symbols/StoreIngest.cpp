@@ -9,6 +9,7 @@
 
 #include "compiler/CacheBuilder.h"
 #include "compiler/CacheSourceFor.h"
+#include "compiler/CompileModule.h"
 #include "support/FileBytes.h"
 #include "decode/Guids.h"
 #include "decode/SymstoreKeys.h"
@@ -24,13 +25,15 @@ namespace {
 namespace fs = std::filesystem;
 
 // The cache of `pdb`, compiled from the input file `source_name` (its bytes `source`); `pe` is
-// the PE that embeds `pdb`, when it is one (recorded so that `store verify` finds it).
-// `has_urls` tells whether options.document_urls gave any document a URL.
+// the PE the cache records (one that embeds `pdb`, or names it), `names_pe` that PE's bytes when
+// its method names go into the cache (empty: none).
 Result<CacheBytes> compile_cache(const PortablePdb& pdb, const std::string& source_name,
                                  std::span<const std::uint8_t> source, const std::string& pdb_key,
-                                 std::optional<CachePeIdentity> pe, const AddOptions& options) {
+                                 std::optional<CachePeIdentity> pe, std::span<const std::uint8_t> names_pe,
+                                 const std::string& names_pe_path, const AddOptions& options) {
   std::vector<std::string> urls;
-  CacheSource src;
+  ModuleSource m;
+  CacheSource& src = m.source;
   if (options.document_urls) {
     auto u = options.document_urls(pdb);
     if (!u) return u.error();
@@ -45,8 +48,32 @@ Result<CacheBytes> compile_cache(const PortablePdb& pdb, const std::string& sour
   const PdbId id = pdb.id();
   src.debug_id = portable_debug_id(id.guid(), id.stamp());
   src.pe = std::move(pe);
-  CacheBuildOptions bo;
-  return build_cache(src, bo);
+  if (!names_pe.empty()) add_method_names(m, names_pe, names_pe_path);
+  return compile_module(m, CacheBuildOptions{});
+}
+
+// The PE beside the PDB file `pdb_path` (<stem>.dll, else <stem>.exe) whose CodeView entry
+// names `pdb`; nullopt when there is none.
+struct PeBeside {
+  FileBytes file;
+  PeInfo info;
+  std::string path;
+};
+std::optional<PeBeside> pe_beside(const std::string& pdb_path, const PortablePdb& pdb) {
+  for (const char* ext : {".dll", ".exe"}) {
+    const std::string p = fs::path(pdb_path).replace_extension(ext).string();
+    std::error_code ec;
+    if (!fs::is_regular_file(p, ec)) continue;
+    auto f = FileBytes::open(p);
+    if (!f) continue;
+    PeOptions po;
+    po.embedded_pdb_errors_fatal = false;
+    auto pe = PeFile::parse(f->bytes(), po);
+    if (!pe || !pe->info().managed || !pe_names_pdb(pe->info(), pdb)) continue;
+    PeInfo info = pe->info();
+    return PeBeside{std::move(*f), std::move(info), p};
+  }
+  return std::nullopt;
 }
 
 std::string name_of(const std::string& path) { return fs::path(path).filename().string(); }
@@ -258,7 +285,9 @@ Status check_cache(const std::string& path, const std::array<std::uint8_t, 20>& 
 Result<std::vector<StoredFile>> add_to_store(SymbolStore& store, const std::string& path) {
   auto file = FileBytes::open(path);
   if (!file) return file.error();
-  return add_bytes_to_store(store, path, path, file->bytes());
+  AddOptions options;
+  options.names_from_pe_beside = true;
+  return add_bytes_to_store(store, path, path, file->bytes(), options);
 }
 
 Result<std::vector<StoredFile>> add_bytes_to_store(SymbolStore& store, const std::string& path,
@@ -275,7 +304,10 @@ Result<std::vector<StoredFile>> add_bytes_to_store(SymbolStore& store, const std
   if (ident->kind == ModuleKind::kPortablePdb) {
     auto pdb = PortablePdb::parse(bytes);
     if (!pdb) return Error{pdb.error().code, where + ": " + pdb.error().message};
-    auto c = compile_cache(*pdb, ident->file_name, bytes, ident->key, std::nullopt, options);
+    std::optional<PeBeside> pe = options.names_from_pe_beside ? pe_beside(path, *pdb) : std::nullopt;
+    auto c = pe ? compile_cache(*pdb, ident->file_name, bytes, ident->key, cache_pe_identity(pe->path, pe->info),
+                                pe->file.bytes(), pe->path, options)
+                : compile_cache(*pdb, ident->file_name, bytes, ident->key, std::nullopt, {}, {}, options);
     if (!c) return Error{c.error().code, where + ": " + c.error().message};
     cache = std::move(*c);
     cache_pdb_key = ident->key;
@@ -302,7 +334,8 @@ Result<std::vector<StoredFile>> add_bytes_to_store(SymbolStore& store, const std
       if (Status s = check_input_key(cache_pdb_key, where + ": embedded PDB"); !s) return s.error();
       CachePeIdentity pe_id = cache_pe_identity(path, pe->info());
       pe_id.pe_key = ident->key;
-      auto c = compile_cache(*pdb, ident->file_name, bytes, cache_pdb_key, std::move(pe_id), options);
+      auto c = compile_cache(*pdb, ident->file_name, bytes, cache_pdb_key, std::move(pe_id),
+                             pe->info().managed ? bytes : std::span<const std::uint8_t>(), where, options);
       if (!c) return Error{c.error().code, where + ": embedded PDB: " + c.error().message};
       cache = std::move(*c);
       // A Portable PDB stored under the key with other bytes: this PE's PDB only claims its id.

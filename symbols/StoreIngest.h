@@ -54,6 +54,9 @@ struct AddOptions {
   // embedded one): each document's URL by index ("" for none), recorded where SourceLink gives
   // none (CacheSource::document_urls). Package ingestion uses it for source-store URLs.
   std::function<Result<std::vector<std::string>>(const PortablePdb&)> document_urls;
+  // A Portable PDB file's cache takes the method names and PE identity of the PE beside it
+  // (<stem>.dll or <stem>.exe) when that PE's CodeView entry names the PDB (add_to_store).
+  bool names_from_pe_beside = false;
 };
 
 // add_to_store for bytes already in memory: `name` gives the file name (its last '/'

@@ -24,6 +24,7 @@
 #include "compiler/CacheBuilder.h"
 #include "tools/CacheFields.h"
 #include "compiler/CacheSourceFor.h"
+#include "compiler/CompileModule.h"
 #include "tools/Commands.h"
 #include "decode/DebugInput.h"
 #include "decode/Guids.h"
@@ -85,31 +86,23 @@ std::string lower_ext(const fs::path& p) {
 bool is_input_ext(const std::string& e) { return e == ".pdb" || e == ".dll" || e == ".exe"; }
 
 
-// True when some document of the PDB has an EmbeddedSource CDI (what --embed-sources stores).
-bool has_embedded_sources(const PortablePdb& pdb) {
-  for (std::uint32_t rid = 1; rid <= pdb.document_count(); ++rid)
-    if (pdb.find_cdi(kHcdiDocument, rid, guids::kCdiEmbeddedSource)) return true;
-  return false;
-}
-
-// Up to date = the bytes this run would write: same input, same compiler, and the same answer
-// to --embed-sources (which only changes the bytes when the PDB has embedded sources).
-// A cache is trusted only when it verifies (header, payload checksum, sections): a corrupt
-// cache is rebuilt. Only regular files are opened (never a FIFO or a device).
-bool up_to_date(const OutputTarget& target, const CacheSource& src, bool embed_sources) {
+// Up to date = the bytes this run would write (is_up_to_date). A cache is trusted only when it
+// verifies (header, payload checksum, sections): a corrupt cache is rebuilt. Only regular files
+// are opened (never a FIFO or a device).
+bool up_to_date(const OutputTarget& target, const ModuleSource& m, bool embed_sources) {
   if (target.kind != OutputKind::kRegular) return false;
   auto cache = Cache::open(target.path);
   if (!cache || !cache->verify()) return false;
-  // Method names come from a PE that the input hash may not cover (--pe, a PE beside a PDB).
-  if (cache->has_method_names() != (src.names != nullptr)) return false;
-  if (src.names && cache->mvid() != std::optional<std::array<std::uint8_t, 16>>(src.names->mvid)) return false;
   const CacheIdentity id = cache->identity();
-  if (!(id.source_xxh3 == src.source_xxh3 && id.source_size == src.source_size &&
-        id.compiler_version == compiler_version() && id.source_name == src.source_name))
-    return false;
-  const bool cache_has = id.holds_embedded_sources;
-  if (cache_has != embed_sources) return !cache_has && (!src.pdb || !has_embedded_sources(*src.pdb));
-  return true;
+  RecordedInputs r;
+  r.has_names = cache->has_method_names();
+  if (r.has_names) r.names_mvid = cache->mvid();
+  r.source_xxh3 = id.source_xxh3;
+  r.source_size = id.source_size;
+  r.source_name = id.source_name;
+  r.compiler_version = id.compiler_version;
+  r.holds_embedded_sources = id.holds_embedded_sources;
+  return is_up_to_date(r, m, embed_sources);
 }
 
 bool same_file(const struct stat& a, const std::string& path) {
@@ -130,14 +123,6 @@ void skip(Job& job, const std::string& why) {
   job.message = job.input + ": skipped: " + why;
 }
 
-// True when the PE's Portable CodeView entries name the PDB (GUID and stamp = its PDB id).
-bool pe_names_pdb(const PeInfo& pe, const PortablePdb& pdb) {
-  if (!pdb.has_pdb_stream()) return false;
-  for (const CodeViewEntry& cv : pe.codeview)
-    if (cv.portable() && cv.guid == pdb.id().guid() && cv.stamp == pdb.id().stamp()) return true;
-  return false;
-}
-
 // <stem>.dll or <stem>.exe beside a PDB, when one exists.
 std::string pe_beside(const std::string& pdb_path) {
   for (const char* ext : {".dll", ".exe"}) {
@@ -152,15 +137,9 @@ std::string pe_beside(const std::string& pdb_path) {
 // Method names (format 1.1) from the PE of the input: the input itself, --pe for a PDB input
 // (must name the PDB: else kMismatch), or a same-named PE beside a PDB input whose CodeView names
 // it. A names failure is a warning (job.warnings) and the cache is built without them.
-Status collect_names(Job& job, const DebugInput& d, const CompileOptions& o, std::optional<NamesSection>& names) {
-  auto warn = [&](const std::string& where, const Error& e) {
-    job.warnings.push_back(where + ": method names not stored: " + e.message);
-  };
+Status collect_names(Job& job, const DebugInput& d, const CompileOptions& o, ModuleSource& m) {
   if (d.pe) {
-    if (!d.pe->managed) return {};
-    auto n = build_names_section_from_pe(d.file.bytes());
-    if (n) names = std::move(*n);
-    else warn(job.input, n.error());
+    if (d.pe->managed) add_method_names(m, d.file.bytes(), job.input);
     return {};
   }
   const std::string pe_path = !o.pe.empty() ? o.pe : pe_beside(job.input);
@@ -180,9 +159,7 @@ Status collect_names(Job& job, const DebugInput& d, const CompileOptions& o, std
                                          pe_path.c_str(), job.input.c_str(),
                                          d.pdb->has_pdb_stream() ? portable_debug_id(d.pdb->id().guid(), d.pdb->id().stamp()).c_str() : "none")};
   }
-  auto n = build_names_section_from_pe(file->bytes());
-  if (n) names = std::move(*n);
-  else warn(pe_path, n.error());
+  add_method_names(m, file->bytes(), pe_path);
   return {};
 }
 
@@ -242,11 +219,10 @@ void run_job(Job& job, const CompileOptions& o, unsigned threads) {
   }
   if (target->kind == OutputKind::kDirectory)
     return fail(job, {Errc::kIo, format("%s: is a directory", job.output.c_str())});
-  std::optional<NamesSection> names;
-  if (Status s = collect_names(job, d, o, names); !s) return fail(job, s.error());
-  CacheSource src = cache_source_for(d);
-  if (names) src.names = &*names;
-  if (!o.force && up_to_date(*target, src, o.embed_sources)) {
+  ModuleSource module = module_source(d);
+  if (Status s = collect_names(job, d, o, module); !s) return fail(job, s.error());
+  for (std::string& w : module.warnings) job.warnings.push_back(std::move(w));
+  if (!o.force && up_to_date(*target, module, o.embed_sources)) {
     job.outcome = Outcome::kUpToDate;
     job.message = format("%s: up to date: %s", job.input.c_str(), job.output.c_str());
     return;
@@ -256,7 +232,7 @@ void run_job(Job& job, const CompileOptions& o, unsigned threads) {
   bo.max_embedded_source = static_cast<std::size_t>(cap);
   bo.threads = threads;
   CacheStats stats;
-  auto bytes = build_cache(src, bo, &stats);
+  auto bytes = compile_module(module, bo, &stats);
   // An input truncated while mapped reads as zeros (the mapping guard): that, not whatever the
   // zeros decoded to, is the error, and nothing is written.
   for (const FileBytes* f : {&d.file, &d.sibling})
