@@ -22,6 +22,14 @@ namespace ilmap {
 
 struct PdbId {
   std::array<std::uint8_t, 20> bytes{};
+  // GUID then a little-endian 32-bit tail: the #Pdb stream's stamp (Portable), or the DBI age
+  // that a cache records in its place for a Windows PDB (SPEC.md 3.2).
+  static PdbId of(const Guid& guid, std::uint32_t tail) {
+    PdbId id;
+    std::copy(guid.begin(), guid.end(), id.bytes.begin());
+    for (int i = 0; i < 4; ++i) id.bytes[16 + i] = static_cast<std::uint8_t>(tail >> (8 * i));
+    return id;
+  }
   Guid guid() const {
     Guid g{};
     std::copy(bytes.begin(), bytes.begin() + 16, g.begin());

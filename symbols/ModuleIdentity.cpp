@@ -6,7 +6,9 @@
 
 #include "decode/SymstoreKeys.h"
 #include "decode/PortablePdb.h"
+#include "decode/msf/DbiStream.h"
 #include "decode/msf/MsfFile.h"
+#include "decode/msf/PdbInfoStream.h"
 #include "decode/msf/MsfPdb.h"
 
 namespace ilmap::symbols {
@@ -51,6 +53,26 @@ Result<ModuleIdentity> identify_file(std::string_view path, std::span<const std:
   return Error{Errc::kBadMagic, std::string(path) + ": not a PE (MZ), a Portable PDB (BSJB) or a Windows PDB (MSF 7.00)"};
 }
 
+Result<PdbFileId> read_pdb_id(std::span<const std::uint8_t> bytes) {
+  PdbFileId out;
+  if (msf::MsfFile::has_magic(bytes)) {
+    auto msf = msf::MsfFile::parse(bytes);
+    if (!msf) return msf.error();
+    auto info = msf::PdbInfoStream::parse(*msf);
+    if (!info) return info.error();
+    auto dbi = msf::DbiStream::parse(*msf);
+    if (!dbi) return dbi.error();
+    out.id = PdbId::of(info->guid(), dbi->age()).bytes;
+    out.windows = true;
+    return out;
+  }
+  auto pdb = PortablePdb::parse(bytes);
+  if (!pdb) return pdb.error();
+  if (!pdb->has_pdb_stream()) return Error{Errc::kMalformed, "no #Pdb stream"};
+  out.id = pdb->id().bytes;
+  return out;
+}
+
 std::vector<ModuleIdentity> pdbs_wanted_by(const PeInfo& pe) {
   std::vector<ModuleIdentity> out;
   for (const CodeViewEntry& cv : pe.codeview) {
@@ -60,10 +82,7 @@ std::vector<ModuleIdentity> pdbs_wanted_by(const PeInfo& pe) {
     if (cv.portable()) {
       id.kind = ModuleKind::kPortablePdb;
       id.key = ssqp_portable_pdb_key(cv.path, cv.guid);
-      std::array<std::uint8_t, 20> b{};
-      std::copy(cv.guid.begin(), cv.guid.end(), b.begin());
-      for (int i = 0; i < 4; ++i) b[16 + i] = static_cast<std::uint8_t>(cv.stamp >> (8 * i));
-      id.pdb_id = b;
+      id.pdb_id = PdbId::of(cv.guid, cv.stamp).bytes;
       id.checksums = pe.checksums;
       id.symbol_checksum = symbol_checksum_header(pe.checksums);
     } else {

@@ -38,6 +38,14 @@ struct ModuleIdentity {
 // for anything else, or the parser's error.
 Result<ModuleIdentity> identify_file(std::string_view path, std::span<const std::uint8_t> bytes);
 
+// The 20-byte id of a PDB from its bytes, reading only what holds it: a Portable PDB's #Pdb
+// stream (GUID + stamp), a Windows PDB's info stream GUID and DBI age (as a cache records it).
+struct PdbFileId {
+  std::array<std::uint8_t, 20> id{};
+  bool windows = false;
+};
+Result<PdbFileId> read_pdb_id(std::span<const std::uint8_t> bytes);
+
 // The PDBs a PE names in its CodeView entries, in directory order: a Portable entry gives a
 // Portable PDB identity (GUID + entry stamp, and the PE's checksums), any other a Windows PDB
 // identity (GUID + age).

@@ -20,10 +20,7 @@
 #include "decode/PeFile.h"
 #include "decode/PortablePdb.h"
 #include "symbols/StoreIngest.h"
-#include "decode/msf/DbiStream.h"
-#include "decode/msf/MsfFile.h"
 #include "decode/msf/MsfPdb.h"
-#include "decode/msf/PdbInfoStream.h"
 
 namespace ilmap::symbols {
 namespace {
@@ -85,17 +82,8 @@ std::optional<Kind> kind_of(std::string_view lname) {
 }
 
 // GUID + stamp (Portable) or GUID + DBI age (Windows), as a cache's pdb_id records them.
-std::array<std::uint8_t, 20> make_pdb_id(const Guid& g, std::uint32_t stamp) {
-  std::array<std::uint8_t, 20> id{};
-  std::copy(g.begin(), g.end(), id.begin());
-  for (int i = 0; i < 4; ++i) id[16 + i] = std::uint8_t(stamp >> (8 * i));
-  return id;
-}
-
-std::uint32_t tail_of(const std::array<std::uint8_t, 20>& id) {
-  return std::uint32_t(id[16]) | std::uint32_t(id[17]) << 8 | std::uint32_t(id[18]) << 16 |
-         std::uint32_t(id[19]) << 24;
-}
+std::array<std::uint8_t, 20> make_pdb_id(const Guid& g, std::uint32_t tail) { return PdbId::of(g, tail).bytes; }
+std::uint32_t tail_of(const std::array<std::uint8_t, 20>& id) { return PdbId{id}.stamp(); }
 
 // An SSQP PDB key "name.pdb/<guid N><age x>/name.pdb" of a Windows PDB (a Portable PDB's id
 // part ends in FFFFFFFF).
@@ -278,22 +266,11 @@ struct ModuleIndex::Impl {
     }
     auto file = FileBytes::open(e.path);
     if (!file) return fail(file.error().message);
-    if (e.kind == Kind::kPdb && is_windows_pdb(file->bytes())) {
-      // Only the id: the PDB info stream's GUID and the DBI stream's age (not the symbols).
-      auto msf = msf::MsfFile::parse(file->bytes());
-      if (!msf) return fail(msf.error().message);
-      auto info = msf::PdbInfoStream::parse(*msf);
-      if (!info) return fail(info.error().message);
-      auto dbi = msf::DbiStream::parse(*msf);
-      if (!dbi) return fail(dbi.error().message);
-      e.pdb_id = make_pdb_id(info->guid(), dbi->age());
-      e.windows = true;
-      return;
-    }
-    if (e.kind == Kind::kPdb) {
-      auto pdb = PortablePdb::parse(file->bytes());
-      if (!pdb || !pdb->has_pdb_stream()) return fail(pdb ? "no #Pdb stream" : pdb.error().message);
-      e.pdb_id = pdb->id().bytes;
+    if (e.kind == Kind::kPdb) {  // only the id (a Windows PDB's symbols are not read)
+      auto id = read_pdb_id(file->bytes());
+      if (!id) return fail(id.error().message);
+      e.pdb_id = id->id;
+      e.windows = id->windows;
       return;
     }
     PeOptions po;
