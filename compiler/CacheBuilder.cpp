@@ -3,7 +3,6 @@
 #include "compiler/CacheBuilder.h"
 
 #include <flatbuffers/flatbuffers.h>
-#include <sys/mman.h>
 #include <xxhash.h>
 #include <zstd.h>
 
@@ -21,6 +20,7 @@
 
 #include "decode/EmbeddedSources.h"
 #include "compiler/LineIndexWriter.h"
+#include "compiler/ScratchBuffers.h"
 #include "compiler/NamesSection.h"
 #include "decode/PdbChecksum.h"
 #include "decode/SourceLink.h"
@@ -34,127 +34,6 @@ namespace ilmap {
 namespace {
 
 namespace f = ilmap::disk;
-
-// Large scratch buffers (the point blocks, the FlatBuffers builder's buffer) are kept per
-// thread between builds, up to kKeepScratch bytes each, so that a build does not page-fault a
-// fresh mapping for each of them (glibc maps large blocks anew on every malloc).
-constexpr std::size_t kKeepScratch = std::size_t(64) << 20;
-
-// Large buffers are filled once, front to back: transparent huge pages (where the kernel offers
-// them on request, "madvise" mode) turn 512 page faults per 2 MiB into one. Only advice: it
-// changes no result, and kernels without THP ignore it.
-constexpr std::size_t kHugePageAdviceMin = std::size_t(4) << 20;
-void advise_huge_pages(void* p, std::size_t n) {
-#if defined(MADV_HUGEPAGE)
-  if (n < kHugePageAdviceMin) return;
-  constexpr std::uintptr_t kHuge = std::uintptr_t(2) << 20;
-  const std::uintptr_t b = (reinterpret_cast<std::uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
-  const std::uintptr_t e = (reinterpret_cast<std::uintptr_t>(p) + n) & ~(kHuge - 1);
-  if (e > b) (void)::madvise(reinterpret_cast<void*>(b), e - b, MADV_HUGEPAGE);
-#else
-  (void)p;
-  (void)n;
-#endif
-}
-
-struct ScratchBlock {
-  std::uint8_t* p = nullptr;
-  std::size_t size = 0;
-};
-struct ScratchPool {
-  ScratchBlock spare[2];
-  ~ScratchPool() {
-    for (ScratchBlock& b : spare) std::free(b.p);
-  }
-  // A block of at least n bytes (a kept one when large enough), or throws.
-  ScratchBlock take(std::size_t n) {
-    for (ScratchBlock& b : spare) {
-      if (b.p && b.size >= n) {
-        ScratchBlock r = b;
-        b = {};
-        return r;
-      }
-    }
-    void* p = std::malloc(n ? n : 1);
-    if (!p) throw std::bad_alloc();
-    advise_huge_pages(p, n);
-    return {static_cast<std::uint8_t*>(p), n};
-  }
-  void give(ScratchBlock b) {
-    if (!b.p) return;
-    if (b.size <= kKeepScratch) {
-      for (ScratchBlock& s : spare) {
-        if (!s.p) {
-          s = b;
-          return;
-        }
-      }
-      // Keep the larger ones.
-      ScratchBlock& small = spare[0].size < spare[1].size ? spare[0] : spare[1];
-      if (small.size < b.size) std::swap(small, b);
-    }
-    std::free(b.p);
-  }
-};
-ScratchPool& scratch_pool() {
-  thread_local ScratchPool pool;
-  return pool;
-}
-
-// FlatBufferBuilder memory from the scratch pool.
-class ScratchAllocator : public flatbuffers::Allocator {
- public:
-  std::uint8_t* allocate(std::size_t size) override {
-    ScratchBlock b = scratch_pool().take(size);
-    sizes_.push_back({b.p, b.size});
-    return b.p;
-  }
-  void deallocate(std::uint8_t* p, std::size_t) override {
-    for (auto it = sizes_.begin(); it != sizes_.end(); ++it) {
-      if (it->first == p) {
-        scratch_pool().give({p, it->second});
-        sizes_.erase(it);
-        return;
-      }
-    }
-  }
-
- private:
-  std::vector<std::pair<std::uint8_t*, std::size_t>> sizes_;
-};
-
-// A growable byte buffer that does not zero what it hands out (std::vector::resize would).
-class ByteBuffer {
- public:
-  ByteBuffer() = default;
-  ByteBuffer(const ByteBuffer&) = delete;
-  ByteBuffer& operator=(const ByteBuffer&) = delete;
-  ~ByteBuffer() { scratch_pool().give({data_, cap_}); }
-  std::uint8_t* data() { return data_; }
-  const std::uint8_t* data() const { return data_; }
-  std::size_t size() const { return size_; }
-  // Makes room for n more bytes after size() and returns a pointer to them.
-  std::uint8_t* room(std::size_t n) {
-    if (cap_ - size_ < n) grow(n);
-    return data_ + size_;
-  }
-  void set_size(std::size_t n) { size_ = n; }
-  void reserve(std::size_t n) {
-    if (n > cap_) grow(n - size_);
-  }
-
- private:
-  void grow(std::size_t n) {
-    const std::size_t cap = std::max<std::size_t>({cap_ * 2, size_ + n, 4096});
-    ScratchBlock b = scratch_pool().take(cap);
-    if (size_) std::memcpy(b.p, data_, size_);
-    scratch_pool().give({data_, cap_});
-    data_ = b.p;
-    cap_ = b.size;
-  }
-  std::uint8_t* data_ = nullptr;
-  std::size_t size_ = 0, cap_ = 0;
-};
 
 // Writes bits LSB-first: each put stores 8 bytes at the current byte (so the buffer needs 8
 // bytes of slack after the last byte written) and advances by the whole bytes filled.
