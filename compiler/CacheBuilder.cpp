@@ -19,6 +19,7 @@
 #include <unordered_map>
 
 #include "decode/EmbeddedSources.h"
+#include "compiler/BuildInput.h"
 #include "compiler/LineIndexWriter.h"
 #include "compiler/ScratchBuffers.h"
 #include "compiler/NamesSection.h"
@@ -257,75 +258,6 @@ struct BlockChunk {
 
 constexpr unsigned kMaxEncodeThreads = 64;
 
-// What the builder reads from its input: a Portable PDB, or a Windows (MSF) PDB whose methods
-// are placed at the MethodDef row of their token (rows without a method have no points).
-struct BuildInput {
-  const PortablePdb* portable = nullptr;
-  std::vector<const msf::MsfMethod*> msf_by_row;  // index rid - 1; null: no points
-  std::vector<Document> docs;
-  std::optional<std::string> sourcelink_json;
-  // Windows PDBs: each document's URL from the srcsrv stream ("" for none), used where
-  // SourceLink gives none.
-  std::vector<std::string> srcsrv_urls;
-  std::uint32_t methods = 0;
-  std::size_t parallel_bytes = 0;  // compared with parallel_min_blob_bytes
-  std::size_t name_budget = 0;
-  std::array<std::uint8_t, 20> id{};
-  std::uint32_t entry_point = 0;
-};
-
-// The highest MethodDef row a Windows PDB may name (a token's 24-bit row).
-constexpr std::uint32_t kMaxMethodRow = 0xFFFFFF;
-
-Result<BuildInput> portable_input(const PortablePdb& pdb) {
-  BuildInput in;
-  in.portable = &pdb;
-  auto docs = pdb.documents();
-  if (!docs) return docs.error();
-  in.docs = std::move(*docs);
-  auto sl = pdb.source_link();
-  if (!sl) return sl.error();
-  in.sourcelink_json = std::move(*sl);
-  in.methods = pdb.method_count();
-  in.parallel_bytes = pdb.metadata().stream_size("#Blob");
-  in.name_budget = pdb.name_budget();
-  in.id = pdb.id().bytes;
-  in.entry_point = pdb.entry_point();
-  return in;
-}
-
-Result<BuildInput> msf_input(const msf::MsfPdb& pdb, std::uint64_t source_size) {
-  BuildInput in;
-  for (const msf::MsfDocument& d : pdb.documents())
-    in.docs.push_back({d.name, d.language, d.hash_algorithm, d.hash});
-  if (const auto& sl = pdb.source_link())
-    in.sourcelink_json.emplace(reinterpret_cast<const char*>(sl->data()), sl->size());
-  // A srcsrv stream that is not srcsrv text gives no URLs (it is advice for debuggers; the
-  // points do not depend on it).
-  if (const auto& ss = pdb.source_server()) {
-    if (auto srv = msf::SrcSrv::parse(*ss)) {
-      for (const msf::MsfDocument& d : pdb.documents()) in.srcsrv_urls.push_back(srv->url(d.name).value_or(""));
-    }
-  }
-  for (const msf::MsfMethod& m : pdb.methods()) {
-    const std::uint32_t row = m.token & kMaxMethodRow;
-    if ((m.token >> 24) != 0x06 || row == 0)
-      return Error{Errc::kMalformed, format("Windows PDB: method token 0x%08x is not a MethodDef token", m.token)};
-    if (row > in.methods) in.methods = row;
-  }
-  in.msf_by_row.assign(in.methods, nullptr);
-  for (const msf::MsfMethod& m : pdb.methods()) in.msf_by_row[(m.token & kMaxMethodRow) - 1] = &m;
-  in.parallel_bytes = pdb.point_count() * 8;
-  in.name_budget = std::max<std::size_t>(PortablePdb::kMinNameBudget,
-                                         PortablePdb::kNameBudgetPerInputByte * static_cast<std::size_t>(source_size));
-  // pdb_id: the info stream's GUID, then the age a PE's CodeView entry carries (the DBI age),
-  // little-endian (SPEC.md section 3.2).
-  std::memcpy(in.id.data(), pdb.guid().data(), 16);
-  const std::uint32_t age = pdb.age();
-  for (int i = 0; i < 4; ++i) in.id[16 + i] = static_cast<std::uint8_t>(age >> (8 * i));
-  return in;
-}
-
 // Decodes the points of method row `rid` into `enc` (reset first); a Windows PDB's hidden
 // points that their hidden records cannot describe go to `hidden_points` (SPEC.md 5.5).
 Status decode_row(const BuildInput& in, std::uint32_t rid, BlockEncoder& enc, std::vector<fb::HiddenPoint>& hidden_points) {
@@ -333,42 +265,7 @@ Status decode_row(const BuildInput& in, std::uint32_t rid, BlockEncoder& enc, st
   if (in.portable) return in.portable->for_each_sequence_point(rid, enc);
   const msf::MsfMethod* m = in.msf_by_row[rid - 1];
   if (!m) return {};
-  // The format takes IL offsets up to 0x7FFFFFFF that never decrease (a Portable PDB's
-  // strictly increase; a Windows PDB may repeat one, as C++/CLI's do), visible lines below
-  // 0xFEEFEE and end >= start. A hidden point (line 0xFEEFEE) is a hidden record; its end
-  // line and columns, when not 0xFEEFEE, 0 and 0, and its place when it is not the first
-  // among the points at its offset, are kept beside the blocks.
-  std::uint32_t visible = 0, hidden = 0;
-  std::uint32_t last_visible_il = 0, run = 0;  // the last visible point's offset, and how many have it
-  for (std::size_t i = 0; i < m->points.size(); ++i) {
-    const SequencePoint& p = m->points[i];
-    if (!p.hidden() && (p.start_line > kHiddenLine || p.end_line >= kHiddenLine ||
-                        p.end_line < p.start_line)) {
-      return Error{Errc::kMalformed,
-                   format("Windows PDB: method 0x%08x: point %zu has lines %u-%u (visible lines must lie below 0xFEEFEE)",
-                          m->token, i, p.start_line, p.end_line)};
-    }
-    if (p.il_offset > 0x7FFFFFFF) {  // as the Portable PDB decoder's cap (signed 32-bit offsets)
-      return Error{Errc::kMalformed, format("Windows PDB: method 0x%08x: point %zu has IL offset 0x%x (above 0x7FFFFFFF)",
-                                           m->token, i, p.il_offset)};
-    }
-    if (i > 0 && p.il_offset < m->points[i - 1].il_offset) {
-      return Error{Errc::kMalformed,
-                   format("Windows PDB: method 0x%08x: point %zu has IL offset %u after %u (a method's IL offsets must not decrease)",
-                          m->token, i, m->points[i].il_offset, m->points[i - 1].il_offset)};
-    }
-    if (!p.hidden()) {
-      run = visible > 0 && p.il_offset == last_visible_il ? run + 1 : 1;
-      last_visible_il = p.il_offset;
-      ++visible;
-      continue;
-    }
-    // Readers place a hidden record before the visible records at its offset.
-    const std::uint32_t placed = visible - (visible > 0 && p.il_offset == last_visible_il ? run : 0);
-    if (placed != visible || p.end_line != kHiddenLine || p.start_column != 0 || p.end_column != 0)
-      hidden_points.emplace_back(rid, hidden, visible, p.end_line, p.start_column, p.end_column);
-    ++hidden;
-  }
+  if (Status s = check_msf_points(*m, rid, hidden_points); !s) return s;
   enc.reserve(m->points.size());
   for (const SequencePoint& p : m->points) enc(p);
   return {};
@@ -881,7 +778,7 @@ std::string compiler_version() {
 }
 
 Result<CacheBytes> build_cache(const CacheSource& src, const CacheBuildOptions& opt, CacheStats* stats) {
-  auto input = src.msf ? msf_input(*src.msf, src.source_size) : portable_input(*src.pdb);
+  auto input = read_build_input(src);
   if (!input) return input.error();
   const BuildInput& in = *input;
   const std::vector<Document>* const docs = &in.docs;
