@@ -1,7 +1,7 @@
 // BuildInput.cpp - a Portable or Windows PDB as the cache builder reads it (see BuildInput.h).
 //
-// SPEC.md 3.2 (pdb_id of a Windows PDB: its GUID, then the DBI age), 5.3 (what a point block
-// can hold) and 5.5 (hidden points beyond their records).
+// SPEC.md 3.2 (pdb_id of a Windows PDB: its GUID, then the DBI age) and section 4 (method rows:
+// a Windows PDB's methods by the MethodDef row of their token).
 #include "compiler/BuildInput.h"
 
 #include <algorithm>
@@ -70,46 +70,6 @@ Result<BuildInput> msf_input(const msf::MsfPdb& pdb, std::uint64_t source_size) 
 
 Result<BuildInput> read_build_input(const CacheSource& src) {
   return src.msf ? msf_input(*src.msf, src.source_size) : portable_input(*src.pdb);
-}
-
-Status check_msf_points(const msf::MsfMethod& m, std::uint32_t rid, std::vector<fb::HiddenPoint>& hidden_points) {
-  // The format takes IL offsets up to 0x7FFFFFFF that never decrease (a Portable PDB's
-  // strictly increase; a Windows PDB may repeat one, as C++/CLI's do), visible lines below
-  // 0xFEEFEE and end >= start. A hidden point (line 0xFEEFEE) is a hidden record; its end
-  // line and columns, when not 0xFEEFEE, 0 and 0, and its place when it is not the first
-  // among the points at its offset, are kept beside the blocks.
-  std::uint32_t visible = 0, hidden = 0;
-  std::uint32_t last_visible_il = 0, run = 0;  // the last visible point's offset, and how many have it
-  for (std::size_t i = 0; i < m.points.size(); ++i) {
-    const SequencePoint& p = m.points[i];
-    if (!p.hidden() && (p.start_line > kHiddenLine || p.end_line >= kHiddenLine ||
-                        p.end_line < p.start_line)) {
-      return Error{Errc::kMalformed,
-                   format("Windows PDB: method 0x%08x: point %zu has lines %u-%u (visible lines must lie below 0xFEEFEE)",
-                          m.token, i, p.start_line, p.end_line)};
-    }
-    if (p.il_offset > 0x7FFFFFFF) {  // as the Portable PDB decoder's cap (signed 32-bit offsets)
-      return Error{Errc::kMalformed, format("Windows PDB: method 0x%08x: point %zu has IL offset 0x%x (above 0x7FFFFFFF)",
-                                           m.token, i, p.il_offset)};
-    }
-    if (i > 0 && p.il_offset < m.points[i - 1].il_offset) {
-      return Error{Errc::kMalformed,
-                   format("Windows PDB: method 0x%08x: point %zu has IL offset %u after %u (a method's IL offsets must not decrease)",
-                          m.token, i, m.points[i].il_offset, m.points[i - 1].il_offset)};
-    }
-    if (!p.hidden()) {
-      run = visible > 0 && p.il_offset == last_visible_il ? run + 1 : 1;
-      last_visible_il = p.il_offset;
-      ++visible;
-      continue;
-    }
-    // Readers place a hidden record before the visible records at its offset.
-    const std::uint32_t placed = visible - (visible > 0 && p.il_offset == last_visible_il ? run : 0);
-    if (placed != visible || p.end_line != kHiddenLine || p.start_column != 0 || p.end_column != 0)
-      hidden_points.emplace_back(rid, hidden, visible, p.end_line, p.start_column, p.end_column);
-    ++hidden;
-  }
-  return {};
 }
 
 }  // namespace ilmap

@@ -3,9 +3,8 @@
 // A Portable PDB or a Windows (MSF) PDB becomes one neutral BuildInput, so that the rest of the
 // builder never asks which kind it has: documents, SourceLink JSON, per-document srcsrv URLs,
 // the method rows, the 20-byte pdb_id (SPEC.md section 3.2) and the entry point. A Windows
-// PDB's methods are placed at the MethodDef row of their token; its points are checked against
-// what point blocks can hold (SPEC.md 5.3) and the hidden points their records cannot describe
-// are kept for `hidden_points` (5.5).
+// PDB's methods are placed at the MethodDef row of their token (section 4); the point encoder
+// (PointEncoder.cpp) checks their points against what a block can hold.
 #pragma once
 
 #include <array>
@@ -18,7 +17,6 @@
 #include "compiler/CacheBuilder.h"
 #include "decode/PortablePdb.h"
 #include "ilmap/status.h"
-#include "ilmap_generated.h"
 
 namespace ilmap {
 
@@ -46,11 +44,5 @@ struct BuildInput {
 // The input of `src` (its Portable PDB or its Windows PDB). Points into it: `src` must outlive
 // the result.
 Result<BuildInput> read_build_input(const CacheSource& src);
-
-// Checks the points of Windows PDB method `m` (row `rid`) against what a point block can hold:
-// IL offsets up to 0x7FFFFFFF that never decrease, visible lines below 0xFEEFEE, end line >=
-// start line. Appends to `hidden_points` each hidden point that its hidden record does not
-// describe (SPEC.md 5.5).
-Status check_msf_points(const msf::MsfMethod& m, std::uint32_t rid, std::vector<fb::HiddenPoint>& hidden_points);
 
 }  // namespace ilmap
