@@ -1,6 +1,9 @@
-// CacheBuilder.h - turns a decoded Portable PDB or Windows (MSF) PDB (plus the identity of the
-// PE it came from) into the bytes of an ilmap cache, format v1 (SPEC.md). Deterministic: same
-// input, same bytes.
+// CacheBuilder.h - build_cache: a decoded Portable PDB or Windows (MSF) PDB, plus the identity
+// of the PE it came from, to the bytes of an ilmap cache.
+//
+// The cache is the file SPEC.md describes (header, FlatBuffers payload, point blocks); the
+// bytes depend only on the input and the compiler version (SPEC.md section 8), never on the
+// thread count. The steps and the file that makes each section are in CacheBuilder.cpp.
 #pragma once
 
 #include <cstdint>
@@ -55,7 +58,7 @@ struct CacheSource {
   std::string pdb_key;            // SSQP key of the PDB
   std::string debug_id;
   std::optional<CachePeIdentity> pe;
-  const NamesSection* names = nullptr;  // method names of the PE (format 1.1), when known
+  const NamesSection* names = nullptr;  // method names of the PE (SPEC.md 3.6), when known
   // Each document's URL by document index ("" for none), used where SourceLink (and a Windows
   // PDB's srcsrv stream) gives none: the source-store URLs `store add` of a NuGet package with
   // sources assigns (symbols/PackageIngest.h). Stored like any resolved document URL.
@@ -81,7 +84,7 @@ struct CacheBuildOptions {
   std::size_t parallel_min_blob_bytes = std::size_t(4) << 20;
   // Block profiles (SPEC.md 5.1): false (the default) writes every block in a profile of the
   // table; true keeps the table to profiles used twice or more and every other profile in
-  // front of its block (format 2.0's first writer; tests use it to make both kinds of block).
+  // front of its block (tests use it to make caches with both kinds of block).
   bool rare_profiles_in_blocks = false;
   // Entries of the profile table, at most 255 (the format's limit; 1 to 255, clamped). Fewer
   // make more blocks take a wider profile of the table (tests use it on small PDBs).

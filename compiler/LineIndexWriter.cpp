@@ -1,5 +1,5 @@
-// LineIndex.cpp - encodes the reverse line index (SPEC.md section 3.7, layout in
-// schema/ilmap_lines_format.h): sort, cut into blocks of kLineBlockEntries, delta-code.
+// LineIndexWriter.cpp - encodes the reverse line index (SPEC.md section 3.7, layout in
+// format/ilmap_lines_format.h): sort, cut into blocks of kLineBlockEntries, delta-code.
 #include "compiler/LineIndexWriter.h"
 
 #include <algorithm>

@@ -1,9 +1,8 @@
-// LineIndex.h - the reverse line index of a cache (format 1.2, SPEC.md section 3.7): per
-// document, every visible sequence point ordered by (start line, start column, method row,
+// LineIndexWriter.h - the reverse line index of a cache (SPEC.md section 3.7): per document, every visible sequence point ordered by (start line, start column, method row,
 // visible ordinal), delta-coded in small blocks with a block index of first lines, so that
 // `ilmap lines` finds the points of a source line in O(log n).
 //
-// Kept apart from CacheBuilder.cpp: the builder reports each visible point it encodes (in
+// The builder reports each visible point it encodes (in
 // whatever order its threads produce them), build_line_index sorts and encodes them, and
 // write_line_index puts the table into the FlatBuffer. The index names points by (method row,
 // visible ordinal in the row's block), not by IL offset or document strings, so it depends on

@@ -1,8 +1,8 @@
-// NamesSection.h - the method-names section of a cache (format 1.1, SPEC.md section 3.6): for
-// every MethodDef row of the PE the frame text CoreCLR and Mono print, the name-index key, the
-// state-machine kickoff (format 2.0 stores no name index: readers derive it from the keys).
+// NamesSection.h - the method-names section of a cache (SPEC.md section 3.6): for every
+// MethodDef row of the PE the frame text CoreCLR and Mono print, the name-index key, the
+// state-machine kickoff (no name index is stored: readers derive it from the keys).
 //
-// Kept apart from CacheBuilder.cpp: the caller builds a NamesSection from the PE's metadata
+// The caller builds a NamesSection from the PE's metadata
 // (a failure there is a warning, not a failed compile) and build_cache writes it at one place.
 #pragma once
 
@@ -31,7 +31,7 @@ struct NamesSection {
   }
 };
 
-// From a PE's own metadata (compiler/names). Errors: the names library's (malformed tables,
+// From a PE's own metadata (decode/names). Errors: the names library's (malformed tables,
 // over its text budget) or a string pool beyond 4 GiB.
 Result<NamesSection> build_names_section(const Metadata& md);
 // From the bytes of a PE file: parses it, then build_names_section. kUnsupported when the PE
