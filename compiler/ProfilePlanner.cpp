@@ -114,7 +114,7 @@ ProfileUses find_profiles(const std::vector<BlockChunk>& chunks) {
 // only profiles used twice or more. Rewritten in a wider entry, a profile costs bits in every
 // record of its blocks: by records plus 8 per block (measured against count alone and against
 // the bits lost to the fieldwise maximum: Mono.Cecil 158,560 and 153,664 bytes, this 153,080
-// before folding; BENCHMARKS.md).
+// before folding; docs/benchmarks-history.md).
 Ranked rank_profiles(ProfileUses& pu, bool rare_in_blocks) {
   // One 64-bit key per profile: the weight (below 2^40: at most the points, counted in 32 bits,
   // plus 8 per block) inverted above its position in `uses` (below 2^24, a block per row), so
