@@ -23,6 +23,9 @@ Cache::~Cache() = default;
 
 bool Cache::changed() const noexcept { return impl_->guard.changed(); }
 Status Cache::changed_status() const { return impl_->changed_error(); }
+Status Cache::changed_status(const std::string& path) {
+  return {Errc::kIo, path + ": cache file changed while in use (truncated or rewritten in place)"};
+}
 
 bool Cache::file_changed() const noexcept {
   if (impl_->path.empty()) return false;

@@ -160,10 +160,7 @@ struct Cache::Impl {
     if (fd >= 0) ::close(fd);
   }
 
-  Status changed_error() const {
-    return {Errc::kIo, (path.empty() ? std::string("cache") : path) +
-                           ": cache file changed while in use (truncated or rewritten in place)"};
-  }
+  Status changed_error() const { return Cache::changed_status(path.empty() ? std::string("cache") : path); }
 
   static Status check_header(const d::FileHeader& header, std::uint64_t size);
   Status validate();

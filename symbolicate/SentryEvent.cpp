@@ -2,6 +2,7 @@
 // (SentryEvent.h; Sentry RFC 0013). Every field read from the event is checked for type and
 // range before use; a frame that fails a check is left untouched and counted by reason.
 #include "symbolicate/SentryEvent.h"
+#include "support/Ascii.h"
 
 
 #include <algorithm>
@@ -24,11 +25,6 @@ constexpr std::size_t kMaxDepth = 512;
 constexpr std::size_t kMaxWhyNot = 32;
 constexpr std::size_t kMaxImages = 1'000'000;  // debug_meta.images located per event text
 
-std::string lower(std::string_view s) {
-  std::string r(s);
-  for (char& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return r;
-}
 
 // Sentry's HexValue: an unsigned JSON integer, or a string "0x<hex>" (the SDK's form) or
 // "<decimal>". nullopt for anything else (negative, fractional, empty, > 64 bits).
@@ -509,14 +505,14 @@ void SentryCacheSetProvider::add(Cache cache) {
   Entry e;
   e.cache = std::make_unique<Cache>(std::move(cache));
   const CacheIdentity id = e.cache->identity();
-  e.debug_id = lower(id.debug_id);
-  e.pdb_name = lower(id.pdb_key.substr(0, id.pdb_key.find('/')));
+  e.debug_id = ascii_lower(id.debug_id);
+  e.pdb_name = ascii_lower(id.pdb_key.substr(0, id.pdb_key.find('/')));
   caches_.push_back(std::move(e));
 }
 
 const Cache* SentryCacheSetProvider::find(const SentryImage& image, std::string& why_not) {
-  const std::string want = lower(image.debug_id);
-  const std::string name = lower(last_component(image.debug_file));
+  const std::string want = ascii_lower(image.debug_id);
+  const std::string name = ascii_lower(last_component(image.debug_file));
   std::string other;
   for (const Entry& e : caches_) {
     if (!want.empty() && e.debug_id == want) return e.cache.get();

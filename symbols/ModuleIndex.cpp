@@ -1,6 +1,7 @@
 // ModuleIndex.cpp - answers by module identity over the search set (symbols/SearchSet.h), the
 // cache directory and the symbol path, compiling caches on demand (see ModuleIndex.h).
 #include "symbols/ModuleIndex.h"
+#include "support/Ascii.h"
 #include "symbols/SearchSet.h"
 
 #include <xxhash.h>
@@ -296,7 +297,7 @@ struct ModuleIndex::Impl : search::SearchSet {
   // `hint`: an assembly name ("Asm.Core") or a file name ("Asm.Core.pdb").
   template <class F>
   bool each_with_guid(const Guid& guid, std::string_view hint, F&& f) {
-    std::string h = lower(hint);
+    std::string h = ascii_lower(hint);
     if (kind_of(h)) h = stem_of(h);
     if (!h.empty())
       for (std::size_t i : at(by_stem, h)) {
@@ -345,7 +346,7 @@ struct ModuleIndex::Impl : search::SearchSet {
   // With `windows_age`, the Windows PDB of that GUID + age instead.
   ModuleAnswer from_symbol_path(const Guid& guid, std::optional<std::uint32_t> stamp,
                                 std::optional<std::uint32_t> windows_age, std::string_view hint) {
-    std::string name = lower(hint);
+    std::string name = ascii_lower(hint);
     if (name.size() < 4 || name.substr(name.size() - 4) != ".pdb") {
       if (kind_of(name)) name = stem_of(name);
       name += ".pdb";
@@ -416,7 +417,7 @@ const ModuleIndexStats& ModuleIndex::stats() const {
 }
 
 const ModuleAnswer& ModuleIndex::by_file_name(std::string_view module_file) {
-  std::string key = "f:" + lower(module_file);
+  std::string key = "f:" + ascii_lower(module_file);
   if (auto it = impl_->answers.find(key); it != impl_->answers.end()) return it->second;
   const std::string want = key.substr(2);
   ModuleAnswer best;
@@ -467,7 +468,7 @@ const ModuleAnswer& ModuleIndex::by_codeview(const Guid& guid, std::uint32_t age
 }
 
 const ModuleAnswer& ModuleIndex::by_pdb_id(const std::array<std::uint8_t, 20>& pdb_id, std::string_view name_hint) {
-  std::string key = "p:" + hex_lower(pdb_id) + "/" + lower(name_hint);
+  std::string key = "p:" + hex_lower(pdb_id) + "/" + ascii_lower(name_hint);
   if (auto it = impl_->answers.find(key); it != impl_->answers.end()) return it->second;
   Guid g{};
   std::copy(pdb_id.begin(), pdb_id.begin() + 16, g.begin());

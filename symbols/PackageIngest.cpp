@@ -1,5 +1,6 @@
 // PackageIngest.cpp - see PackageIngest.h.
 #include "symbols/PackageIngest.h"
+#include "support/Ascii.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -18,14 +19,10 @@
 namespace ilmap::symbols {
 namespace {
 
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 bool ends_with_nocase(const std::string& s, const char* suffix) {
   const std::size_t n = std::strlen(suffix);
-  return s.size() >= n && lower(s.substr(s.size() - n)) == suffix;
+  return s.size() >= n && ascii_lower(s.substr(s.size() - n)) == suffix;
 }
 
 bool is_module_name(const std::string& name) {
@@ -47,7 +44,7 @@ std::vector<std::string> components(const std::string& path) {
   return out;
 }
 
-bool equal_nocase(const std::string& a, const std::string& b) { return a.size() == b.size() && lower(a) == lower(b); }
+bool equal_nocase(const std::string& a, const std::string& b) { return a.size() == b.size() && ascii_lower(a) == ascii_lower(b); }
 
 std::size_t common_suffix(const std::vector<std::string>& a, const std::vector<std::string>& b) {
   std::size_t k = 0;
@@ -176,11 +173,11 @@ Status add_package(SymbolStore& store, const std::string& path, const PackageAdd
   const bool publish = !options.sources_dir.empty();
   if (publish) {
     for (const PackageEntry& e : pkg->entries()) {
-      if (e.name.size() > 4 && lower(e.name.substr(0, 4)) == "src/") {
+      if (e.name.size() > 4 && ascii_lower(e.name.substr(0, 4)) == "src/") {
         sources.push_back(&e);
         rel.push_back(e.name.substr(4));
         split.push_back(components(rel.back()));
-        by_name[lower(split.back().back())].push_back(static_cast<int>(rel.size() - 1));
+        by_name[ascii_lower(split.back().back())].push_back(static_cast<int>(rel.size() - 1));
       }
     }
   }
@@ -223,7 +220,7 @@ Status add_package(SymbolStore& store, const std::string& path, const PackageAdd
           const std::vector<std::string> dc = components(d.name);
           int m = -1;
           if (!dc.empty())
-            if (auto it = by_name.find(lower(dc.back())); it != by_name.end()) m = best_match(dc, rel, split, it->second);
+            if (auto it = by_name.find(ascii_lower(dc.back())); it != by_name.end()) m = best_match(dc, rel, split, it->second);
           if (m >= 0) {
             ++matched;
             urls.push_back(root + "/" + url_encode_path(prefix + rel[static_cast<std::size_t>(m)]));

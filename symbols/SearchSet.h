@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "ilmap/cache.h"
+#include "support/Ascii.h"
 #include "support/FileBytes.h"
 #include "decode/PortablePdb.h"
 #include "symbols/ModuleIdentity.h"
@@ -56,12 +57,6 @@ struct Entry {
   std::string pe_name;
 };
 
-inline std::string lower(std::string_view s) {
-  std::string r(s);
-  for (char& c : r)
-    if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
-  return r;
-}
 
 inline std::string stem_of(std::string_view lname) {
   const std::size_t dot = lname.rfind('.');
@@ -189,7 +184,7 @@ struct SearchSet {
   }
 
   void add_file(const std::string& path) {
-    std::string lname = lower(fs::path(path).filename().string());
+    std::string lname = ascii_lower(fs::path(path).filename().string());
     const auto k = kind_of(lname);
     if (!k) return;
     Entry e;
@@ -216,7 +211,7 @@ struct SearchSet {
       if (!c) return fail(c.error().message);
       const CacheIdentity id = c->identity();
       if (id.pdb_id) e.pdb_id = *id.pdb_id;
-      if (!id.pe_name.empty()) e.pe_name = lower(std::string(id.pe_name));
+      if (!id.pe_name.empty()) e.pe_name = ascii_lower(std::string(id.pe_name));
       e.windows = !id.pdb_key.empty() && is_windows_key(std::string(id.pdb_key));
       if (auto m = c->mvid()) e.mvid = *m;
       e.cache = keep(std::move(*c));

@@ -21,6 +21,7 @@
 #include <thread>
 
 #include "support/AtomicFile.h"
+#include "support/Ascii.h"
 #include "compiler/CacheBuilder.h"
 #include "tools/CacheFields.h"
 #include "compiler/CacheSourceFor.h"
@@ -269,10 +270,6 @@ bool selected(const CompileOptions& o, const fs::path& rel) {
   return std::none_of(o.exclude.begin(), o.exclude.end(), [&](const std::string& g) { return glob_match(g, rel); });
 }
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
 
 // Expands directories into their .dll/.exe files, plus .pdb files with no same-named .dll or
 // .exe beside them (a PE's PDB is read through the PE, so that a stale PDB is reported as a
@@ -305,9 +302,9 @@ Status expand_inputs(const CompileOptions& o, std::vector<Job>& jobs) {
       std::sort(files.begin(), files.end());
       std::set<std::string> pe_stems;  // "<dir>/<lower stem>" of every PE found
       for (const fs::path& f : files)
-        if (lower_ext(f) != ".pdb") pe_stems.insert((f.parent_path() / lower(f.stem().string())).string());
+        if (lower_ext(f) != ".pdb") pe_stems.insert((f.parent_path() / ascii_lower(f.stem().string())).string());
       for (const fs::path& f : files) {
-        if (lower_ext(f) == ".pdb" && pe_stems.count((f.parent_path() / lower(f.stem().string())).string())) continue;
+        if (lower_ext(f) == ".pdb" && pe_stems.count((f.parent_path() / ascii_lower(f.stem().string())).string())) continue;
         fs::path rel = f.lexically_relative(p);
         if (!selected(o, rel)) continue;
         fs::path out = o.out_dir.empty() ? f : fs::path(o.out_dir) / rel;

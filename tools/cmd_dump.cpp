@@ -187,7 +187,7 @@ int dump_cache(const DumpOptions& o) {
   if (!cache) return report(cache.error());
   if (o.methods) {
     const int rc = dump_cache_methods(*cache, o);
-    if (cache->changed()) return report(Error{Errc::kIo, o.input + ": cache file changed while in use (truncated or rewritten in place)"});
+    if (cache->changed()) return report(cache->changed_status().error());
     return rc;
   }
   if (o.documents) {

@@ -121,7 +121,7 @@ int run_batch(const LinesOptions& o, const Cache& cache) {
       else r = q.error();
     }
     if (cache.changed())
-      return report_error({Errc::kIo, o.cache + ": cache file changed while in use (truncated or rewritten in place)"});
+      return report_error(cache.changed_status().error());
     if (r) {
       std::fwrite(r->data(), 1, r->size(), stdout);
     } else {
@@ -155,7 +155,7 @@ int run_lines(const LinesOptions& o) {
   if (batch) return run_batch(o, *cache);
   auto r = answer(*cache, single, o.json);
   if (cache->changed())
-    return report_error({Errc::kIo, o.cache + ": cache file changed while in use (truncated or rewritten in place)"});
+    return report_error(cache->changed_status().error());
   if (!r) return report_error(r.error());
   std::fwrite(r->data(), 1, r->size(), stdout);
   return 0;

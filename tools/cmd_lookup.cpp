@@ -96,9 +96,7 @@ std::string error_line(const std::string& msg, bool json) {
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-Error changed_error(const std::string& path) {
-  return {Errc::kIo, path + ": cache file changed while in use (truncated or rewritten in place)"};
-}
+
 
 // Opens the cache; with --verify also checks its checksum and every block.
 Result<Cache> open_cache(const LookupOptions& o) {
@@ -250,7 +248,7 @@ int run_batch(const LookupOptions& o, Cache first, std::optional<Stamp> stamp) {
         text = o.json ? answer_json(q->rid, q->il_offset, r) : answer_text(r);
       } else {
         ++unanswered;
-        text = error_line(changed_error(o.cache).message +
+        text = error_line(Cache::changed_status(o.cache).message() +
                               (live.unavailable().empty() ? "" : "; cannot open it again: " + live.unavailable()),
                           o.json);
       }
@@ -294,7 +292,7 @@ int run_lookup(const LookupOptions& given) {
   if (!cache) return report_error(cache.error());
   if (batch) return run_batch(o, std::move(*cache), stamp);
   auto r = cache->lookup_row(rid, il);
-  if (cache->changed()) return report_error(changed_error(o.cache));
+  if (cache->changed()) return report_error(cache->changed_status().error());
   const std::string out = (o.json ? answer_json(rid, il, r) : answer_text(r)) + "\n";
   Output w;
   if (!w.write(out) || !w.flush()) return 2;

@@ -1,6 +1,7 @@
 // MsfPdb.cpp - from module streams to documents and per-method sequence points (rules in
 // MsfPdb.h), and the canonical listing.
 #include "decode/msf/MsfPdb.h"
+#include "support/Ascii.h"
 
 #include <algorithm>
 #include <cstring>

@@ -1,5 +1,6 @@
 // PdbInfoStream.cpp - the PDB info stream's header and named-stream map; /names.
 #include "decode/msf/PdbInfoStream.h"
+#include "support/Ascii.h"
 
 #include <algorithm>
 #include <bit>
@@ -10,12 +11,6 @@
 #include "decode/msf/MsfFormat.h"
 
 namespace ilmap::msf {
-std::string ascii_lower(std::string_view s) {
-  std::string out(s);
-  for (char& ch : out)
-    if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
-  return out;
-}
 
 Result<PdbInfoStream> PdbInfoStream::parse(const MsfFile& msf) {
   auto bytes = msf.read_stream(kStreamPdbInfo);

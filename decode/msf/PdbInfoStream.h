@@ -21,8 +21,7 @@ namespace ilmap::msf {
 
 class MsfFile;
 
-// ASCII lower case (named-stream names compare this way; other bytes are kept).
-std::string ascii_lower(std::string_view s);
+
 
 struct NamedStream {
   std::string name;       // verbatim bytes of the map's string buffer

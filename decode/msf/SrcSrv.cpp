@@ -1,9 +1,10 @@
 // SrcSrv.cpp - srcsrv stream sections, variables, and target expansion (rules in SrcSrv.h).
 #include "decode/msf/SrcSrv.h"
+#include "support/Ascii.h"
 
 #include <cstring>
 
-#include "decode/msf/PdbInfoStream.h"  // ascii_lower
+#include "decode/msf/PdbInfoStream.h"
 
 namespace ilmap::msf {
 namespace {

@@ -195,6 +195,11 @@ class Cache {
   // (the lease-break copy failed, or the SIGBUS guard replaced a page): the calls listed at
   // the top give no answers from then on. Always false for a Cache read into memory.
   bool changed() const noexcept;
+  // The error the calls above give once changed() is true: kIo "<path>: cache file changed while
+  // in use (truncated or rewritten in place)".
+  Status changed_status() const;
+  // The same error for the cache file at `path` (for a caller whose Cache is gone).
+  static Status changed_status(const std::string& path);
   // True when `path` (as given to open) now names a different file or the file's size or
   // modification/change time differ from those at open. False for from_bytes and when stat
   // fails (a deleted file leaves the open Cache intact).
@@ -224,7 +229,6 @@ class Cache {
   Status match_documents_unchecked(std::string_view path, std::vector<std::uint32_t>& documents) const;
   Status lines_in_unchecked(std::span<const std::uint32_t> documents, std::uint32_t line, std::uint32_t column,
                             std::vector<LineMatch>& out) const;
-  Status changed_status() const;  // Errc::kIo "changed while in use"
   Status verify_unchecked() const;
   Status verify_line_index() const;  // verify step 12 (reader/LineIndex.cpp)
   // LineIndex.index_zstd unpacked (once, on first use); empty when the index is stored as is.

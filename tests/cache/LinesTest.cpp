@@ -235,16 +235,6 @@ TEST(LinesDocuments, ExactSeparatorSuffixAmbiguous) {
   EXPECT_EQ(st.error().code, Errc::kUsage);
 }
 
-// A cache written before format 1.2 has no index: lines fail with kUnsupported (recompile),
-// everything else reads as before.
-// Format 2.0 readers refuse a 1.x cache by its major version (SPEC.md 2), so a cache without the
-// line index never reaches lines(): `ilmap compile` rebuilds it with the index.
-TEST(LinesDocuments, Format10CacheIsRefusedByVersion) {
-  auto cache = Cache::open(std::string(ILMAP_TEST_SOURCE_DIR) + "/format-1.0.ilmap");
-  ASSERT_FALSE(cache);
-  EXPECT_EQ(cache.error().code, Errc::kBadVersion) << cache.error().message;
-}
-
 // Corrupt indexes: every byte of the index's vectors of a small cache, flipped (bit 0, then bit
 // 7), with the payload checksum fixed up so that only the structure can tell. Lookups on every
 // document and line must stay memory-safe (the sanitizer build checks), and whenever verify
