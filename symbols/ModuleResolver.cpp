@@ -124,26 +124,33 @@ Result<ModuleResolver> ModuleResolver::create(std::vector<SymbolPathEntry> path,
   return ModuleResolver(std::move(path), std::move(options));
 }
 
-Result<Resolved> ModuleResolver::resolve(const ModuleIdentity& want) const {
-  // The key comes from the module (its file or CodeView name): one a store cannot hold is bad
-  // input, not a usage error.
-  if (Status s = validate_key(want.key); !s) return Error{Errc::kMalformed, s.message()};
-  // Wanted files, best first: the cache (Portable PDBs only), then the PDB or PE itself.
+namespace {
+
+// One resolve(): the wanted files, best first (the cache of a Portable PDB, then the PDB or PE
+// itself), and the worst failure seen so far (reported when nothing is found).
+class ResolveRun {
+ public:
+  ResolveRun(const ModuleIdentity& want, const ResolveOptions& options) : want(want), options_(options) {
+    if (options_.want_cache && want.kind == ModuleKind::kPortablePdb && want.pdb_id) wants.push_back({cache_key_for(want.key), true});
+    wants.push_back({want.key, false});
+  }
+
   struct Want {
     std::string key;
     bool cache;
   };
+  const ModuleIdentity& want;
+  const ResolveOptions& options_;
   std::vector<Want> wants;
-  if (options_.want_cache && want.kind == ModuleKind::kPortablePdb && want.pdb_id) wants.push_back({cache_key_for(want.key), true});
-  wants.push_back({want.key, false});
-
   std::optional<Error> worst;
-  auto note = [&](const std::string& s) {
+
+  void note(const std::string& s) const {
     if (options_.note) options_.note(s);
-  };
+  }
+
   // The SymbolChecksum header of a PDB request; none when the value (from the PE) is not made
   // of header tokens, ':' and ';' only (symbol_checksum_header leaves such entries out).
-  auto checksum_headers = [&]() -> std::vector<std::string> {
+  std::vector<std::string> checksum_headers() {
     if (want.symbol_checksum.empty()) return {};
     for (char c : want.symbol_checksum)
       if (c != ':' && c != ';' && !is_header_token(std::string_view(&c, 1))) {
@@ -151,10 +158,11 @@ Result<Resolved> ModuleResolver::resolve(const ModuleIdentity& want) const {
         return {};
       }
     return {"SymbolChecksum: " + want.symbol_checksum};
-  };
+  }
+
   // The file a local file.ptr at `ptr` points to: PATH:<local path> (relative to the pointer's
   // directory); MSG:, a URL or a UNC path is not something found here.
-  auto local_pointer_target = [&](const std::string& ptr) -> Result<std::string> {
+  static Result<std::string> local_pointer_target(const std::string& ptr) {
     auto raw = read_pointer_file(ptr);
     if (!raw) return raw.error();
     auto fp = parse_file_pointer(*raw);
@@ -167,11 +175,12 @@ Result<Resolved> ModuleResolver::resolve(const ModuleIdentity& want) const {
     std::error_code ec;
     if (!fs::exists(target, ec)) return Error{Errc::kNotFound, ptr + ": points to " + fp->value + ", which does not exist"};
     return target.lexically_normal().string();
-  };
+  }
+
   // Fetches what a server's file.ptr for `key` points to into `out`; nullopt when the server has
   // none (404).
-  auto http_pointer_target = [&](const std::string& server, const std::string& key, std::string& source,
-                                 TempFile& out) -> std::optional<Status> {
+  std::optional<Status> http_pointer_target(const std::string& server, const std::string& key, std::string& source,
+                                            TempFile& out) {
     const std::string ptr_url = key_url(server, file_pointer_key(key));
     HttpOptions small = options_.http;
     small.max_bytes = kMaxFilePointerBytes;
@@ -194,8 +203,9 @@ Result<Resolved> ModuleResolver::resolve(const ModuleIdentity& want) const {
     if (err != 0)
       return Error{Errc::kIo, format("%s: cannot copy to %s: %s", source.c_str(), out.path().c_str(), std::strerror(err))};
     return Status{};
-  };
-  auto try_store = [&](const std::string& dir) -> std::optional<Resolved> {
+  }
+
+  std::optional<Resolved> try_store(const std::string& dir) {
     SymbolStore store(dir);
     for (const Want& w : wants) {
       auto p = store.find(w.key);
@@ -220,15 +230,11 @@ Result<Resolved> ModuleResolver::resolve(const ModuleIdentity& want) const {
       return Resolved{w.key, *p, w.cache};
     }
     return std::nullopt;
-  };
+  }
 
-  for (const SymbolPathEntry& e : path_) {
-    if (!e.http()) {
-      if (auto r = try_store(e.location)) return *r;
-      continue;
-    }
-    for (const std::string& c : e.caches)
-      if (auto r = try_store(c)) return *r;
+  // The server of `e`: each wanted file not answered 404 recently is downloaded into the entry's
+  // first cache, checked, and stored there; nullopt when none comes.
+  std::optional<Result<Resolved>> try_server(const SymbolPathEntry& e) {
     const std::string& cache = e.caches.front();
     for (const Want& w : wants) {
       const std::string marker = negative_marker(cache, e.location, w.key);
@@ -286,7 +292,7 @@ Result<Resolved> ModuleResolver::resolve(const ModuleIdentity& want) const {
         continue;
       }
       auto p = store.find(w.key);
-      if (!p) return p.error();
+      if (!p) return Result<Resolved>(p.error());
       if (!w.cache && want.kind == ModuleKind::kPortablePdb && options_.want_cache) {
         // A downloaded Portable PDB gets its cache compiled beside it in the local cache.
         auto added = add_to_store(store, *p);
@@ -298,7 +304,27 @@ Result<Resolved> ModuleResolver::resolve(const ModuleIdentity& want) const {
       }
       return Resolved{w.key, *p, w.cache};
     }
+    return std::nullopt;
   }
+};
+
+}  // namespace
+
+Result<Resolved> ModuleResolver::resolve(const ModuleIdentity& want) const {
+  // The key comes from the module (its file or CodeView name): one a store cannot hold is bad
+  // input, not a usage error.
+  if (Status s = validate_key(want.key); !s) return Error{Errc::kMalformed, s.message()};
+  ResolveRun run(want, options_);
+  for (const SymbolPathEntry& e : path_) {
+    if (!e.http()) {
+      if (auto r = run.try_store(e.location)) return *r;
+      continue;
+    }
+    for (const std::string& c : e.caches)
+      if (auto r = run.try_store(c)) return *r;
+    if (auto r = run.try_server(e)) return std::move(*r);
+  }
+  std::optional<Error>& worst = run.worst;
   if (!worst) worst = Error{Errc::kNotFound, want.key + ": not found"};
   return Error{worst->code, want.key + ": " + worst->message};
 }
