@@ -59,6 +59,8 @@ inline constexpr auto kSigned1 = [] {
 
 }  // namespace sp_detail
 
+// One function on purpose: this is the hot loop of every compile (most of its instructions under
+// callgrind), and its cursor and running line/column state stay in registers across a blob.
 // Sinks may have `reserve(n)`: it is called once per blob with an upper bound on the number of
 // points (every point takes at least 3 bytes), so that they can store without capacity checks.
 template <class Sink>

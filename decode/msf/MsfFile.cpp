@@ -52,6 +52,60 @@ bool MsfFile::has_magic(std::span<const std::uint8_t> bytes) {
   return bytes.size() >= kMagic.size() && std::equal(kMagic.begin(), kMagic.end(), bytes.begin());
 }
 
+namespace {
+
+// Free block map: one bit per block (set = free) in the live copy; FPM blocks repeat every
+// block_size blocks (at k * bs + fpm), each covering bs * 8 blocks.
+std::uint32_t count_free_blocks(std::span<const std::uint8_t> bytes, const SuperBlock& sb) {
+  const std::uint32_t bs = sb.block_size;
+  std::uint32_t free_blocks = 0;
+  const std::uint64_t per_fpm_block = std::uint64_t(bs) * 8;
+  for (std::uint64_t first = 0; first < sb.num_blocks; first += per_fpm_block) {
+    const std::uint64_t fpm = (first / per_fpm_block) * bs + sb.free_block_map_block;
+    if (fpm >= sb.num_blocks) break;  // trailing FPM blocks may be absent in a short file
+    const std::uint8_t* p = bytes.data() + fpm * bs;
+    const std::uint64_t n = std::min<std::uint64_t>(per_fpm_block, sb.num_blocks - first);
+    for (std::uint64_t i = 0; i < n; ++i) free_blocks += (p[i / 8] >> (i % 8)) & 1u;
+  }
+  return free_blocks;
+}
+
+// The block map: the block numbers of the directory, on blocks listed after the superblock;
+// each block claimed in `use`.
+Result<std::vector<std::uint32_t>> directory_block_list(std::span<const std::uint8_t> bytes, const SuperBlock& sb,
+                                                        BlockUse& use) {
+  const std::uint32_t bs = sb.block_size;
+  const std::uint64_t dir_blocks = blocks_for(sb.num_directory_bytes, bs);
+  const std::uint64_t map_blocks = blocks_for(dir_blocks * 4, bs);
+  if (kBlockMapArrayOffset + map_blocks * 4 > bs)
+    return Error{Errc::kTooLarge, format("MSF superblock at file offset 0x34: a directory of 0x%x "
+                                         "bytes needs %llu block-map blocks, the superblock holds "
+                                         "%u", sb.num_directory_bytes,
+                                         static_cast<unsigned long long>(map_blocks),
+                                         (bs - kBlockMapArrayOffset) / 4)};
+  std::vector<std::uint32_t> dir_list;
+  dir_list.reserve(static_cast<std::size_t>(dir_blocks));
+  for (std::uint64_t m = 0; m < map_blocks; ++m) {
+    const std::size_t at = kBlockMapArrayOffset + static_cast<std::size_t>(m) * 4;
+    std::uint32_t map_block;
+    std::memcpy(&map_block, bytes.data() + at, 4);
+    if (Status s = use.claim(map_block, BlockUse::kBlockMap, "block-map address", at); !s)
+      return s.error();
+    const std::uint64_t here = std::min<std::uint64_t>(bs / 4, dir_blocks - dir_list.size());
+    for (std::uint64_t i = 0; i < here; ++i) {
+      const std::size_t e = static_cast<std::size_t>(std::uint64_t(map_block) * bs + i * 4);
+      std::uint32_t b;
+      std::memcpy(&b, bytes.data() + e, 4);
+      if (Status s = use.claim(b, BlockUse::kDirectory, "directory block list", e); !s)
+        return s.error();
+      dir_list.push_back(b);
+    }
+  }
+  return dir_list;
+}
+
+}  // namespace
+
 Result<MsfFile> MsfFile::parse(std::span<const std::uint8_t> bytes) {
   const std::size_t prefix = std::min(bytes.size(), kMagic.size());
   if (!std::equal(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(prefix), kMagic.begin()))
@@ -92,49 +146,13 @@ Result<MsfFile> MsfFile::parse(std::span<const std::uint8_t> bytes) {
                                           sb.num_directory_bytes)};
   f.directory_bytes_ = sb.num_directory_bytes;
 
-  // Free block map: one bit per block (set = free) in the live copy; FPM blocks repeat every
-  // block_size blocks (at k * bs + fpm), each covering bs * 8 blocks.
-  {
-    std::uint32_t free_blocks = 0;
-    const std::uint64_t per_fpm_block = std::uint64_t(bs) * 8;
-    for (std::uint64_t first = 0; first < sb.num_blocks; first += per_fpm_block) {
-      const std::uint64_t fpm = (first / per_fpm_block) * bs + sb.free_block_map_block;
-      if (fpm >= sb.num_blocks) break;  // trailing FPM blocks may be absent in a short file
-      const std::uint8_t* p = bytes.data() + fpm * bs;
-      const std::uint64_t n = std::min<std::uint64_t>(per_fpm_block, sb.num_blocks - first);
-      for (std::uint64_t i = 0; i < n; ++i) free_blocks += (p[i / 8] >> (i % 8)) & 1u;
-    }
-    f.free_blocks_ = free_blocks;
-  }
+  f.free_blocks_ = count_free_blocks(bytes, sb);
 
   BlockUse use(sb.num_blocks);
-  // The block map: block numbers of the directory, on blocks listed after the superblock.
-  const std::uint64_t dir_blocks = blocks_for(sb.num_directory_bytes, bs);
-  const std::uint64_t map_blocks = blocks_for(dir_blocks * 4, bs);
-  if (kBlockMapArrayOffset + map_blocks * 4 > bs)
-    return Error{Errc::kTooLarge, format("MSF superblock at file offset 0x34: a directory of 0x%x "
-                                         "bytes needs %llu block-map blocks, the superblock holds "
-                                         "%u", sb.num_directory_bytes,
-                                         static_cast<unsigned long long>(map_blocks),
-                                         (bs - kBlockMapArrayOffset) / 4)};
-  std::vector<std::uint32_t> dir_list;
-  dir_list.reserve(static_cast<std::size_t>(dir_blocks));
-  for (std::uint64_t m = 0; m < map_blocks; ++m) {
-    const std::size_t at = kBlockMapArrayOffset + static_cast<std::size_t>(m) * 4;
-    std::uint32_t map_block;
-    std::memcpy(&map_block, bytes.data() + at, 4);
-    if (Status s = use.claim(map_block, BlockUse::kBlockMap, "block-map address", at); !s)
-      return s.error();
-    const std::uint64_t here = std::min<std::uint64_t>(bs / 4, dir_blocks - dir_list.size());
-    for (std::uint64_t i = 0; i < here; ++i) {
-      const std::size_t e = static_cast<std::size_t>(std::uint64_t(map_block) * bs + i * 4);
-      std::uint32_t b;
-      std::memcpy(&b, bytes.data() + e, 4);
-      if (Status s = use.claim(b, BlockUse::kDirectory, "directory block list", e); !s)
-        return s.error();
-      dir_list.push_back(b);
-    }
-  }
+  auto listed = directory_block_list(bytes, sb, use);
+  if (!listed) return listed.error();
+  const std::vector<std::uint32_t>& dir_list = *listed;
+  const std::uint64_t dir_blocks = dir_list.size();
   // Gather the directory.
   std::vector<std::uint8_t> dir(static_cast<std::size_t>(dir_blocks) * bs);
   for (std::size_t i = 0; i < dir_list.size(); ++i)
