@@ -18,6 +18,25 @@ std::array<std::uint8_t, 16> guid_bytes(const fb::Guid& g) {
   return out;
 }
 
+// The embedded source of `document` in `details`, its zstd frame recording the size the entry
+// states (so that the size is known before anything is unpacked).
+Result<const fb::EmbeddedSource*> source_entry(const fb::Details* details, std::uint32_t document) {
+  const fb::EmbeddedSource* found = nullptr;
+  if (const auto* es = details->embedded_sources())
+    for (const fb::EmbeddedSource* e : *es)
+      if (e->document() == document && e->zstd()) {
+        found = e;
+        break;
+      }
+  if (!found) return Error{Errc::kNotFound, format("document %u has no embedded source", document)};
+  const auto* z = found->zstd();
+  const unsigned long long frame = ZSTD_getFrameContentSize(z->data(), z->size());
+  if (frame == ZSTD_CONTENTSIZE_UNKNOWN || frame == ZSTD_CONTENTSIZE_ERROR || frame != found->uncompressed_size())
+    return Error{Errc::kMalformed, format("embedded source of document %u: the zstd frame does not record its size %llu", document,
+                                          static_cast<unsigned long long>(found->uncompressed_size()))};
+  return found;
+}
+
 }  // namespace
 
 CacheIdentity Cache::identity() const {
@@ -73,27 +92,26 @@ std::vector<std::uint32_t> Cache::embedded_source_documents() const {
   return out;
 }
 
+Result<std::uint64_t> Cache::embedded_source_size(std::uint32_t document) const {
+  auto d = details();
+  if (!d) return d.error();
+  auto e = source_entry(static_cast<const fb::Details*>(*d), document);
+  if (!e) return e.error();
+  const std::uint64_t size = (*e)->uncompressed_size();
+  if (changed()) return impl_->changed_error().error();
+  return size;
+}
+
 Result<std::string> Cache::embedded_source(std::uint32_t document, std::uint64_t max_bytes) const {
   auto d = details();
   if (!d) return d.error();
-  const auto* es = static_cast<const fb::Details*>(*d)->embedded_sources();
-  const fb::EmbeddedSource* found = nullptr;
-  if (es)
-    for (const fb::EmbeddedSource* e : *es)
-      if (e->document() == document && e->zstd()) {
-        found = e;
-        break;
-      }
-  if (!found) return Error{Errc::kNotFound, format("document %u has no embedded source", document)};
-  const std::uint64_t size = found->uncompressed_size();
-  const auto* z = found->zstd();
-  const unsigned long long frame = ZSTD_getFrameContentSize(z->data(), z->size());
-  if (frame != size)
-    return Error{Errc::kMalformed, format("embedded source of document %u: the zstd frame does not record its size %llu", document,
-                                          static_cast<unsigned long long>(size))};
+  auto e = source_entry(static_cast<const fb::Details*>(*d), document);
+  if (!e) return e.error();
+  const std::uint64_t size = (*e)->uncompressed_size();
   if (size > max_bytes)
     return Error{Errc::kTooLarge, format("embedded source of document %u: %llu bytes, more than the limit of %llu", document,
                                          static_cast<unsigned long long>(size), static_cast<unsigned long long>(max_bytes))};
+  const auto* z = (*e)->zstd();
   std::string text(static_cast<std::size_t>(size), '\0');
   const std::size_t got = ZSTD_decompress(text.data(), text.size(), z->data(), z->size());
   if (ZSTD_isError(got) || got != size)

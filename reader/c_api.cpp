@@ -1,6 +1,8 @@
 // c_api.cpp - the extern "C" face of the reader (include/ilmap/ilmap.h).
 #include "ilmap/ilmap.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <new>
 #include <string_view>
@@ -51,6 +53,19 @@ int fill(const std::optional<ilmap::LookupResult>& r, ilmap_location* out) {
   out->end_column = r->end_column;
   out->il_offset = r->il_offset;
   return 1;
+}
+
+// A string of the identity section for the C API: NULL when absent or empty.
+const char* identity_text(const ilmap_cache* cache, std::string_view ilmap::CacheIdentity::*field, size_t* len) {
+  if (!cache) return nullptr;
+  try {
+    const std::string_view s = cache->cache.identity().*field;
+    if (s.empty()) return nullptr;
+    if (len) *len = s.size();
+    return s.data();
+  } catch (...) {  // allocation failure
+    return nullptr;
+  }
 }
 
 }  // namespace
@@ -158,6 +173,85 @@ const char* ilmap_assembly_name(const ilmap_cache* cache, size_t* len) {
   if (s.data() == nullptr) return nullptr;
   if (len) *len = s.size();
   return s.data();
+}
+
+// --- module identity (SPEC.md 3.2), documents, embedded sources (3.4) ---
+int ilmap_pdb_id(const ilmap_cache* cache, uint8_t out[20]) {
+  if (!cache || !out) return 0;
+  try {
+    const auto id = cache->cache.identity().pdb_id;
+    if (!id) return 0;
+    std::memcpy(out, id->data(), 20);
+    return 1;
+  } catch (...) {  // allocation failure
+    return 0;
+  }
+}
+
+const char* ilmap_debug_id(const ilmap_cache* cache, size_t* len) {
+  return identity_text(cache, &ilmap::CacheIdentity::debug_id, len);
+}
+const char* ilmap_pdb_key(const ilmap_cache* cache, size_t* len) {
+  return identity_text(cache, &ilmap::CacheIdentity::pdb_key, len);
+}
+const char* ilmap_pe_name(const ilmap_cache* cache, size_t* len) {
+  return identity_text(cache, &ilmap::CacheIdentity::pe_name, len);
+}
+const char* ilmap_pe_key(const ilmap_cache* cache, size_t* len) {
+  return identity_text(cache, &ilmap::CacheIdentity::pe_key, len);
+}
+const char* ilmap_code_id(const ilmap_cache* cache, size_t* len) {
+  return identity_text(cache, &ilmap::CacheIdentity::code_id, len);
+}
+const char* ilmap_compiler_version(const ilmap_cache* cache, size_t* len) {
+  return identity_text(cache, &ilmap::CacheIdentity::compiler_version, len);
+}
+
+uint32_t ilmap_document_count(const ilmap_cache* cache) { return cache ? cache->cache.document_count() : 0; }
+
+const char* ilmap_document_path(const ilmap_cache* cache, uint32_t document, size_t* len) {
+  if (!cache || document >= cache->cache.document_count()) return nullptr;
+  const std::string_view s = cache->cache.document_path(document);
+  if (len) *len = s.size();
+  return s.data() ? s.data() : "";
+}
+
+int ilmap_embedded_source(const ilmap_cache* cache, uint32_t document, char* out, size_t capacity, size_t* size,
+                          char* msg, size_t msg_size) {
+  if (size) *size = 0;
+  if (msg && msg_size > 0) msg[0] = '\0';
+  if (!cache || (!out && capacity)) {
+    set_error({ilmap::Errc::kUsage, "ilmap_embedded_source: NULL argument"}, nullptr, msg, msg_size);
+    return ILMAP_E_USAGE;
+  }
+  int code = ILMAP_OK;
+  try {
+    auto n = cache->cache.embedded_source_size(document);
+    if (!n) {
+      set_error(n.error(), &code, msg, msg_size);
+      return code;
+    }
+    if (*n > SIZE_MAX) {
+      set_error({ilmap::Errc::kTooLarge, ilmap::format("embedded source of document %u: more bytes than size_t holds", document)},
+                &code, msg, msg_size);
+      return code;
+    }
+    if (size) *size = static_cast<size_t>(*n);
+    if (*n > capacity) return ILMAP_OK;
+    // The text fits the caller's buffer, which bounds what is unpacked.
+    auto text = cache->cache.embedded_source(document, *n);
+    if (!text) {
+      if (size) *size = 0;
+      set_error(text.error(), &code, msg, msg_size);
+      return code;
+    }
+    if (!text->empty()) std::memcpy(out, text->data(), text->size());
+    return ILMAP_OK;
+  } catch (...) {  // allocation failure
+    if (size) *size = 0;
+    set_error({ilmap::Errc::kIo, "out of memory"}, &code, msg, msg_size);
+    return code;
+  }
 }
 
 uint32_t ilmap_method_count(const ilmap_cache* cache) { return cache ? cache->cache.method_count() : 0; }

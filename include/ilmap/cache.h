@@ -213,6 +213,8 @@ class Cache {
   // --embed-sources), unpacked and at most `max_bytes` long: kNotFound when the document has
   // none, kTooLarge over the cap, kMalformed when it does not unpack, kIo when the file changed.
   Result<std::string> embedded_source(std::uint32_t document, std::uint64_t max_bytes = std::uint64_t(64) << 20) const;
+  // The size of that text, without unpacking it (the same errors but kTooLarge).
+  Result<std::uint64_t> embedded_source_size(std::uint32_t document) const;
   // The documents that have an embedded source, ascending (empty without any).
   std::vector<std::uint32_t> embedded_source_documents() const;
   // Bytes used by the method directory and the point blocks.

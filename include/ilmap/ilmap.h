@@ -124,6 +124,55 @@ int ilmap_mvid(const ilmap_cache* cache, uint8_t out[16]);
 /* The assembly name (UTF-8, not NUL-terminated; *len set), or NULL when unknown. */
 const char* ilmap_assembly_name(const ilmap_cache* cache, size_t* len);
 
+/* Module identity (SPEC.md 3.2): what the cache was compiled from, to pick the cache of a module
+ * that a stack trace names. Strings are ASCII or UTF-8, not NUL-terminated (*len set when len
+ * is not NULL), valid until ilmap_close(); NULL when the cache records none. The PE's fields (and
+ * the MVID, ilmap_mvid) are recorded when the cache was compiled with the PE known: a PE input,
+ * --pe, or a same-named .dll/.exe beside the PDB. */
+
+/* The PDB id, 20 bytes: the #Pdb stream's id (GUID in #GUID byte order, then the stamp, u32
+ * little endian; of a Windows PDB: its GUID, then the DBI age). 1 and fills out, 0 when unknown. */
+int ilmap_pdb_id(const ilmap_cache* cache, uint8_t out[20]);
+
+/* The debug id, "<guid>-<stamp as 8 lower-case hex digits>"
+ * ("6c544a86-3ccb-4fa9-810a-691444a2b613-d4ed59c0"; of a Windows PDB "<guid>-<age in hex>"). */
+const char* ilmap_debug_id(const ilmap_cache* cache, size_t* len);
+
+/* The PDB's symbol-store (SSQP) key, "name.pdb/<guid as 32 hex digits>FFFFFFFF/name.pdb" (of a
+ * Windows PDB, the age in hex instead of FFFFFFFF). */
+const char* ilmap_pdb_key(const ilmap_cache* cache, size_t* len);
+
+/* The PE's file name ("App.dll"). */
+const char* ilmap_pe_name(const ilmap_cache* cache, size_t* len);
+
+/* The PE's symbol-store (SSQP) key, "name.dll/<code id>/name.dll". */
+const char* ilmap_pe_key(const ilmap_cache* cache, size_t* len);
+
+/* The PE's code id: its TimeDateStamp as 8 upper-case hex digits, then SizeOfImage in lower-case hex. */
+const char* ilmap_code_id(const ilmap_cache* cache, size_t* len);
+
+/* What wrote the cache: "ilmap <version>/format <major>.<minor>". */
+const char* ilmap_compiler_version(const ilmap_cache* cache, size_t* len);
+
+/* Documents (0-based indexes, as ilmap_line_match.document). */
+uint32_t ilmap_document_count(const ilmap_cache* cache);
+
+/* The path of document `document` (UTF-8, verbatim, not NUL-terminated; *len set), or NULL when
+ * there is no such document. */
+const char* ilmap_document_path(const ilmap_cache* cache, uint32_t document, size_t* len);
+
+/* The embedded source of document `document` (caches compiled with --embed-sources; SPEC.md
+ * 3.4): the bytes the compiler embedded (the source file's own encoding, a byte order mark
+ * included), unpacked. Sets *size (may be NULL) to their count and copies them to `out` when
+ * they fit in `capacity` bytes (out may be NULL when capacity is 0); a smaller buffer receives
+ * nothing, so a caller that does not know the size asks with capacity 0 (nothing is unpacked)
+ * and again with *size bytes. Returns ILMAP_OK, ILMAP_E_NOT_FOUND (no embedded source for that
+ * document, or no such document), ILMAP_E_MALFORMED (its zstd frame does not unpack), ILMAP_E_IO
+ * (the cache changed, or out of memory) or ILMAP_E_USAGE (NULL cache, NULL out with a capacity);
+ * msg, if not NULL, receives a NUL-terminated message. */
+int ilmap_embedded_source(const ilmap_cache* cache, uint32_t document, char* out, size_t capacity, size_t* size,
+                          char* msg, size_t msg_size);
+
 /* Reverse line lookup (format 1.2 caches; SPEC.md 6.2, 6.3). */
 
 /* 1 when the cache holds the reverse line index (caches written before format 1.2 do not). */

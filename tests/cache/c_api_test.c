@@ -1,11 +1,14 @@
 /* c_api_test.c - the C API (include/ilmap/ilmap.h) used from C11, as another language's tool
  * would: open a cache, resolve one frame whose answer is known, a miss, a token of another
- * table, offsets >= 2^31, NULL handles, ilmap_open_ex and the guard, verify, and the error
- * path of opening a file that is not a cache.
+ * table, offsets >= 2^31, NULL handles, ilmap_open_ex and the guard, verify, the module identity
+ * and documents, an embedded source, and the error path of opening a file that is not a cache.
  *
- * usage: c_api_test CACHE NOT_A_CACHE TOKEN IL_OFFSET FILE LINE COLUMN
- * (c_api_test.sh compiles CACHE and takes the expected values from corpus/runtime-frames.tsv).
- * Exit 0 when every check passes, 1 otherwise. */
+ * usage: c_api_test CACHE NOT_A_CACHE TOKEN IL_OFFSET FILE LINE COLUMN IDENTITY SOURCES_CACHE SOURCE
+ * (c_api_test.sh compiles CACHE from a PE and takes the expected values from
+ * corpus/runtime-frames.tsv; IDENTITY holds "key value" lines of what `ilmap info` reads from
+ * the PDB and the PE: pdb_id, debug_id, pdb_key, pe_name, pe_key, code_id, mvid, version;
+ * SOURCES_CACHE is compiled from a PDB alone with --embed-sources, and SOURCE is the file one of
+ * its documents embeds). Exit 0 when every check passes, 1 otherwise. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +16,55 @@
 #include "ilmap/ilmap.h"
 
 static int failures = 0;
+
+/* The value of `key` in the "key value" lines of `path` (static storage), or "" when absent. */
+static const char* expected(const char* path, const char* key) {
+  static char value[16][512];
+  static int next = 0;
+  char k[64], v[512];
+  char* out = value[next++ % 16];
+  out[0] = '\0';
+  FILE* f = fopen(path, "r");
+  if (!f) return out;
+  while (fscanf(f, "%63s %511s", k, v) == 2)
+    if (strcmp(k, key) == 0) {
+      strcpy(out, v);
+      break;
+    }
+  fclose(f);
+  return out;
+}
+
+/* Reads the whole file at `path` into a malloc'd buffer; NULL on failure. */
+static char* read_file(const char* path, size_t* size) {
+  FILE* f = fopen(path, "rb");
+  if (!f) return NULL;
+  char* data = NULL;
+  size_t n = 0, cap = 0, got;
+  char chunk[4096];
+  while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
+    if (n + got > cap) {
+      cap = (n + got) * 2;
+      char* grown = realloc(data, cap);
+      if (!grown) {
+        free(data);
+        fclose(f);
+        return NULL;
+      }
+      data = grown;
+    }
+    memcpy(data + n, chunk, got);
+    n += got;
+  }
+  fclose(f);
+  *size = n;
+  return data ? data : malloc(1);
+}
+
+/* A string of the C API (pointer and length) equals `want`. */
+static int same(const char* s, size_t len, const char* want) {
+  return s != NULL && len == strlen(want) && memcmp(s, want, len) == 0;
+}
 
 #define CHECK(cond, ...)                                              \
   do {                                                                \
@@ -25,8 +77,8 @@ static int failures = 0;
   } while (0)
 
 int main(int argc, char** argv) {
-  if (argc != 8) {
-    fprintf(stderr, "usage: %s CACHE NOT_A_CACHE TOKEN IL_OFFSET FILE LINE COLUMN\n", argv[0]);
+  if (argc != 11) {
+    fprintf(stderr, "usage: %s CACHE NOT_A_CACHE TOKEN IL_OFFSET FILE LINE COLUMN IDENTITY SOURCES_CACHE SOURCE\n", argv[0]);
     return 2;
   }
   const char* cache_path = argv[1];
@@ -36,6 +88,9 @@ int main(int argc, char** argv) {
   const char* want_file = argv[5];
   const uint32_t want_line = (uint32_t)strtoul(argv[6], NULL, 10);
   const uint32_t want_column = (uint32_t)strtoul(argv[7], NULL, 10);
+  const char* identity = argv[8];
+  const char* sources_path = argv[9];
+  const char* source_file = argv[10];
 
   int err = -1;
   char msg[512];
@@ -125,6 +180,103 @@ int main(int argc, char** argv) {
     uint8_t mvid[16];
     CHECK(ilmap_mvid(cache, mvid) == 1, "no MVID");
     CHECK(ilmap_assembly_name(cache, &len) != NULL && len > 0, "no assembly name");
+  }
+
+  /* The module identity, against what `ilmap info` read from the PDB and the PE. */
+  {
+    const char* text;
+    size_t len = 0;
+    uint8_t id[20];
+    char hex[41];
+    memset(id, 0, sizeof id);
+    CHECK(ilmap_pdb_id(cache, id) == 1, "no PDB id");
+    for (int i = 0; i < 20; ++i) snprintf(hex + 2 * i, 3, "%02x", id[i]);
+    CHECK(strcmp(hex, expected(identity, "pdb_id")) == 0, "PDB id %s, want %s", hex, expected(identity, "pdb_id"));
+    text = ilmap_debug_id(cache, &len);
+    CHECK(same(text, len, expected(identity, "debug_id")), "debug id '%.*s'", (int)len, text ? text : "");
+    text = ilmap_pdb_key(cache, &len);
+    CHECK(same(text, len, expected(identity, "pdb_key")), "PDB key '%.*s'", (int)len, text ? text : "");
+    text = ilmap_pe_name(cache, &len);
+    CHECK(same(text, len, expected(identity, "pe_name")), "PE name '%.*s'", (int)len, text ? text : "");
+    text = ilmap_pe_key(cache, &len);
+    CHECK(same(text, len, expected(identity, "pe_key")), "PE key '%.*s'", (int)len, text ? text : "");
+    text = ilmap_code_id(cache, &len);
+    CHECK(same(text, len, expected(identity, "code_id")), "code id '%.*s'", (int)len, text ? text : "");
+    /* The MVID in #GUID byte order (Data1, Data2, Data3 little endian) against its text form. */
+    uint8_t g[16];
+    char mvid[37];
+    memset(g, 0, sizeof g);
+    CHECK(ilmap_mvid(cache, g) == 1, "no MVID");
+    snprintf(mvid, sizeof mvid, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", g[3], g[2], g[1], g[0],
+             g[5], g[4], g[7], g[6], g[8], g[9], g[10], g[11], g[12], g[13], g[14], g[15]);
+    CHECK(strcmp(mvid, expected(identity, "mvid")) == 0, "MVID %s, want %s", mvid, expected(identity, "mvid"));
+    /* "ilmap <version>/format <major>.<minor>" */
+    char want_version[600];
+    snprintf(want_version, sizeof want_version, "ilmap %s/format ", expected(identity, "version"));
+    text = ilmap_compiler_version(cache, &len);
+    CHECK(text != NULL && len > strlen(want_version) && memcmp(text, want_version, strlen(want_version)) == 0,
+          "compiler version '%.*s', want '%s<major>.<minor>'", (int)len, text ? text : "", want_version);
+    CHECK(ilmap_pdb_id(NULL, id) == 0 && ilmap_pdb_id(cache, NULL) == 0, "PDB id of NULL");
+    CHECK(ilmap_debug_id(NULL, &len) == NULL && ilmap_pe_key(NULL, &len) == NULL, "identity of NULL");
+    CHECK(ilmap_pdb_key(cache, NULL) != NULL, "a NULL length refused");
+
+    /* Documents: the frame's file is one of them. */
+    const uint32_t docs = ilmap_document_count(cache);
+    int seen = 0;
+    for (uint32_t d = 0; d < docs; ++d) {
+      text = ilmap_document_path(cache, d, &len);
+      CHECK(text != NULL, "document %u has no path", (unsigned)d);
+      seen |= same(text, len, want_file);
+    }
+    CHECK(docs > 0 && seen, "%s is not among the %u documents", want_file, (unsigned)docs);
+    CHECK(ilmap_document_path(cache, docs, &len) == NULL, "a document past the end has a path");
+    CHECK(ilmap_document_count(NULL) == 0, "documents of NULL");
+    /* The cache holds no embedded source. */
+    size_t size = 99;
+    CHECK(ilmap_embedded_source(cache, 0, NULL, 0, &size, msg, sizeof msg) == ILMAP_E_NOT_FOUND && size == 0 && msg[0],
+          "an embedded source without --embed-sources");
+  }
+
+  /* An embedded source, against the file it was compiled from; a PDB compiled alone records no
+   * PE identity. */
+  {
+    ilmap_cache* sources = ilmap_open(sources_path, &err, msg, sizeof msg);
+    CHECK(sources != NULL, "ilmap_open(%s): %s", sources_path, msg);
+    size_t want_size = 0, len = 0;
+    char* want = read_file(source_file, &want_size);
+    CHECK(want != NULL, "cannot read %s", source_file);
+    const char* base = strrchr(source_file, '/');
+    base = base ? base + 1 : source_file;
+    uint32_t doc = UINT32_MAX;
+    for (uint32_t d = 0; sources && d < ilmap_document_count(sources); ++d) {
+      const char* p = ilmap_document_path(sources, d, &len);
+      if (p && len > strlen(base) && memcmp(p + len - strlen(base), base, strlen(base)) == 0 && p[len - strlen(base) - 1] == '/')
+        doc = d;
+    }
+    CHECK(doc != UINT32_MAX, "no document named %s", base);
+    if (sources && want && doc != UINT32_MAX) {
+      size_t size = 0;
+      CHECK(ilmap_embedded_source(sources, doc, NULL, 0, &size, msg, sizeof msg) == ILMAP_OK && size == want_size,
+            "size query: %zu bytes, want %zu (%s)", size, want_size, msg);
+      char small[8];
+      memset(small, 'x', sizeof small);
+      CHECK(ilmap_embedded_source(sources, doc, small, sizeof small, &size, msg, sizeof msg) == ILMAP_OK && size == want_size &&
+                small[0] == 'x',
+            "a buffer too small was written to");
+      char* text = malloc(want_size + 1);
+      size = 0;
+      CHECK(text && ilmap_embedded_source(sources, doc, text, want_size + 1, &size, msg, sizeof msg) == ILMAP_OK &&
+                size == want_size && memcmp(text, want, want_size) == 0,
+            "embedded source of document %u differs from %s (%zu bytes): %s", (unsigned)doc, source_file, size, msg);
+      free(text);
+      CHECK(ilmap_embedded_source(sources, doc, NULL, 4, &size, NULL, 0) == ILMAP_E_USAGE, "NULL out with a capacity");
+      CHECK(ilmap_embedded_source(NULL, doc, NULL, 0, &size, NULL, 0) == ILMAP_E_USAGE, "NULL cache");
+      CHECK(ilmap_embedded_source(sources, UINT32_MAX, NULL, 0, &size, NULL, 0) == ILMAP_E_NOT_FOUND, "no such document");
+      CHECK(ilmap_pe_name(sources, &len) == NULL && ilmap_code_id(sources, &len) == NULL, "PE identity without a PE");
+      CHECK(ilmap_debug_id(sources, &len) != NULL, "no debug id");
+    }
+    free(want);
+    ilmap_close(sources);
   }
 
   /* Source lines (format 1.2): the frame's own line binds points of that line and document. */
