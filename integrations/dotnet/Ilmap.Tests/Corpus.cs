@@ -41,6 +41,14 @@ static class Corpus
         return pdbs[0];
     }
 
+    /// <summary>The PE beside the corpus PDB NAME.</summary>
+    public static string PePath(string name)
+    {
+        var pes = Directory.GetFiles(Path.GetDirectoryName(PdbPath(name))!, "*.dll");
+        Assert.Single(pes);
+        return pes[0];
+    }
+
     static readonly object CompileLock = new();
     static readonly Dictionary<string, string> Compiled = new();
     static readonly string WorkDir = MakeWorkDir();
@@ -55,19 +63,36 @@ static class Corpus
         return dir;
     }
 
-    /// <summary>Compiles the corpus PDB NAME with the built ilmap program (once per run).</summary>
-    public static string CachePath(string name)
+    /// <summary>
+    /// Compiles the corpus PDB NAME (or, <paramref name="fromPe"/>, the PE beside it, whose
+    /// identity the cache then records) with the built ilmap program, once per run and options.
+    /// </summary>
+    public static string CachePath(string name, bool fromPe = false, bool embedSources = false)
     {
+        var key = name + (fromPe ? ".pe" : "") + (embedSources ? ".sources" : "");
         lock (CompileLock)
         {
-            if (Compiled.TryGetValue(name, out var done))
+            if (Compiled.TryGetValue(key, out var done))
                 return done;
-            var output = Path.Combine(WorkDir, name + ".ilmap");
-            var (code, _, stderr) = Run(Env("ILMAP_EXE"), "compile", PdbPath(name), "-o", output, "-q");
-            Assert.True(code == 0, $"ilmap compile {name} failed ({code}): {stderr}");
-            Compiled[name] = output;
+            var output = Path.Combine(WorkDir, key + ".ilmap");
+            var args = new List<string> { "compile", fromPe ? PePath(name) : PdbPath(name), "-o", output, "-q" };
+            if (embedSources)
+                args.Add("--embed-sources");
+            var (code, _, stderr) = Run(Env("ILMAP_EXE"), args.ToArray());
+            Assert.True(code == 0, $"ilmap compile {key} failed ({code}): {stderr}");
+            Compiled[key] = output;
             return output;
         }
+    }
+
+    /// <summary>The version the built ilmap program prints ("0.2.0").</summary>
+    public static string IlmapVersion()
+    {
+        var (code, stdout, _) = Run(Env("ILMAP_EXE"), "--version");
+        Assert.Equal(0, code);
+        var words = stdout.Trim().Split(' ');
+        Assert.Equal(2, words.Length);
+        return words[1];
     }
 
     public static string TempFile(string fileName) => Path.Combine(WorkDir, fileName);

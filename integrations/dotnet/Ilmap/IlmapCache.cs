@@ -6,6 +6,8 @@
 // (keyed by where they lie in the mapped file) and are shared by every later answer.
 using System;
 using System.Collections.Concurrent;
+using System.Collections.Immutable;
+using System.IO;
 using System.Runtime.InteropServices;
 using System.Text;
 using System.Threading;
@@ -35,11 +37,24 @@ public sealed class IlmapCache : IDisposable
     readonly ConcurrentDictionary<(nint Address, nint Length), string> _strings = new();
     readonly StringEntry?[] _slots = new StringEntry?[1 << SlotBits];
 
-    IlmapCache(CacheHandle handle)
+    unsafe IlmapCache(CacheHandle handle)
     {
         _handle = handle;
-        MethodCount = (int)Native.MethodCount(handle.DangerousGetHandle());
-        PointCount = (long)Native.PointCount(handle.DangerousGetHandle());
+        IntPtr raw = handle.DangerousGetHandle();
+        MethodCount = (int)Native.MethodCount(raw);
+        PointCount = (long)Native.PointCount(raw);
+        DocumentCount = (int)Native.DocumentCount(raw);
+        byte* id = stackalloc byte[20];
+        PdbId = Native.PdbId(raw, id) != 0 ? ImmutableArray.Create(new ReadOnlySpan<byte>(id, 20)) : ImmutableArray<byte>.Empty;
+        byte* mvid = stackalloc byte[16];
+        Mvid = Native.Mvid(raw, mvid) != 0 ? new Guid(new ReadOnlySpan<byte>(mvid, 16)) : null;
+        nuint length = 0;
+        DebugId = Text(Native.DebugId(raw, &length), length);
+        PdbKey = Text(Native.PdbKey(raw, &length), length);
+        PeName = Text(Native.PeName(raw, &length), length);
+        PeKey = Text(Native.PeKey(raw, &length), length);
+        CodeId = Text(Native.CodeId(raw, &length), length);
+        CompilerVersion = Text(Native.CompilerVersion(raw, &length), length);
     }
 
     /// <summary>Opens a cache written by <c>ilmap compile</c>.</summary>
@@ -68,6 +83,117 @@ public sealed class IlmapCache : IDisposable
 
     /// <summary>Sequence points in the cache (visible and hidden).</summary>
     public long PointCount { get; }
+
+    // Module identity (SPEC.md 3.2): what the cache was compiled from, to pick the cache of a
+    // module that a stack trace names. The PE's fields (PeName, PeKey, CodeId, and Mvid unless
+    // the cache has method names) are recorded when the cache was compiled from the PE.
+
+    /// <summary>
+    /// The PDB id, 20 bytes: the #Pdb stream's GUID then its stamp (little endian), as
+    /// <c>DebugMetadataHeader.Id</c> gives them (of a Windows PDB: its GUID, then the age); empty
+    /// when the cache records none.
+    /// </summary>
+    public ImmutableArray<byte> PdbId { get; }
+
+    /// <summary>The debug id, "&lt;guid&gt;-&lt;stamp as 8 hex digits&gt;", or null.</summary>
+    public string? DebugId { get; }
+
+    /// <summary>The PDB's symbol-store (SSQP) key, "name.pdb/&lt;guid N&gt;FFFFFFFF/name.pdb", or null.</summary>
+    public string? PdbKey { get; }
+
+    /// <summary>The PE's file name ("App.dll"), or null when the cache was not compiled from the PE.</summary>
+    public string? PeName { get; }
+
+    /// <summary>The PE's symbol-store (SSQP) key, "name.dll/&lt;code id&gt;/name.dll", or null.</summary>
+    public string? PeKey { get; }
+
+    /// <summary>The PE's code id: TimeDateStamp as 8 upper-case hex digits, then SizeOfImage in lower-case hex; or null.</summary>
+    public string? CodeId { get; }
+
+    /// <summary>The module's MVID, or null when the cache records none.</summary>
+    public Guid? Mvid { get; }
+
+    /// <summary>What wrote the cache: "ilmap &lt;version&gt;/format &lt;major&gt;.&lt;minor&gt;" (null for a corrupt identity).</summary>
+    public string? CompilerVersion { get; }
+
+    /// <summary>Documents of the PDB (0-based indexes, as <see cref="LineBinding"/> and <see cref="DocumentPath"/> use).</summary>
+    public int DocumentCount { get; }
+
+    /// <summary>The path of a document as the PDB stores it.</summary>
+    /// <exception cref="ArgumentOutOfRangeException">No such document.</exception>
+    public unsafe string DocumentPath(int document)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegative(document);
+        ArgumentOutOfRangeException.ThrowIfGreaterThanOrEqual(document, DocumentCount);
+        bool addedRef = false;
+        try
+        {
+            _handle.DangerousAddRef(ref addedRef);
+            nuint length = 0;
+            byte* path = Native.DocumentPath(_handle.DangerousGetHandle(), (uint)document, &length);
+            return path == null ? "" : Intern(path, (nint)length);
+        }
+        finally
+        {
+            if (addedRef)
+                _handle.DangerousRelease();
+        }
+    }
+
+    /// <summary>
+    /// The bytes of a document's embedded source (caches compiled with <c>--embed-sources</c>,
+    /// SPEC.md 3.4) as the compiler embedded them: the source file's own encoding, a byte order
+    /// mark included. Null when the document has none.
+    /// </summary>
+    /// <exception cref="ArgumentOutOfRangeException">No such document.</exception>
+    /// <exception cref="IlmapException">The source does not unpack (Malformed), is larger than an
+    /// array holds (TooLarge), or the cache file changed (Io).</exception>
+    public unsafe byte[]? EmbeddedSourceBytes(int document)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegative(document);
+        ArgumentOutOfRangeException.ThrowIfGreaterThanOrEqual(document, DocumentCount);
+        byte* msg = stackalloc byte[MessageSize];
+        msg[0] = 0;
+        bool addedRef = false;
+        try
+        {
+            _handle.DangerousAddRef(ref addedRef);
+            IntPtr raw = _handle.DangerousGetHandle();
+            nuint size = 0;
+            int status = Native.EmbeddedSource(raw, (uint)document, null, 0, &size, msg, MessageSize);
+            if (status == (int)IlmapStatus.NotFound)
+                return null;
+            if (status == 0 && size > (nuint)Array.MaxLength)
+                throw new IlmapException(IlmapStatus.TooLarge, $"embedded source of document {document}: {size} bytes, more than an array holds");
+            byte[] text = status == 0 ? new byte[(int)size] : [];
+            if (status == 0)
+                fixed (byte* p = text)
+                    status = Native.EmbeddedSource(raw, (uint)document, p, (nuint)text.Length, &size, msg, MessageSize);
+            if (status != 0)
+                throw new IlmapException((IlmapStatus)status, Message(msg, $"embedded source of document {document} failed"));
+            return text;
+        }
+        finally
+        {
+            if (addedRef)
+                _handle.DangerousRelease();
+        }
+    }
+
+    /// <summary>
+    /// A document's embedded source as text, decoded as the compiler read the file: the encoding
+    /// its byte order mark names, else UTF-8. Null when the document has none.
+    /// </summary>
+    /// <exception cref="ArgumentOutOfRangeException">No such document.</exception>
+    /// <exception cref="IlmapException">As <see cref="EmbeddedSourceBytes"/>.</exception>
+    public string? EmbeddedSource(int document)
+    {
+        byte[]? bytes = EmbeddedSourceBytes(document);
+        if (bytes == null)
+            return null;
+        using var reader = new StreamReader(new MemoryStream(bytes), Encoding.UTF8, detectEncodingFromByteOrderMarks: true);
+        return reader.ReadToEnd();
+    }
 
     /// <summary>
     /// Resolves a MethodDef token (0x06RRRRRR) and IL offset. Returns false when there is no
@@ -340,6 +466,8 @@ public sealed class IlmapCache : IDisposable
         public readonly nint Length = length;
         public readonly string Value = value;
     }
+
+    static unsafe string? Text(byte* p, nuint length) => p == null ? null : Encoding.UTF8.GetString(p, checked((int)length));
 
     static unsafe string Message(byte* msg, string fallback)
     {

@@ -97,4 +97,38 @@ internal static unsafe partial class Native
 
     [LibraryImport(Library, EntryPoint = "ilmap_method_name")]
     internal static partial int MethodName(IntPtr cache, uint token, int flavor, byte** text, nuint* length);
+
+    [LibraryImport(Library, EntryPoint = "ilmap_pdb_id")]
+    internal static partial int PdbId(IntPtr cache, byte* output);
+
+    [LibraryImport(Library, EntryPoint = "ilmap_mvid")]
+    internal static partial int Mvid(IntPtr cache, byte* output);
+
+    [LibraryImport(Library, EntryPoint = "ilmap_debug_id")]
+    internal static partial byte* DebugId(IntPtr cache, nuint* length);
+
+    [LibraryImport(Library, EntryPoint = "ilmap_pdb_key")]
+    internal static partial byte* PdbKey(IntPtr cache, nuint* length);
+
+    [LibraryImport(Library, EntryPoint = "ilmap_pe_name")]
+    internal static partial byte* PeName(IntPtr cache, nuint* length);
+
+    [LibraryImport(Library, EntryPoint = "ilmap_pe_key")]
+    internal static partial byte* PeKey(IntPtr cache, nuint* length);
+
+    [LibraryImport(Library, EntryPoint = "ilmap_code_id")]
+    internal static partial byte* CodeId(IntPtr cache, nuint* length);
+
+    [LibraryImport(Library, EntryPoint = "ilmap_compiler_version")]
+    internal static partial byte* CompilerVersion(IntPtr cache, nuint* length);
+
+    [LibraryImport(Library, EntryPoint = "ilmap_document_count")]
+    internal static partial uint DocumentCount(IntPtr cache);
+
+    [LibraryImport(Library, EntryPoint = "ilmap_document_path")]
+    internal static partial byte* DocumentPath(IntPtr cache, uint document, nuint* length);
+
+    [LibraryImport(Library, EntryPoint = "ilmap_embedded_source")]
+    internal static partial int EmbeddedSource(IntPtr cache, uint document, byte* output, nuint capacity, nuint* size,
+                                               byte* msg, nuint msgSize);
 }
