@@ -56,7 +56,7 @@ std::string dump_value(const nlohmann::ordered_json& j) {
 
 bool PositionedSax::scan(std::string_view text) {
   text_ = text;
-  read_ = 0;
+  read_ = error_at_ = 0;
   CountingIterator first(text.data(), text.data(), &read_);
   CountingIterator last(text.data() + text.size(), text.data(), &read_);
   return nlohmann::ordered_json::sax_parse(first, last, this);
@@ -106,6 +106,37 @@ bool MemberScan::on_close(std::size_t end) {
 
 bool MemberScan::on_scalar(std::size_t end) {
   if (depth_ == 1 && !members.empty()) members.back().value_end = end;
+  return true;
+}
+
+bool StringScan::run(std::string_view text) {
+  values.clear();
+  first_ = true;
+  object_ = false;
+  return scan(text) && object_;
+}
+
+bool StringScan::on_open(bool object, std::size_t) {
+  if (first_) object_ = object;
+  first_ = false;
+  return true;
+}
+
+// The closing quote is the last byte read; the opening one is the nearest quote before it that
+// no backslash escapes (a string holds no other unescaped quote).
+bool StringScan::string(string_t& s) {
+  if (first_) return first_ = false, true;  // a bare string: not an object, run() says so
+  if (!keep_(s)) return true;
+  const std::string_view t = text();
+  const std::size_t end = scalar_end();
+  std::size_t q = end - 1;
+  for (;;) {
+    q = t.rfind('"', q - 1);
+    std::size_t slashes = 0;
+    while (q > slashes && t[q - 1 - slashes] == '\\') ++slashes;
+    if (slashes % 2 == 0) break;
+  }
+  values.push_back(Value{std::move(s), q, end});
   return true;
 }
 

@@ -1,6 +1,7 @@
 // EventScan.h - where the values of a JSON text are, byte for byte, from nlohmann's own parser
 // (its SAX interface), so that SentryEvent can rewrite a Sentry event by splicing: the frames
-// it resolves get new members, and every other byte of the text stays as it was.
+// it resolves get new members, and every other byte of the text stays as it was. StringScan
+// does the same for the string values of a JSON log line that may hold a stack trace.
 //
 // Positions: sax_parse reads the text through an iterator that counts the bytes taken, so at
 // each SAX event the count is just past the token reported (one byte further after a number,
@@ -36,7 +37,13 @@ class PositionedSax : public nlohmann::json_sax<nlohmann::ordered_json> {
   bool end_object() override { return on_close(read_); }
   bool start_array(std::size_t) override { return on_open(false, read_ - 1); }
   bool end_array() override { return on_close(read_); }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+  bool parse_error(std::size_t at, const std::string&, const nlohmann::detail::exception&) override {
+    error_at_ = at;
+    return false;
+  }
+  // After a failed scan: true when the text is the start of a JSON text, cut short (the error
+  // is the end of the input), false when it is not JSON.
+  bool cut_short() const { return error_at_ > text_.size(); }
 
  protected:
   virtual bool on_open(bool object, std::size_t begin) = 0;
@@ -44,11 +51,39 @@ class PositionedSax : public nlohmann::json_sax<nlohmann::ordered_json> {
   virtual bool on_close(std::size_t end) = 0;
   virtual bool on_scalar(std::size_t end) = 0;
 
- private:
+ protected:
   std::size_t scalar_end() const;
+  std::string_view text() const { return text_; }
 
+ private:
   std::string_view text_;
-  std::size_t read_ = 0;
+  std::size_t read_ = 0, error_at_ = 0;
+};
+
+// The string values (not keys) of one JSON object that `keep` accepts, decoded, with their byte
+// ranges (from the opening to past the closing quote), in the text's order, at any depth.
+class StringScan final : public PositionedSax {
+ public:
+  struct Value {
+    std::string text;  // decoded
+    std::size_t begin = 0, end = 0;
+  };
+  explicit StringScan(bool (*keep)(std::string_view decoded)) : keep_(keep) {}
+  std::vector<Value> values;
+
+  // False when `text` is not one JSON object.
+  bool run(std::string_view text);
+
+  bool string(string_t& s) override;
+
+ private:
+  bool on_open(bool object, std::size_t) override;
+  bool on_key(const std::string&, std::size_t) override { return true; }
+  bool on_close(std::size_t) override { return true; }
+  bool on_scalar(std::size_t) override { return true; }
+
+  bool (*keep_)(std::string_view);
+  bool first_ = true, object_ = false;
 };
 
 // The members of one JSON object (its text), with the byte ranges of keys and values.

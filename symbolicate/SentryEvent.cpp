@@ -468,6 +468,21 @@ bool looks_like_sentry_json(std::string_view input) noexcept {
   return false;
 }
 
+SentryStart sentry_start(std::string_view line) {
+  while (!line.empty() && (line.back() == '\n' || line.back() == '\r' || line.back() == ' ' || line.back() == '\t'))
+    line.remove_suffix(1);
+  EventScan scan(1, 0);
+  if (!scan.scan(line)) return scan.cut_short() ? SentryStart::kIncomplete : SentryStart::kOther;
+  if (!scan.object) return SentryStart::kOther;
+  if (!scan.frames.empty() || scan.frames_past_limit > 0) return SentryStart::kEvent;
+  MemberScan members;
+  if (!members.run(line)) return SentryStart::kOther;
+  for (const MemberScan::Member& m : members.members)
+    if (m.key != "event_id" && m.key != "dsn" && m.key != "sdk" && m.key != "sent_at" && m.key != "trace")
+      return SentryStart::kOther;
+  return SentryStart::kEnvelope;
+}
+
 void symbolicate_sentry_event(nlohmann::ordered_json& event, SentryModuleProvider& provider,
                               const SentryOptions& options, SentryStats& stats) {
   try {

@@ -134,8 +134,16 @@ Status symbolicate_sentry_text(std::string_view input, std::string& output,
                                SentryModuleProvider& provider, const SentryOptions& options,
                                SentryStats& stats);
 
-// True when the first byte that is not white space is '{': the input is for the Sentry mode
-// (trace text never starts so).
+// True when the first byte that is not white space is '{': the input may be for the Sentry
+// mode; sentry_start tells by its first line.
 bool looks_like_sentry_json(std::string_view input) noexcept;
+
+// What the first line of an input that starts with '{' says it is: a Sentry event (a JSON
+// object with frames where symbolicate_sentry_text reads them: `exception` or `threads` with
+// `stacktrace.frames`, or a top-level `stacktrace`), an envelope (a header: a JSON object with
+// no key but `event_id`, `dsn`, `sdk`, `sent_at`, `trace`), the start of a JSON text that goes
+// on past the line (a pretty-printed event), or anything else: a JSON log line, text.
+enum class SentryStart : std::uint8_t { kEvent, kEnvelope, kIncomplete, kOther };
+SentryStart sentry_start(std::string_view first_line);
 
 }  // namespace ilmap

@@ -1,6 +1,8 @@
 // Symbolicator.cpp - the line rewriter (see Symbolicator.h).
 #include "symbolicate/Symbolicator.h"
 
+#include "symbolicate/EventScan.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
@@ -87,14 +89,14 @@ void Symbolicator::emit(std::string_view s) {
   }
 }
 
-void Symbolicator::render_location(const LookupResult& r, bool mono_style) {
+void Symbolicator::render_location(const LookupResult& r, bool mono_style, std::string& out) {
   const std::string_view where = opt_.urls && !r.source_url.empty() ? r.source_url : r.file;
-  tmp_.append(where);
-  tmp_ += mono_style ? ":" : ":line ";
-  append_uint(tmp_, r.line);
+  out.append(where);
+  out += mono_style ? ":" : ":line ";
+  append_uint(out, r.line);
   if (opt_.columns) {
-    tmp_ += ':';
-    append_uint(tmp_, r.column);
+    out += ':';
+    append_uint(out, r.column);
   }
 }
 
@@ -134,10 +136,10 @@ void Symbolicator::json_frame(const ParsedFrame& f, std::string_view module, std
   }
 }
 
-void Symbolicator::fail(const ParsedFrame& f, std::string_view line, Reason r, std::string_view module) {
+bool Symbolicator::fail(const ParsedFrame& f, Reason r, std::string_view module) {
   ++stats_.unresolved[std::size_t(r)];
   if (opt_.json) json_frame(f, module, f.token, nullptr, f.method, reason_name(r));
-  else emit(line);
+  return false;
 }
 
 // The answer of several candidate methods (`tokens_` of `c`): resolved only when every one of
@@ -210,54 +212,39 @@ std::optional<LookupResult> Symbolicator::lookup_frame(const Cache* c, std::uint
   return c->lookup(token, il);
 }
 
-void Symbolicator::handle(std::string_view line, const std::unordered_map<std::string, PstModule>* modules,
-                          bool too_far) {
-  const std::string_view body = strip_newline(line);
-  const ParsedFrame f = parse_frame(body);
-  switch (f.format) {
-    case FrameFormat::kNone:
-      if (!opt_.json) emit(line);
-      return;
-    case FrameFormat::kCoreClrWithLine:
-      ++stats_.with_lines;
-      if (!opt_.json) emit(line);
-      return;
-    default:
-      break;
-  }
+// Resolves one frame: true with its new text (for [replace_from, replace_to)) appended to
+// `out`, false when it stays as it was (counted by reason). In --json mode the frame's record
+// is written instead.
+bool Symbolicator::resolve(const ParsedFrame& f, const Modules* modules, bool too_far, std::string& out) {
   ++stats_.frames;
-  tmp_.clear();
   if (f.format == FrameFormat::kCoreClr || f.format == FrameFormat::kPst) {
     const ModuleAnswer* ans = nullptr;
     if (f.format == FrameFormat::kCoreClr) {
       ans = &index_.by_file_name(f.module);
     } else {
-      if (too_far) return fail(f, line, Reason::kModuleLinesTooFar, f.module);
+      if (too_far) return fail(f, Reason::kModuleLinesTooFar, f.module);
       const auto it = modules ? modules->find(std::string(f.module)) : decltype(modules->end()){};
-      if (!modules || it == modules->end()) return fail(f, line, Reason::kNoModuleLine, f.module);
+      if (!modules || it == modules->end()) return fail(f, Reason::kNoModuleLine, f.module);
       ans = &index_.by_codeview(it->second.guid, it->second.age, f.module);
     }
-    if (!ans->cache) return fail(f, line, reason_of(ans->miss), f.module);
+    if (!ans->cache) return fail(f, reason_of(ans->miss), f.module);
     const auto r = lookup_frame(ans->cache, f.token, f.il_offset, f.format == FrameFormat::kPst ? std::string_view{} : f.method);
-    if (!r) return fail(f, line, Reason::kNoPoint, f.module);
+    if (!r) return fail(f, Reason::kNoPoint, f.module);
     ++stats_.resolved;
-    if (opt_.json) return json_frame(f, f.module, f.token, &*r, f.method, nullptr);
-    tmp_.append(line.substr(0, f.replace_from));
-    if (f.format == FrameFormat::kPst) tmp_.append(f.method);
-    tmp_ += " in ";
-    render_location(*r, false);
-    tmp_.append(line.substr(f.replace_to));
-    emit(tmp_);
-    return;
+    if (opt_.json) return json_frame(f, f.module, f.token, &*r, f.method, nullptr), true;
+    if (f.format == FrameFormat::kPst) out.append(f.method);
+    out += " in ";
+    render_location(*r, false, out);
+    return true;
   }
   if (f.format == FrameFormat::kMono) {
     const auto mvid = parse_guid_text(f.module);
     const ModuleAnswer& ans = index_.by_mvid(*mvid);
-    if (!ans.cache) return fail(f, line, reason_of(ans.miss), f.module);
+    if (!ans.cache) return fail(f, reason_of(ans.miss), f.module);
     const Cache* c = ans.cache;
-    if (!c->has_method_names()) return fail(f, line, Reason::kNoNames, f.module);
+    if (!c->has_method_names()) return fail(f, Reason::kNoNames, f.module);
     c->find_methods(mono_key(f.method), tokens_);
-    if (tokens_.empty()) return fail(f, line, Reason::kMethodNotFound, f.module);
+    if (tokens_.empty()) return fail(f, Reason::kMethodNotFound, f.module);
     // Mono prints name and signature: keep the candidates whose Mono text is the line's.
     std::vector<std::uint32_t> exact;
     for (std::uint32_t t : tokens_)
@@ -266,14 +253,11 @@ void Symbolicator::handle(std::string_view line, const std::unordered_map<std::s
     Agreement ag;
     for (std::uint32_t t : tokens_) ag.add(c, t, f.il_offset);
     const Reason v = ag.verdict();
-    if (v != Reason::kCount) return fail(f, line, v, f.module);
+    if (v != Reason::kCount) return fail(f, v, f.module);
     ++stats_.resolved;
-    if (opt_.json) return json_frame(f, f.module, ag.token, &ag.result, f.method, nullptr);
-    tmp_.append(line.substr(0, f.replace_from));
-    render_location(ag.result, true);
-    tmp_.append(line.substr(f.replace_to));
-    emit(tmp_);
-    return;
+    if (opt_.json) return json_frame(f, f.module, ag.token, &ag.result, f.method, nullptr), true;
+    render_location(ag.result, true, out);
+    return true;
   }
   // Android: the method by full name over every module of the search set.
   const auto& mods = index_.all_with_names();
@@ -285,17 +269,144 @@ void Symbolicator::handle(std::string_view line, const std::unordered_map<std::s
     candidates += tokens_.size();
     for (std::uint32_t t : tokens_) ag.add(c, t, f.il_offset);
   }
-  if (candidates == 0) return fail(f, line, mods.empty() ? Reason::kNoNames : Reason::kMethodNotFound, {});
+  if (candidates == 0) return fail(f, mods.empty() ? Reason::kNoNames : Reason::kMethodNotFound, {});
   const Reason v = ag.verdict();
-  if (v != Reason::kCount) return fail(f, line, v, {});
+  if (v != Reason::kCount) return fail(f, v, {});
   ++stats_.resolved;
   const std::string_view name = ag.same_name && !ag.name.empty() ? ag.name : f.method;
-  if (opt_.json) return json_frame(f, ag.cache->module_name(), ag.token, &ag.result, name, nullptr);
-  tmp_.append(line.substr(0, f.replace_from));
-  tmp_.append(name);
-  tmp_ += " in ";
-  render_location(ag.result, false);
-  tmp_.append(line.substr(f.replace_to));
+  if (opt_.json) return json_frame(f, ag.cache->module_name(), ag.token, &ag.result, name, nullptr), true;
+  out.append(name);
+  out += " in ";
+  render_location(ag.result, false, out);
+  return true;
+}
+
+// Appends `body` to `out` with every frame it holds (`first` is the first of them, if any)
+// that resolves rewritten; true when one did.
+bool Symbolicator::rewrite_frames(std::string_view body, const ParsedFrame& first, const Modules* modules,
+                                  bool too_far, std::string& out) {
+  std::size_t copied = 0;
+  bool changed = false;
+  for (ParsedFrame f = first; f.format != FrameFormat::kNone; f = parse_frame(body, f.end)) {
+    if (f.format == FrameFormat::kCoreClrWithLine) {
+      ++stats_.with_lines;
+      continue;
+    }
+    const std::size_t mark = out.size();
+    out.append(body.substr(copied, f.replace_from - copied));
+    if (resolve(f, modules, too_far, out)) {
+      copied = f.replace_to;
+      changed = true;
+    } else {
+      out.resize(mark);
+    }
+  }
+  out.append(body.substr(copied));
+  return changed;
+}
+
+namespace {
+
+constexpr int kMaxJsonDepth = 3;  // a JSON line in a string of a JSON line in a string of ...
+
+// A string value worth reading: it may hold a frame ("at " and an anchor).
+bool may_hold_trace(std::string_view s) {
+  return s.size() >= 12 && s.find("at ") != std::string_view::npos && may_hold_frame(s);
+}
+
+std::string_view trim_end(std::string_view s) {
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+// Where the JSON object of a line that looks like one starts (its first '{', the line ending
+// in '}'), or npos.
+std::size_t json_object_start(std::string_view body) {
+  const std::string_view t = trim_end(body);
+  if (t.empty() || t.back() != '}') return std::string_view::npos;
+  return t.find('{');
+}
+
+}  // namespace
+
+// `body` from `brace` on is one JSON object (else kNotJson, `out` untouched): appended to `out`
+// with each string value that holds frames symbolicated in place.
+Symbolicator::JsonLine Symbolicator::rewrite_json(std::string_view body, std::size_t brace, std::string& out,
+                                                  int depth) {
+  const std::string_view object = trim_end(body).substr(brace);
+  sentry_scan::StringScan scan(may_hold_trace);
+  if (!scan.run(object)) return JsonLine::kNotJson;
+  const std::size_t mark = out.size();
+  out.append(body.substr(0, brace));
+  std::size_t copied = 0;
+  bool changed = false;
+  std::string text;
+  for (const auto& v : scan.values) {
+    text.clear();
+    if (!rewrite_text(v.text, text, depth)) continue;
+    out.append(object.substr(copied, v.begin - copied));
+    out += nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    copied = v.end;
+    changed = true;
+  }
+  if (!changed) {
+    out.resize(mark);
+    return JsonLine::kUnchanged;
+  }
+  out.append(object.substr(copied));
+  out.append(body.substr(brace + object.size()));
+  return JsonLine::kChanged;
+}
+
+// A trace held in one string: its lines (split at '\n'), each read as a line of the input is,
+// appended to `out`; true when a frame was rewritten. A ProductionStackTrace's frames are
+// answered by the MODULE lines of the same string.
+bool Symbolicator::rewrite_text(std::string_view text, std::string& out, int depth) {
+  Modules modules;
+  if (text.find("MODULE: ") != std::string_view::npos) {
+    for (std::size_t start = 0; start < text.size();) {
+      const std::size_t nl = std::min(text.find('\n', start), text.size());
+      if (const auto m = parse_pst_module(text.substr(start, nl - start))) modules.insert_or_assign(std::string(m->assembly), *m);
+      start = nl + 1;
+    }
+  }
+  bool changed = false;
+  for (std::size_t start = 0;;) {
+    const std::size_t nl = std::min(text.find('\n', start), text.size());
+    const std::string_view sub = text.substr(start, nl - start);
+    if (!may_hold_frame(sub)) {
+      out.append(sub);
+    } else {
+      const std::size_t brace = depth + 1 < kMaxJsonDepth ? json_object_start(sub) : std::string_view::npos;
+      const JsonLine j = brace == std::string_view::npos ? JsonLine::kNotJson : rewrite_json(sub, brace, out, depth + 1);
+      if (j == JsonLine::kUnchanged) out.append(sub);
+      else if (j == JsonLine::kNotJson) changed |= rewrite_frames(sub, parse_frame(sub), &modules, false, out);
+      else changed = true;
+    }
+    if (nl == text.size()) break;
+    out += '\n';
+    start = nl + 1;
+  }
+  return changed;
+}
+
+// One line (with its terminator); `first` is the first frame of its text.
+void Symbolicator::handle(std::string_view line, const ParsedFrame& first, const Modules* modules, bool too_far) {
+  const std::string_view body = strip_newline(line);
+  const std::size_t brace = json_object_start(body);
+  const bool json_line = brace != std::string_view::npos && may_hold_frame(body);
+  if (first.format == FrameFormat::kNone && !json_line) {
+    if (!opt_.json) emit(line);
+    return;
+  }
+  tmp_.clear();
+  bool changed = false;
+  const JsonLine j = json_line ? rewrite_json(body, brace, tmp_, 0) : JsonLine::kNotJson;
+  if (j == JsonLine::kNotJson) changed = rewrite_frames(body, first, modules, too_far, tmp_);
+  else changed = j == JsonLine::kChanged;
+  if (opt_.json) return;
+  if (!changed) return emit(line);
+  tmp_.append(line.substr(body.size()));
   emit(tmp_);
 }
 
@@ -305,7 +416,7 @@ void Symbolicator::flush_block(bool too_far) {
   for (std::size_t i = 0; i < block_ends_.size(); ++i) {
     line_no_ = block_first_line_ + i;  // --json's input_line of the held line
     const std::string_view held = std::string_view(block_).substr(from, block_ends_[i] - from);
-    if (!block_fragments_[i]) handle(held, too_far ? nullptr : &modules_, too_far);
+    if (!block_fragments_[i]) handle(held, parse_frame(strip_newline(held)), too_far ? nullptr : &modules_, too_far);
     else if (!opt_.json) emit(held);  // a piece of an over-long line: never parsed, as outside a block
     from = block_ends_[i];
   }
@@ -348,16 +459,22 @@ void Symbolicator::line(std::string_view l, bool fragment) {
     }
     return hold(l, fragment);
   }
-  if (!fragment && parse_frame(body).format == FrameFormat::kPst) {
-    in_block_ = true;
-    block_first_line_ = line_no_;
-    return hold(l, false);
-  }
   if (fragment) {
     if (!opt_.json) emit(l);
     return;
   }
-  handle(l, nullptr, false);
+  const ParsedFrame first = parse_frame(body);
+  if (first.format == FrameFormat::kPst && json_object_start(body) == std::string_view::npos) {
+    in_block_ = true;
+    block_first_line_ = line_no_;
+    return hold(l, false);
+  }
+  handle(l, first, nullptr, false);
+}
+
+void Symbolicator::flush() {
+  if (!out_.empty()) write_(out_);
+  out_.clear();
 }
 
 void Symbolicator::finish() {

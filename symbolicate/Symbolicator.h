@@ -1,11 +1,17 @@
-// Symbolicator.h - rewrites trace text line by line: every frame TraceLine recognizes is
-// resolved through a ModuleIndex and rewritten the way the runtime prints a frame with symbols;
-// every other byte passes through unchanged (README "symbolicate").
+// Symbolicator.h - rewrites trace text line by line: every frame TraceLine finds (anywhere in
+// a line: log prefixes and suffixes stay) is resolved through a ModuleIndex and rewritten the
+// way the runtime prints a frame with symbols; every other byte passes through unchanged
+// (docs/symbolicate.md).
 //
 //   CoreCLR   "   at M(A a) in App.dll:token 0x6000001+0x5" -> "   at M(A a) in /src/F.cs:line 42"
 //   Mono      "  at M (A a) [0x0001a] in <mvid>:0 "        -> "  at M (A a) [0x0001a] in /src/F.cs:42 "
 //   Android   "at NS.T.M + 0x2db(Unknown Source)"          -> "at NS.T.M(A a) in /src/F.cs:line 42"
 //   PST       "   at Asm!0x0600000f!NS.T.M() +0xc"         -> "   at NS.T.M() in /src/F.cs:line 42"
+// A line that is one JSON object (after a prefix, if any: a JSON log line, a Docker json-file
+// record) has its string values read instead: one that holds frames (a trace as "\n   at ..."
+// escapes) is symbolicated as text, re-escaped and put back at its byte range; every other
+// byte of the line stays. A string that holds a JSON object line is read so too (Docker's
+// "log" of a JSON logger), three levels deep at most.
 // --columns appends ":COL" to the line number, --urls prints the SourceLink URL instead of the
 // path when the document has one. With `json`, nothing of the text is written: one JSON object
 // per frame instead (resolved or not).
@@ -75,7 +81,7 @@ struct SymbolicateStats {
 
 class Symbolicator {
  public:
-  // `write` receives the output in pieces (at least every 64 KiB, and at finish()).
+  // `write` receives the output in pieces (at least every 64 KiB, at flush() and at finish()).
   Symbolicator(ModuleIndex& index, SymbolicateOptions options, std::function<void(std::string_view)> write);
   ~Symbolicator();
 
@@ -83,18 +89,27 @@ class Symbolicator {
   // line without "\n" that is not the last one is a fragment of an over-long line: the caller
   // passes those with `fragment` true and they go out unchanged.
   void line(std::string_view line, bool fragment = false);
+  // Writes what is buffered (held ProductionStackTrace lines stay held): for a live stream,
+  // when no more input is waiting.
+  void flush();
   // Flushes held lines and buffered output.
   void finish();
   const SymbolicateStats& stats() const { return stats_; }
 
  private:
-  struct Located;
-  void handle(std::string_view line, const std::unordered_map<std::string, PstModule>* modules, bool too_far);
+  using Modules = std::unordered_map<std::string, PstModule>;
+  enum class JsonLine : std::uint8_t { kNotJson, kUnchanged, kChanged };
+  void handle(std::string_view line, const ParsedFrame& first, const Modules* modules, bool too_far);
+  bool rewrite_frames(std::string_view body, const ParsedFrame& first, const Modules* modules, bool too_far,
+                      std::string& out);
+  JsonLine rewrite_json(std::string_view body, std::size_t brace, std::string& out, int depth);
+  bool rewrite_text(std::string_view text, std::string& out, int depth);
+  bool resolve(const ParsedFrame& f, const Modules* modules, bool too_far, std::string& out);
   void emit(std::string_view s);
   void flush_block(bool too_far);
   void hold(std::string_view line, bool fragment);
-  void render_location(const LookupResult& r, bool mono_style);
-  void fail(const ParsedFrame& f, std::string_view line, Reason r, std::string_view module);
+  void render_location(const LookupResult& r, bool mono_style, std::string& out);
+  bool fail(const ParsedFrame& f, Reason r, std::string_view module);
   void json_frame(const ParsedFrame& f, std::string_view module, std::uint32_t token, const LookupResult* r,
                   std::string_view method, const char* reason);
   std::optional<LookupResult> lookup_frame(const Cache* c, std::uint32_t token, std::uint32_t il, std::string_view text);
@@ -117,7 +132,7 @@ class Symbolicator {
   std::string block_;
   std::vector<std::size_t> block_ends_;
   std::vector<bool> block_fragments_;  // held pieces of over-long lines: they go out unparsed
-  std::unordered_map<std::string, PstModule> modules_;
+  Modules modules_;
   std::uint64_t line_no_ = 0, block_first_line_ = 0;
 };
 

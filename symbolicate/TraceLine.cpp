@@ -1,5 +1,7 @@
-// TraceLine.cpp - the per-line frame parsers (see TraceLine.h). Hand-written scanning, no
-// regex: symbolicate parses every line of multi-gigabyte logs.
+// TraceLine.cpp - the frame finder (see TraceLine.h). Hand-written scanning, no regex:
+// symbolicate reads every line of multi-gigabyte logs, and most lines hold no frame, so the
+// scan is driven by the anchors (memchr for 'x', then "0x"; ":line ") and only an anchor
+// leads to a parse.
 #include "symbolicate/TraceLine.h"
 
 #include "symbols/ModuleIdentity.h"  // parse_guid_text (decode/Guids.h)
@@ -7,7 +9,12 @@
 namespace ilmap::symbolicate {
 namespace {
 
+constexpr std::size_t npos = std::string_view::npos;
+
 bool is_space(char c) { return c == ' ' || c == '\t'; }
+bool is_word(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
 
 int hex_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -31,41 +38,65 @@ std::optional<std::uint32_t> read_hex(std::string_view s, std::size_t& pos) {
 bool valid_token(std::uint32_t t) { return (t >> 24) == 0x06 && (t & 0xFFFFFF) != 0; }
 bool valid_offset(std::uint32_t o) { return o < 0x80000000u; }
 
-// The rest of a line after a frame: nothing but spaces, tabs and a final '\r'.
+// The rest of a line: nothing but spaces, tabs and a final '\r'.
 bool blank_rest(std::string_view s, std::size_t pos) {
   for (; pos < s.size(); ++pos)
     if (!is_space(s[pos]) && !(s[pos] == '\r' && pos + 1 == s.size())) return false;
   return true;
 }
 
-bool starts_with_at(std::string_view s, std::size_t& body) {
-  std::size_t i = 0;
-  while (i < s.size() && is_space(s[i])) ++i;
-  if (s.substr(i, 3) != "at ") return false;
-  body = i + 3;
-  return true;
+// A frame may end before `pos`: the line ends there, or a byte that cannot continue it follows.
+bool frame_ends(std::string_view s, std::size_t pos) { return pos >= s.size() || !is_word(s[pos]); }
+
+// "at " at `i` starts a frame: at or after `from`, at the line's start or after a non-word byte.
+bool starts_frame(std::string_view s, std::size_t from, std::size_t i) {
+  return i >= from && s.substr(i, 3) == "at " && (i == 0 || !is_word(s[i - 1]));
 }
 
-// "   at METHOD in MODULE:token 0xT+0xO" (also ": token").
-ParsedFrame parse_coreclr(std::string_view s, std::size_t body) {
+// The last frame start in [from, limit) that leaves a method text before `limit`.
+std::size_t last_start(std::string_view s, std::size_t from, std::size_t limit) {
+  if (limit < from + 4) return npos;
+  for (std::size_t i = limit - 4;; --i) {
+    i = s.rfind("at ", i);
+    if (i == npos || i < from) return npos;
+    if (i == 0 || !is_word(s[i - 1])) return i;
+  }
+}
+
+// A name without white space that ends at `end` (and at `stop` too, when given), preceded by a
+// frame's "at ": the frame start, and the name's start in `name`.
+std::size_t name_start(std::string_view s, std::size_t from, std::size_t end, char stop, std::size_t& name) {
+  std::size_t i = end;
+  while (i > from && !is_space(s[i - 1]) && s[i - 1] != stop) --i;
+  if (i == end || i < from + 3 || !starts_frame(s, from, i - 3)) return npos;
+  name = i;
+  return i - 3;
+}
+
+ParsedFrame framed(FrameFormat format, std::string_view s, std::size_t start, std::size_t end) {
   ParsedFrame f;
-  std::size_t tok = s.rfind(":token 0x");
-  std::size_t skip = 9;
-  if (tok == std::string_view::npos) tok = s.rfind(": token 0x"), skip = 10;
-  if (tok == std::string_view::npos || tok <= body) return f;
+  f.format = format;
+  f.head = s.substr(0, start + 3);
+  f.begin = start;
+  f.end = end;
+  return f;
+}
+
+// "at METHOD in MODULE:token 0xT+0xO" (also ": token"); `tok` at the ':', `skip` to the "0x".
+ParsedFrame parse_coreclr(std::string_view s, std::size_t from, std::size_t tok, std::size_t skip) {
   const std::size_t in = s.rfind(" in ", tok);
-  if (in == std::string_view::npos || in <= body) return f;
-  std::size_t pos = tok + skip;
+  if (in == npos || in < from || in + 4 >= tok) return {};
+  std::size_t pos = tok + skip + 2;
   const auto token = read_hex(s, pos);
-  if (!token || s.substr(pos, 3) != "+0x") return f;
+  if (!token || s.substr(pos, 3) != "+0x") return {};
   pos += 3;
   const auto off = read_hex(s, pos);
-  if (!off || !valid_token(*token) || !valid_offset(*off) || !blank_rest(s, pos)) return f;
-  f.format = FrameFormat::kCoreClr;
-  f.head = s.substr(0, body);
-  f.method = s.substr(body, in - body);
+  if (!off || !valid_token(*token) || !valid_offset(*off) || !frame_ends(s, pos)) return {};
+  const std::size_t start = last_start(s, from, in);
+  if (start == npos) return {};
+  ParsedFrame f = framed(FrameFormat::kCoreClr, s, start, pos);
+  f.method = s.substr(start + 3, in - start - 3);
   f.module = s.substr(in + 4, tok - in - 4);
-  if (f.module.empty() || f.method.empty()) return ParsedFrame{};
   f.token = *token;
   f.il_offset = *off;
   f.replace_from = in;
@@ -73,39 +104,44 @@ ParsedFrame parse_coreclr(std::string_view s, std::size_t body) {
   return f;
 }
 
-// "   at METHOD in FILE:line N": already has a location.
-bool coreclr_with_line(std::string_view s, std::size_t body) {
-  const std::size_t at = s.rfind(":line ");
-  if (at == std::string_view::npos || at <= body) return false;
+// "at METHOD(...) in FILE:line N": already has a location; `at` at the ':'. Only counted, so
+// held to what CoreCLR prints (a parameter list) lest prose ("at noon in Paris:line 5") count.
+ParsedFrame parse_coreclr_with_line(std::string_view s, std::size_t from, std::size_t at) {
   std::size_t pos = at + 6, digits = 0;
   while (pos < s.size() && s[pos] >= '0' && s[pos] <= '9') ++pos, ++digits;
-  return digits > 0 && s.rfind(" in ", at) != std::string_view::npos && s.rfind(" in ", at) > body;
+  if (digits == 0 || !frame_ends(s, pos)) return {};
+  const std::size_t in = s.rfind(" in ", at);
+  if (in == npos || in < from || in + 4 >= at) return {};
+  const std::size_t start = last_start(s, from, in);
+  if (start == npos) return {};
+  if (s[in - 1] != ')') return {};
+  ParsedFrame f = framed(FrameFormat::kCoreClrWithLine, s, start, pos);
+  f.method = s.substr(start + 3, in - start - 3);
+  f.replace_from = f.replace_to = pos;
+  return f;
 }
 
-// "  at METHOD [0xOFF] in <MVID>:0" or "<MVID#AOTID>:0".
-ParsedFrame parse_mono(std::string_view s, std::size_t body) {
-  ParsedFrame f;
-  const std::size_t lt = s.rfind("] in <");
-  if (lt == std::string_view::npos || lt <= body) return f;
-  const std::size_t br = s.rfind(" [0x", lt);
-  if (br == std::string_view::npos || br <= body) return f;
+// "at METHOD [0xOFF] in <MVID>:0" or "<MVID#AOTID>:0"; `br` at the " [0x".
+ParsedFrame parse_mono(std::string_view s, std::size_t from, std::size_t br) {
   std::size_t pos = br + 4;
   const auto off = read_hex(s, pos);
-  if (!off || pos != lt || !valid_offset(*off)) return f;
+  if (!off || !valid_offset(*off) || s.substr(pos, 6) != "] in <") return {};
+  const std::size_t lt = pos;
   const std::size_t id = lt + 6;
-  if (s.size() < id + 32) return f;
+  if (s.size() < id + 32) return {};
   for (std::size_t i = id; i < id + 32; ++i)
-    if (hex_value(s[i]) < 0) return f;
+    if (hex_value(s[i]) < 0) return {};
   pos = id + 32;
   if (pos < s.size() && s[pos] == '#') {  // AOT id: up to '>'
     const std::size_t gt = s.find('>', pos);
-    if (gt == std::string_view::npos || gt - pos > 128) return f;
+    if (gt == npos || gt - pos > 128) return {};
     pos = gt;
   }
-  if (s.substr(pos, 3) != ">:0" || !blank_rest(s, pos + 3)) return f;
-  f.format = FrameFormat::kMono;
-  f.head = s.substr(0, body);
-  f.method = s.substr(body, br - body);
+  if (s.substr(pos, 3) != ">:0" || !frame_ends(s, pos + 3)) return {};
+  const std::size_t start = last_start(s, from, br);
+  if (start == npos) return {};
+  ParsedFrame f = framed(FrameFormat::kMono, s, start, pos + 3);
+  f.method = s.substr(start + 3, br - start - 3);
   f.module = s.substr(id, 32);
   f.il_offset = *off;
   f.replace_from = lt + 5;
@@ -113,52 +149,67 @@ ParsedFrame parse_mono(std::string_view s, std::size_t body) {
   return f;
 }
 
-// "at NAME + 0xOFF(Unknown Source)" (the source part optional).
-ParsedFrame parse_android(std::string_view s, std::size_t body) {
-  ParsedFrame f;
-  const std::size_t plus = s.find(" + 0x", body);
-  if (plus == std::string_view::npos || plus == body) return f;
-  for (std::size_t i = body; i < plus; ++i)
-    if (is_space(s[i])) return f;
+// "at NAME + 0xOFF(Unknown Source)" (the source part optional); `plus` at the " + 0x". NAME
+// is a type and method name: no white space, at least one '.'.
+ParsedFrame parse_android(std::string_view s, std::size_t from, std::size_t plus) {
+  std::size_t name = 0;
+  const std::size_t start = name_start(s, from, plus, ' ', name);
+  if (start == npos || s.substr(name, plus - name).find('.') == npos) return {};
   std::size_t pos = plus + 5;
   const auto off = read_hex(s, pos);
-  if (!off || !valid_offset(*off)) return f;
+  if (!off || !valid_offset(*off)) return {};
   if (s.substr(pos, 16) == "(Unknown Source)") pos += 16;
-  if (!blank_rest(s, pos)) return f;
-  f.format = FrameFormat::kAndroid;
-  f.head = s.substr(0, body);
-  f.method = s.substr(body, plus - body);
+  if (!frame_ends(s, pos)) return {};
+  ParsedFrame f = framed(FrameFormat::kAndroid, s, start, pos);
+  f.method = s.substr(name, plus - name);
   f.il_offset = *off;
-  f.replace_from = body;
+  f.replace_from = name;
   f.replace_to = pos;
   return f;
 }
 
-// "   at Asm!0x0600000f!NS.T.M() +0xc".
-ParsedFrame parse_pst(std::string_view s, std::size_t body) {
-  ParsedFrame f;
-  const std::size_t bang = s.find("!0x", body);
-  if (bang == std::string_view::npos || bang == body) return f;
-  for (std::size_t i = body; i < bang; ++i)
-    if (is_space(s[i]) || s[i] == '!') return f;
+// "at Asm!0x0600000f!NS.T.M() +0xc"; `bang` at the "!0x".
+ParsedFrame parse_pst(std::string_view s, std::size_t from, std::size_t bang) {
+  std::size_t asm_name = 0;
+  const std::size_t start = name_start(s, from, bang, '!', asm_name);
+  if (start == npos) return {};
   std::size_t pos = bang + 3;
   const auto token = read_hex(s, pos);
-  if (!token || pos >= s.size() || s[pos] != '!' || !valid_token(*token)) return f;
+  if (!token || pos >= s.size() || s[pos] != '!' || !valid_token(*token)) return {};
   const std::size_t name = pos + 1;
-  const std::size_t plus = s.rfind(" +0x");
-  if (plus == std::string_view::npos || plus <= name) return f;
+  const std::size_t plus = s.find(" +0x", name);
+  if (plus == npos || plus == name) return {};
   pos = plus + 4;
   const auto off = read_hex(s, pos);
-  if (!off || !valid_offset(*off) || !blank_rest(s, pos)) return f;
-  f.format = FrameFormat::kPst;
-  f.head = s.substr(0, body);
-  f.module = s.substr(body, bang - body);
+  if (!off || !valid_offset(*off) || !frame_ends(s, pos)) return {};
+  ParsedFrame f = framed(FrameFormat::kPst, s, start, pos);
+  f.module = s.substr(asm_name, bang - asm_name);
   f.method = s.substr(name, plus - name);
   f.token = *token;
   f.il_offset = *off;
-  f.replace_from = body;
+  f.replace_from = asm_name;
   f.replace_to = pos;
   return f;
+}
+
+// The frame whose anchor holds the "0x" at `x`, if any.
+ParsedFrame parse_at_hex(std::string_view s, std::size_t from, std::size_t x) {
+  if (x >= 7 && s.substr(x - 7, 7) == ":token ") return parse_coreclr(s, from, x - 7, 7);
+  if (x >= 8 && s.substr(x - 8, 8) == ": token ") return parse_coreclr(s, from, x - 8, 8);
+  if (x >= 2 && s.substr(x - 2, 2) == " [") return parse_mono(s, from, x - 2);
+  if (x >= 1 && s[x - 1] == '!') return parse_pst(s, from, x - 1);
+  if (x >= 3 && s.substr(x - 3, 3) == " + ") return parse_android(s, from, x - 3);
+  return {};
+}
+
+// The next "0x" at or after `pos`.
+std::size_t find_0x(std::string_view s, std::size_t pos) {
+  for (std::size_t i = pos + 1; i < s.size(); ++i) {
+    i = s.find('x', i);
+    if (i == npos) return npos;
+    if (s[i - 1] == '0') return i - 1;
+  }
+  return npos;
 }
 
 }  // namespace
@@ -175,53 +226,48 @@ const char* frame_format_name(FrameFormat f) noexcept {
   return "none";
 }
 
-ParsedFrame parse_frame(std::string_view line) noexcept {
-  std::size_t body = 0;
-  if (line.size() < 6 || !starts_with_at(line, body)) return {};
-  // Cheap dispatch on what each format must contain.
-  if (line.find("token 0x", body) != std::string_view::npos) {
-    ParsedFrame f = parse_coreclr(line, body);
-    if (f.format != FrameFormat::kNone) return f;
-  }
-  if (line.find("] in <", body) != std::string_view::npos) {
-    ParsedFrame f = parse_mono(line, body);
-    if (f.format != FrameFormat::kNone) return f;
-  }
-  if (line.find("!0x", body) != std::string_view::npos) {
-    ParsedFrame f = parse_pst(line, body);
-    if (f.format != FrameFormat::kNone) return f;
-  }
-  if (line.find(" + 0x", body) != std::string_view::npos) {
-    ParsedFrame f = parse_android(line, body);
-    if (f.format != FrameFormat::kNone) return f;
-  }
-  if (coreclr_with_line(line, body)) {
-    ParsedFrame f;
-    f.format = FrameFormat::kCoreClrWithLine;
-    f.head = line.substr(0, body);
-    return f;
+bool may_hold_frame(std::string_view line) noexcept {
+  return find_0x(line, 0) != npos || line.find(":line ") != npos;
+}
+
+ParsedFrame parse_frame(std::string_view s, std::size_t from) noexcept {
+  if (from >= s.size()) return {};
+  std::size_t x = find_0x(s, from);
+  std::size_t l = s.find(":line ", from);
+  while (x != npos || l != npos) {
+    if (x < l) {
+      ParsedFrame f = parse_at_hex(s, from, x);
+      if (f.format != FrameFormat::kNone) return f;
+      x = find_0x(s, x + 2);
+    } else {
+      ParsedFrame f = parse_coreclr_with_line(s, from, l);
+      if (f.format != FrameFormat::kNone) return f;
+      l = s.find(":line ", l + 6);
+    }
   }
   return {};
 }
 
-
 bool is_pst_separator(std::string_view line) noexcept {
   while (!line.empty() && (line.back() == '\r' || is_space(line.back()))) line.remove_suffix(1);
-  if (line.size() < 10) return false;
-  for (char c : line)
-    if (c != '=') return false;
-  return true;
+  std::size_t n = 0;
+  while (n < line.size() && line[line.size() - 1 - n] == '=') ++n;
+  if (n < 10) return false;
+  const std::size_t start = line.size() - n;
+  return start == 0 || is_space(line[start - 1]);
 }
 
 std::optional<PstModule> parse_pst_module(std::string_view s) noexcept {
-  if (s.substr(0, 8) != "MODULE: ") return std::nullopt;
+  const std::size_t at = s.find("MODULE: ");
+  if (at == npos || (at > 0 && !is_space(s[at - 1]))) return std::nullopt;
+  s.remove_prefix(at);
   const std::size_t arrow = s.find(" => ", 8);
-  if (arrow == std::string_view::npos || arrow == 8) return std::nullopt;
+  if (arrow == npos || arrow == 8) return std::nullopt;
   PstModule m;
   m.assembly = s.substr(8, arrow - 8);
   const std::size_t g = s.rfind("; G:");
   const std::size_t a = s.rfind("; A:");
-  if (g == std::string_view::npos || a == std::string_view::npos || g < arrow || a < g) return std::nullopt;
+  if (g == npos || a == npos || g < arrow || a < g) return std::nullopt;
   const auto guid = parse_guid_text(s.substr(g + 4, a - g - 4));
   if (!guid) return std::nullopt;
   m.guid = *guid;

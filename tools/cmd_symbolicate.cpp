@@ -2,10 +2,12 @@
 // text (streaming, bounded memory) and writes it back with every frame it can resolve completed
 // with file and line, as the runtime prints a frame with symbols (symbolicate/Symbolicator.h).
 #include <fcntl.h>
+#include <poll.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <functional>
 #include <memory>
 
 #include "tools/Commands.h"
@@ -37,15 +39,28 @@ std::string_view last_component(std::string_view path) {
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
+// True when a read of `fd` would not block: input is waiting (or the input has ended).
+bool input_waiting(int fd) {
+  pollfd p{fd, POLLIN, 0};
+  for (;;) {
+    const int n = ::poll(&p, 1, 0);
+    if (n >= 0) return n > 0;
+    if (errno != EINTR) return true;  // cannot tell: read on, as a file would
+  }
+}
+
 // Feeds the lines of `prefix` (bytes already read, at most kReadBuffer) and then of `fd` to `s`.
 // Lines longer than the buffer go through as fragments.
 // `long_line`: the prefix continues a line whose start already went out as a fragment.
+// Live input (a pipe from `tail -f`, a terminal): when a read returned less than it asked for
+// and no more input is waiting, `idle` writes out what the lines read so far gave, so every
+// line shows as soon as it is complete. A file is read in full buffers, never polled.
 Status pump(int fd, const std::string& name, std::string_view prefix, sym::Symbolicator& s,
-            bool long_line = false) {
+            const std::function<void()>& idle, bool long_line = false) {
   std::unique_ptr<char[]> buf(new char[kReadBuffer]);
   std::memcpy(buf.get(), prefix.data(), prefix.size());
   std::size_t start = 0, end = prefix.size();
-  bool eof = false;
+  bool eof = false, short_read = true;  // the prefix came from reads that stopped early
   for (;;) {
     for (;;) {
       const void* nl = std::memchr(buf.get() + start, '\n', end - start);
@@ -67,12 +82,14 @@ Status pump(int fd, const std::string& name, std::string_view prefix, sym::Symbo
         start = end = 0;
       }
     }
+    if (short_read && !input_waiting(fd)) idle();
     const ssize_t n = ::read(fd, buf.get() + end, kReadBuffer - end);
     if (n < 0) {
       if (errno == EINTR) continue;
       return {Errc::kIo, name + ": read failed: " + std::strerror(errno)};
     }
     if (n == 0) eof = true;
+    short_read = std::size_t(n) < kReadBuffer - end;
     end += std::size_t(n);
   }
   if (start < end) s.line(std::string_view(buf.get() + start, end - start), long_line);
@@ -80,12 +97,17 @@ Status pump(int fd, const std::string& name, std::string_view prefix, sym::Symbo
 }
 
 
-// Reads from `fd` until a byte that is not white space arrives, the prefix holds kReadBuffer
-// bytes, or the input ends: enough to tell a Sentry event (JSON) from trace text.
-Status read_prefix(int fd, const std::string& name, std::string& prefix) {
-  prefix.clear();
+// Reads from `fd` until a byte that is not white space arrives (with `whole_line`: until the
+// line of that byte is complete), the prefix holds kReadBuffer bytes, or the input ends:
+// enough to tell a Sentry event (JSON) from trace text.
+Status read_prefix(int fd, const std::string& name, std::string& prefix, bool whole_line = false) {
+  if (!whole_line) prefix.clear();
   char chunk[4096];
   while (prefix.size() < kReadBuffer) {
+    if (whole_line) {
+      const std::size_t first = prefix.find_first_not_of(" \t\r\n");
+      if (first != std::string::npos && prefix.find('\n', first) != std::string::npos) break;
+    }
     const ssize_t n = ::read(fd, chunk, std::min(sizeof chunk, kReadBuffer - prefix.size()));
     if (n < 0) {
       if (errno == EINTR) continue;
@@ -93,9 +115,17 @@ Status read_prefix(int fd, const std::string& name, std::string& prefix) {
     }
     if (n == 0) break;
     prefix.append(chunk, std::size_t(n));
-    if (prefix.find_first_not_of(" \t\r\n") != std::string::npos) break;
+    if (!whole_line && prefix.find_first_not_of(" \t\r\n") != std::string::npos) break;
   }
   return {};
+}
+
+// The first line of `text` that is not blank (it may lack its end).
+std::string_view first_line(std::string_view text) {
+  const std::size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) return {};
+  text.remove_prefix(first);
+  return text.substr(0, text.find('\n'));
 }
 
 // Reads the rest of `fd` after `text` (which holds what was read already), at most `limit`
@@ -121,7 +151,8 @@ Status read_rest(int fd, const std::string& name, std::size_t limit, std::string
 // Text read ahead that is trace text after all (a log that starts with '{' but is no Sentry
 // event, e.g. JSON lines, or one too large to be one): its complete lines go to `s`, the rest of
 // the input follows through pump, so such a log streams through unchanged like any other.
-Status feed_then_pump(int fd, const std::string& name, std::string& text, sym::Symbolicator& s) {
+Status feed_then_pump(int fd, const std::string& name, std::string& text, sym::Symbolicator& s,
+                      const std::function<void()>& idle) {
   std::size_t start = 0;
   for (std::size_t nl; (nl = text.find('\n', start)) != std::string::npos; start = nl + 1)
     s.line(std::string_view(text).substr(start, nl + 1 - start));
@@ -132,7 +163,7 @@ Status feed_then_pump(int fd, const std::string& name, std::string& text, sym::S
     tail = {};
     long_line = true;
   }
-  return pump(fd, name, tail, s, long_line);
+  return pump(fd, name, tail, s, idle, long_line);
 }
 
 // Sentry images are found in the search set (and the symbol path) by their debug id (the PDB
@@ -189,6 +220,10 @@ int run_symbolicate(const SymbolicateArgs& a) {
   sym::Symbolicator s(**index, so, [&](std::string_view out) {
     if (!write_failed && std::fwrite(out.data(), 1, out.size(), stdout) != out.size()) write_failed = true;
   });
+  const auto idle = [&] {
+    s.flush();
+    if (!write_failed && std::fflush(stdout) != 0) write_failed = true;
+  };
   IndexSentryProvider sentry_provider(**index);
   SentryOptions sentry_options;
   SentryStats sentry_stats;
@@ -209,10 +244,20 @@ int run_symbolicate(const SymbolicateArgs& a) {
     const std::string name = in == "-" ? "standard input" : in;
     std::string prefix;
     Status st = read_prefix(fd, name, prefix);
+    // An input whose first line is a Sentry event or an envelope header, or the start of a
+    // longer JSON text (symbolicate/SentryEvent.h sentry_start), is read whole as Sentry JSON;
+    // JSON log lines and everything else stream through as trace text.
+    bool sentry = false;
     if (st && looks_like_sentry_json(prefix)) {
+      st = read_prefix(fd, name, prefix, true);
+      const std::string_view first = first_line(prefix);
+      const bool longer = first.data() + first.size() == prefix.data() + prefix.size() && prefix.size() >= kReadBuffer;
+      sentry = st && (longer || sentry_start(first) != SentryStart::kOther);
+    }
+    if (sentry) {
       // A Sentry event or envelope (JSON): read whole, frames resolved by function_id and
       // instruction_addr (symbolicate/SentryEvent.h); the output is the event, rewritten.
-      // Anything else that starts with '{' (JSON lines, a truncated event) is trace text.
+      // Anything else (a truncated event, a JSON text that is none) is trace text.
       bool complete = false;
       st = read_rest(fd, name, sentry_options.max_input_bytes, prefix, complete);
       std::string out;
@@ -230,11 +275,11 @@ int run_symbolicate(const SymbolicateArgs& a) {
           std::fprintf(stderr, "ilmap: %s: read as trace text, not as a Sentry event: %s\n",
                        escape_text(name).c_str(), escape_text(sentry.error().message).c_str());
         saw_text = true;
-        st = feed_then_pump(fd, name, prefix, s);
+        st = feed_then_pump(fd, name, prefix, s, idle);
       }
     } else if (st) {
       saw_text = true;
-      st = pump(fd, name, prefix, s);
+      st = feed_then_pump(fd, name, prefix, s, idle);
     }
     if (fd != 0) ::close(fd);
     s.finish();

@@ -1,9 +1,13 @@
-// symbolicate_trace_line_test.cpp - the per-line frame parsers of symbolicate/TraceLine.h:
-// each real format (texts as the runtimes print them), the replaced range, and near misses
-// that must stay text.
+// symbolicate_trace_line_test.cpp - the frame finder of symbolicate/TraceLine.h: each real
+// format (texts as the runtimes print them), the replaced range, each format behind the prefix
+// of each log family and before a suffix, several frames in one line, and near misses (half
+// frames, prose) that must stay text.
 #include <gtest/gtest.h>
 
 #include "symbolicate/TraceLine.h"
+
+#include <string>
+#include <vector>
 
 namespace ilmap::symbolicate {
 namespace {
@@ -86,7 +90,8 @@ TEST(SymbolicateTraceLine, NearMissesStayText) {
            "   at A.B() in App.dll:token 0x6000000+0x5",        // row 0
            "   at A.B() in App.dll:token 0x6000001+0x80000000", // offset past int32
            "   at A.B() in App.dll:token 0x106000001+0x5",      // 9 hex digits
-           "   at A.B() in App.dll:token 0x6000001+0x5 tail",   // text after the frame
+           "   at A.B() in App.dll:token 0x6000001+0x5tail",    // a word goes on after the frame
+           "   xat A.B() in App.dll:token 0x6000001+0x5",       // "at" inside a word
            "   at A.B() in :token 0x6000001+0x5",               // no module
            "   at Asm!0x0600000f!NS.T.M()",                     // PST without offset
            "at NS.T M + 0x2db(Unknown Source)",                 // space in the name
@@ -96,7 +101,110 @@ TEST(SymbolicateTraceLine, NearMissesStayText) {
     EXPECT_EQ(parse_frame(l).format, FrameFormat::kNone) << l;
   }
   EXPECT_FALSE(parse_pst_module("MODULE: Asm => x; G:zz; A:1"));
+  EXPECT_FALSE(parse_pst_module("xMODULE: Asm => x; G:6c544a863ccb4fa9810a691444a2b613; A:1"));
   EXPECT_FALSE(parse_pst_module("MODULE: Asm => x; G:6c544a863ccb4fa9810a691444a2b613; A:99999999999"));
+}
+
+// The prefixes of the log families of docs/symbolicate.md, each in front of every format.
+constexpr std::string_view kPrefixes[] = {
+    "",
+    "Nov 24 10:00:00 host app[123]: ",                            // journald / syslog (journalctl -o short)
+    "2026-11-24T10:00:00+0000 host app[123]: ",                   // journalctl -o short-iso
+    "2026-11-24T10:00:00.123456789Z stderr F ",                   // CRI (containerd, CRI-O)
+    "2026-11-24T10:00:00.123456789Z ",                            // kubectl logs --timestamps
+    "E/AndroidRuntime( 1234): ",                                  // adb logcat -v brief
+    "11-24 10:00:00.123  1234  1234 E AndroidRuntime: \t",        // adb logcat (threadtime)
+    "2026-11-24T10:00:00.1234567Z ",                              // GitHub Actions / Azure Pipelines logs
+    "2026-11-24 10:00:00.123 +00:00 [ERR] App.Worker: ",          // a logger layout
+    "2026-11-24 10:00:00,123 ERROR [worker-1] App.Worker - ",     // log4net / NLog style
+};
+
+TEST(SymbolicateTraceLine, EveryFormatBehindEveryPrefix) {
+  struct Case {
+    std::string_view frame;
+    FrameFormat format;
+    std::string_view replaced;  // the part a resolved frame replaces
+  };
+  const Case cases[] = {
+      {"   at A.B(Int32 x) in App.dll:token 0x6000001+0x5", FrameFormat::kCoreClr, " in App.dll:token 0x6000001+0x5"},
+      {"at A.B(Int32 x) in App.dll: token 0x6000001+0x5", FrameFormat::kCoreClr, " in App.dll: token 0x6000001+0x5"},
+      {"   at A.B(Int32 x) in /src/A.cs:line 42", FrameFormat::kCoreClrWithLine, ""},
+      {"  at A.B (System.Int32 x) [0x0001a] in <f5a81f930d9c4f228813e2ca781ba982>:0", FrameFormat::kMono,
+       "<f5a81f930d9c4f228813e2ca781ba982>:0"},
+      {"at NS.T.M + 0x2db(Unknown Source)", FrameFormat::kAndroid, "NS.T.M + 0x2db(Unknown Source)"},
+      {"at NS.T.M + 0x2db", FrameFormat::kAndroid, "NS.T.M + 0x2db"},
+      {"   at Asm!0x0600000f!NS.T.M(Int32 x) +0xc", FrameFormat::kPst, "Asm!0x0600000f!NS.T.M(Int32 x) +0xc"},
+  };
+  for (std::string_view prefix : kPrefixes) {
+    for (const Case& c : cases) {
+      for (std::string_view suffix : {"", "\r", " ", "\" ", "; retrying", " (attempt 2)\r"}) {
+        const std::string line = std::string(prefix) + std::string(c.frame) + std::string(suffix);
+        const ParsedFrame f = parse_frame(line);
+        ASSERT_EQ(f.format, c.format) << line;
+        EXPECT_TRUE(may_hold_frame(line)) << line;
+        const std::size_t at = c.frame.find("at ");
+        EXPECT_EQ(f.begin, prefix.size() + at) << line;
+        EXPECT_EQ(f.head, line.substr(0, prefix.size() + at + 3)) << line;
+        EXPECT_EQ(f.end, prefix.size() + c.frame.size()) << line;
+        if (c.format != FrameFormat::kCoreClrWithLine) {
+          EXPECT_EQ(std::string_view(line).substr(f.replace_from, f.replace_to - f.replace_from), c.replaced) << line;
+        }
+        EXPECT_EQ(parse_frame(line, f.end).format, FrameFormat::kNone) << line;
+      }
+    }
+    const std::string module = std::string(prefix) + "MODULE: Asm => x; G:6c544a863ccb4fa9810a691444a2b613; A:2";
+    ASSERT_TRUE(parse_pst_module(module)) << module;
+    EXPECT_EQ(parse_pst_module(module)->assembly, "Asm");
+    EXPECT_TRUE(is_pst_separator(std::string(prefix) + "==========\r")) << prefix;
+  }
+  const ParsedFrame m = parse_frame(std::string(kPrefixes[1]) + std::string(cases[3].frame));
+  EXPECT_EQ(m.method, "A.B (System.Int32 x)");
+  EXPECT_EQ(m.module, "f5a81f930d9c4f228813e2ca781ba982");
+  const ParsedFrame p = parse_frame(std::string(kPrefixes[5]) + std::string(cases[6].frame));
+  EXPECT_EQ(p.module, "Asm");
+  EXPECT_EQ(p.method, "NS.T.M(Int32 x)");
+}
+
+// Microsoft.Extensions.Logging's single-line console layout joins a trace with spaces: every
+// frame of the line is found, in order, each from where the last one ended.
+TEST(SymbolicateTraceLine, SeveralFramesInOneLine) {
+  const std::string_view l =
+      "2026-11-25T07:55:42.760Z fail: App[0] Scenario plain failed NS.ScenarioException: plain"
+      "    at NS.Scenarios.Fail(String why) in NS.dll:token 0x600000a+0x7"
+      "    at NS.Plain.Level2(Int32 y) in NS.dll:token 0x6000014+0x9"
+      "    at Program.Main(String[] args) in /_/Program.cs:line 32"
+      "    at NS.T.M + 0x2db(Unknown Source) and more";
+  std::vector<ParsedFrame> frames;
+  for (ParsedFrame f = parse_frame(l); f.format != FrameFormat::kNone; f = parse_frame(l, f.end)) frames.push_back(f);
+  ASSERT_EQ(frames.size(), 4u);
+  EXPECT_EQ(frames[0].method, "NS.Scenarios.Fail(String why)");
+  EXPECT_EQ(frames[0].token, 0x0600000au);
+  EXPECT_EQ(frames[1].method, "NS.Plain.Level2(Int32 y)");
+  EXPECT_EQ(frames[1].il_offset, 9u);
+  EXPECT_EQ(frames[2].format, FrameFormat::kCoreClrWithLine);
+  EXPECT_EQ(frames[2].method, "Program.Main(String[] args)");
+  EXPECT_EQ(frames[3].format, FrameFormat::kAndroid);
+  EXPECT_EQ(l.substr(frames[3].end), " and more");
+}
+
+// Ordinary log text: no frame, and most lines stop at the pre-check.
+TEST(SymbolicateTraceLine, ProseIsNoFrame) {
+  for (std::string_view l : {
+           "Nov 24 10:00:00 host app[123]: Request finished at 10:00 in 12 ms",
+           "Connected at startup in App.dll mode",
+           "Meeting at noon in Paris:line 5 of the agenda",           // ":line N" without a method
+           "fault at base + 0x10 in the mapping",                     // no type and method name
+           "the value at index [0x10] in <table>:0",                  // no MVID
+           "jumped at Asm!0x12!foo +0x3",                             // not a MethodDef token
+           "register at 0x7ffd1234 holds 0x0",
+           "   at A.B() in App.dll:token 0x6000001 +0x5",             // broken offset
+       }) {
+    EXPECT_EQ(parse_frame(l).format, FrameFormat::kNone) << l;
+  }
+  EXPECT_FALSE(may_hold_frame("Nov 24 10:00:00 host app[123]: Request finished at 10:00 in 12 ms"));
+  EXPECT_FALSE(may_hold_frame("   at A.B() in /src/a.cs:lines 4"));
+  EXPECT_TRUE(may_hold_frame("x0x"));
+  EXPECT_TRUE(may_hold_frame("a.cs:line 4"));
 }
 
 }  // namespace
