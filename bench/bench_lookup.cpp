@@ -11,17 +11,25 @@
 //       lines/by_path        Cache::lines(document path, line): document matching (exact
 //                            path) + the binding rule (format 1.2), random lines that have code
 //       lines/matched        Cache::lines_in(the document, line): the line index alone
+//       plain/<kind>         the lookup/<kind> queries answered by the plain-array baseline
+//                            (plain_arrays.h: per-method sorted arrays, binary search)
 //     One benchmark iteration is one lookup (Cache::lookup with a 0x06 token): Time = ns/lookup.
-//   ilmap_bench_lookup --cache FILE --queries FILE --replay [--repeat N]
+//   ilmap_bench_lookup --cache FILE --queries FILE --replay [--repeat N] [--plain]
 //     answers the whole query stream N times (after one warm-up) and prints
 //     "queries=<n> hits=<h> ns_per_query=<median iteration time / n>", like the oracle's lookup-bench.
+//     --plain: each iteration also answers the stream with the plain-array baseline (right after
+//     the cache, so both see the same machine load), after checking once that every answer is
+//     the same; adds "plain_ns_per_query=<median> ratio=<cache / plain>".
 #include <benchmark/benchmark.h>
 
 #include <cstring>
 #include <fstream>
+#include <optional>
+#include <utility>
 
 #include "bench_common.h"
 #include "bench_queries.h"
+#include "plain_arrays.h"
 
 using namespace ilmap;
 using namespace ilmap::bench;
@@ -67,8 +75,10 @@ void bm_open_bytes(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * g_cache_bytes.size()));
 }
 
-// Query arrays are padded to a power of two so the index wraps with a mask.
-void bm_lookup(benchmark::State& state, const std::vector<Query>* qs) {
+// Query arrays are padded to a power of two so the index wraps with a mask. `L` answers a
+// query: the cache or the plain-array baseline.
+template <class L>
+void bm_lookup(benchmark::State& state, const L* lookup, const std::vector<Query>* qs) {
   if (qs->empty()) {
     state.SkipWithError("no queries of this kind in this cache");
     return;
@@ -79,7 +89,7 @@ void bm_lookup(benchmark::State& state, const std::vector<Query>* qs) {
   for (std::size_t i = q.size(); i < n; ++i) q.push_back(q[i - qs->size()]);
   const std::size_t mask = n - 1;
   std::size_t i = 0, hits = 0;
-  const Cache& c = *g_cache;
+  const L& c = *lookup;
   for (auto _ : state) {
     const Query& x = q[i];
     auto r = c.lookup(0x06000000u | x.row, x.il);
@@ -141,17 +151,19 @@ void bm_lines(benchmark::State& state, const std::vector<LineQuery>* qs, bool by
 int main(int argc, char** argv) {
   std::string queries_path;
   bool replay = false;
+  bool plain = false;
   int repeat = 20;
   std::vector<char*> rest{argv[0]};
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--cache") && i + 1 < argc) g_cache_path = argv[++i];
     else if (!std::strcmp(argv[i], "--queries") && i + 1 < argc) queries_path = argv[++i];
     else if (!std::strcmp(argv[i], "--replay")) replay = true;
+    else if (!std::strcmp(argv[i], "--plain")) plain = true;
     else if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = std::atoi(argv[++i]);
     else rest.push_back(argv[i]);
   }
   if (g_cache_path.empty()) {
-    std::fprintf(stderr, "usage: ilmap_bench_lookup --cache FILE [--queries FILE [--replay [--repeat N]]] [benchmark flags]\n");
+    std::fprintf(stderr, "usage: ilmap_bench_lookup --cache FILE [--queries FILE [--replay [--repeat N] [--plain]]] [benchmark flags]\n");
     return 1;
   }
   auto cache = Cache::open(g_cache_path);
@@ -170,20 +182,41 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "--replay needs a non-empty --queries FILE\n");
       return 1;
     }
-    std::vector<double> t;
-    std::size_t hits = 0;
-    for (int it = -1; it < repeat; ++it) {
+    std::optional<PlainArrays> arrays;
+    if (plain) {
+      arrays.emplace(*cache);
+      std::size_t differ = 0;
+      for (const Query& x : file_q)
+        differ += !same_answer(cache->lookup(0x06000000u | x.row, x.il), arrays->lookup(0x06000000u | x.row, x.il));
+      if (differ) {
+        std::fprintf(stderr, "the plain arrays answer %zu of %zu queries differently\n", differ, file_q.size());
+        return 1;
+      }
+    }
+    auto pass = [&](const auto& c, std::size_t& hits) {
       hits = 0;
       const std::uint64_t t0 = now_ns();
       for (const Query& x : file_q) {
-        auto r = cache->lookup(0x06000000u | x.row, x.il);
+        auto r = c.lookup(0x06000000u | x.row, x.il);
         benchmark::DoNotOptimize(r);
         hits += r.has_value();
       }
-      const std::uint64_t t1 = now_ns();
-      if (it >= 0) t.push_back(double(t1 - t0));
+      return double(now_ns() - t0);
+    };
+    std::vector<double> t, tp;
+    std::size_t hits = 0, plain_hits = 0;
+    for (int it = -1; it < repeat; ++it) {
+      const double a = pass(*cache, hits);
+      if (it >= 0) t.push_back(a);
+      if (arrays) {
+        const double b = pass(*arrays, plain_hits);
+        if (it >= 0) tp.push_back(b);
+      }
     }
-    std::printf("queries=%zu hits=%zu ns_per_query=%.1f\n", file_q.size(), hits, median(t) / double(file_q.size()));
+    const double n = double(file_q.size());
+    std::printf("queries=%zu hits=%zu ns_per_query=%.1f", file_q.size(), hits, median(t) / n);
+    if (arrays) std::printf(" plain_ns_per_query=%.1f ratio=%.2f", median(tp) / n, median(t) / median(tp));
+    std::printf("\n");
     return 0;
   }
 
@@ -194,6 +227,7 @@ int main(int argc, char** argv) {
   static std::vector<Query> seq = sequential(*cache, 1 << 20);
   static std::vector<Query> fq = file_q;
   static std::vector<LineQuery> lq = line_queries(*cache, 1 << 16, 14);
+  static const PlainArrays arrays(*cache);
 
   benchmark::AddCustomContext("cache", g_cache_path);
   benchmark::AddCustomContext("cache_bytes", std::to_string(g_cache_bytes.size()));
@@ -201,11 +235,14 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("cache_methods", std::to_string(cache->method_count()));
   benchmark::RegisterBenchmark("open/file", bm_open_file);
   benchmark::RegisterBenchmark("open/from_bytes", bm_open_bytes);
-  benchmark::RegisterBenchmark("lookup/random_hit", bm_lookup, &hit);
-  benchmark::RegisterBenchmark("lookup/miss_unknown_row", bm_lookup, &unknown);
-  benchmark::RegisterBenchmark("lookup/miss_before_first", bm_lookup, &before);
-  benchmark::RegisterBenchmark("lookup/sequential", bm_lookup, &seq);
-  if (!fq.empty()) benchmark::RegisterBenchmark("lookup/query_file", bm_lookup, &fq);
+  const std::pair<const char*, const std::vector<Query>*> kinds[] = {
+      {"random_hit", &hit}, {"miss_unknown_row", &unknown}, {"miss_before_first", &before}, {"sequential", &seq},
+      {"query_file", &fq}};
+  for (const auto& [kind, qs] : kinds) {
+    if (qs->empty() && qs == &fq) continue;
+    benchmark::RegisterBenchmark((std::string("lookup/") + kind).c_str(), bm_lookup<Cache>, g_cache, qs);
+    benchmark::RegisterBenchmark((std::string("plain/") + kind).c_str(), bm_lookup<PlainArrays>, &arrays, qs);
+  }
   benchmark::RegisterBenchmark("lines/by_path", bm_lines, &lq, true);
   benchmark::RegisterBenchmark("lines/matched", bm_lines, &lq, false);
   int bargc = static_cast<int>(rest.size());
