@@ -131,6 +131,13 @@ const Cache::Impl::Bytes& Cache::Impl::unpack_section(const Section& sec) const 
   return sec.unpacked;
 }
 
+Status Cache::document_strings_status() const {
+  const Impl& m = *impl_;
+  Status s = m.strings().ok ? Status{} : m.strings_section.failure;
+  if (changed()) return changed_status();
+  return s;
+}
+
 Result<const void*> Cache::details() const {
   const Impl& m = *impl_;
   if (!m.root->details() && !m.root->details_zstd()) return Error{Errc::kMalformed, "cache: the details section is missing"};
