@@ -12,8 +12,6 @@ Status Cache::Impl::verify_names() const {
   if (!names) return {};
   if (!(names->methods() || names->methods_zstd()) || !(names->strings() || names->strings_zstd()))
     return {Errc::kMalformed, "names: methods or strings missing"};
-  if ((names->methods() && names->methods_zstd()) || (names->strings() && names->strings_zstd()))
-    return {Errc::kMalformed, "names: a section is stored both as is and packed (methods/methods_zstd or strings/strings_zstd)"};
   for (const Section* sec : {&name_methods_section, &name_strings_section}) {
     if (sec->packed && !bytes_of(*sec).ok) return sec->failure;
   }
