@@ -89,7 +89,7 @@ struct Cache::Impl {
     mutable std::unique_ptr<std::uint8_t[]> buffer;
     mutable Bytes unpacked;
     mutable Status failure;  // why the packed form did not unpack (set before `ready`)
-    // Sets the section from its two fields (at most one present).
+    // Sets the section from its two fields (at most one present: open step 15).
     void set(const flatbuffers::Vector<std::uint8_t>* raw, const flatbuffers::Vector<std::uint8_t>* z) noexcept {
       packed = raw ? nullptr : z;
       if (raw) plain = {raw->data(), raw->size(), true};
@@ -164,6 +164,7 @@ struct Cache::Impl {
 
   static Status check_header(const d::FileHeader& header, std::uint64_t size);
   Status validate();
+  Status check_one_form() const;
   enum class Range { kNone, kBlock, kCorrupt };
   Range block_range(std::uint32_t rid, std::uint32_t& b, std::uint32_t& e) const noexcept;
   bool block(std::uint32_t rid, const std::uint8_t*& rec, const std::uint8_t*& end,

@@ -84,6 +84,7 @@ Status Cache::Impl::validate() {
     return {Errc::kMalformed, format("cache: block_profile_index has %u entries, expected one per method row (%u)", bpi ? bpi->size() : 0u,
                                      root->method_rows())};
   profiles.index = bpi->data();
+  if (Status s = check_one_form(); !s) return s;
   if (const auto* dv = root->documents()) {
     docs = reinterpret_cast<const fb::DocumentRef*>(dv->Data());
     docs_count = dv->size();
@@ -109,6 +110,23 @@ Status Cache::Impl::validate() {
   lines_section.decode = decode_line_index;
   lines_section.set(nullptr, root->lines() ? root->lines()->index_zstd() : nullptr);
   return {};
+}
+
+// SPEC.md 3.8 and open step 15: a section that may be packed is stored either as is or packed,
+// never both. ilmap's writers never write both; a reader that picked one form would answer from
+// bytes that verify never compares with the other's, so such a cache is refused at open.
+Status Cache::Impl::check_one_form() const {
+  const char* both = nullptr;
+  const fb::LineIndex* li = root->lines();
+  const fb::Names* n = root->names();
+  if (root->strings() && root->strings_zstd()) both = "strings and strings_zstd";
+  else if (root->details() && root->details_zstd()) both = "details and details_zstd";
+  else if (n && n->methods() && n->methods_zstd()) both = "names: methods and methods_zstd";
+  else if (n && n->strings() && n->strings_zstd()) both = "names: strings and strings_zstd";
+  else if (li && li->index_zstd() && (li->doc_blocks() || li->blocks() || li->data()))
+    both = "lines: index_zstd and doc_blocks, blocks or data";
+  if (!both) return {};
+  return {Errc::kMalformed, format("cache: %s are both present (a section is stored as is or packed, not both)", both)};
 }
 
 namespace {

@@ -282,8 +282,6 @@ Status Cache::lines_in_unchecked(std::span<const std::uint32_t> documents, std::
 Status Cache::verify_line_index() const {
   const fb::LineIndex* li = impl_->root->lines();
   if (!li) return {};
-  if (li->index_zstd() && (li->doc_blocks() || li->blocks() || li->data()))
-    return {Errc::kMalformed, "line index: stored both packed (index_zstd) and as is (doc_blocks, blocks, data)"};
   std::span<const std::uint8_t> packed;
   if (Status s = packed_line_index(packed); !s) return s;
   LinesView v;

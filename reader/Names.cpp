@@ -12,8 +12,6 @@ Status Cache::Impl::verify_names() const {
   if (!names) return {};
   if (!(names->methods() || names->methods_zstd()) || !(names->strings() || names->strings_zstd()))
     return {Errc::kMalformed, "names: methods or strings missing"};
-  if ((names->methods() && names->methods_zstd()) || (names->strings() && names->strings_zstd()))
-    return {Errc::kMalformed, "names: a section is stored both as is and packed (methods/methods_zstd or strings/strings_zstd)"};
   for (const Section* sec : {&name_methods_section, &name_strings_section}) {
     if (sec->packed && !bytes_of(*sec).ok) return sec->failure;
   }
@@ -75,6 +73,19 @@ const std::vector<fb::NameIndexEntry>& Cache::Impl::name_index() const {
 }
 
 bool Cache::has_method_names() const noexcept { return impl_->names != nullptr; }
+
+Status Cache::method_names_status() const {
+  const Impl& m = *impl_;
+  Status s;
+  if (m.names)
+    for (const Impl::Section* sec : {&m.name_methods_section, &m.name_strings_section})
+      if (!m.bytes_of(*sec).ok) {
+        s = sec->failure;
+        break;
+      }
+  if (changed()) return changed_status();
+  return s;
+}
 std::uint32_t Cache::method_name_count() const noexcept {
   const fb::MethodNameRef* refs;
   return impl_->name_refs(refs);

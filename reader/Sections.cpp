@@ -11,15 +11,22 @@
 
 namespace ilmap {
 
-// A packed section (SPEC.md 3.7): one zstd frame whose header records its content size, at most
-// max(64 MiB, 64 x the cache file's size) (a small frame cannot claim gigabytes), that unpacks
-// to exactly that size.
+// A packed section (SPEC.md 3.8): one zstd frame (not a skippable frame) whose header records
+// its content size, at most max(64 MiB, 64 x the cache file's size) (a small frame cannot claim
+// gigabytes), with nothing after it, that unpacks to exactly that size.
 Status Cache::Impl::unpack(const flatbuffers::Vector<std::uint8_t>& packed, const char* what,
                            std::unique_ptr<std::uint8_t[]>& buffer, Bytes& out) const noexcept {
   out = {nullptr, 0, false};
-  const unsigned long long n = ZSTD_getFrameContentSize(packed.data(), packed.size());
+  const unsigned long long n = packed.size() >= 4 && d::load_le32(packed.data()) == ZSTD_MAGICNUMBER
+                                   ? ZSTD_getFrameContentSize(packed.data(), packed.size())
+                                   : ZSTD_CONTENTSIZE_ERROR;
   if (n == ZSTD_CONTENTSIZE_ERROR || n == ZSTD_CONTENTSIZE_UNKNOWN)
     return {Errc::kMalformed, format("cache: %s: not a zstd frame with a recorded content size", what)};
+  // ZSTD_decompress would go on into a second frame, and skip a skippable one: the section is
+  // the one frame alone.
+  const std::size_t frame = ZSTD_findFrameCompressedSize(packed.data(), packed.size());
+  if (!ZSTD_isError(frame) && frame < packed.size())
+    return {Errc::kMalformed, format("cache: %s: %zu bytes after its zstd frame", what, packed.size() - frame)};
   const std::uint64_t cap = std::max<std::uint64_t>(std::uint64_t(64) << 20, std::uint64_t(size) * 64);
   if (n > cap || n > d::kMaxPayloadSize)
     return {Errc::kTooLarge, format("cache: %s: unpacks to %llu bytes, more than the limit of %llu for this cache", what, n,
@@ -129,6 +136,13 @@ const Cache::Impl::Bytes& Cache::Impl::unpack_section(const Section& sec) const 
   }
   sec.ready.store(&sec.unpacked, std::memory_order_release);
   return sec.unpacked;
+}
+
+Status Cache::document_strings_status() const {
+  const Impl& m = *impl_;
+  Status s = m.strings().ok ? Status{} : m.strings_section.failure;
+  if (changed()) return changed_status();
+  return s;
 }
 
 Result<const void*> Cache::details() const {

@@ -85,11 +85,7 @@ Status Cache::verify_unchecked() const {
     return {Errc::kMalformed, format("hidden_points entry %u: method row %u is not a row of the cache", at_hp, hp->Get(at_hp)->row())};
   if (total != m.root->point_count() || hidden != m.root->hidden_count())
     return {Errc::kMalformed, "point counts in the cache do not match its blocks"};
-  if (m.strings_section.packed && !m.strings().ok) {
-    Impl::Bytes again;
-    std::unique_ptr<std::uint8_t[]> buffer;
-    return m.unpack(*m.strings_section.packed, m.strings_section.what, buffer, again);
-  }
+  if (!m.strings().ok) return m.strings_section.failure;
   for (std::uint32_t i = 0; i < m.docs_count; ++i) {
     std::string_view t;
     if (!m.text(m.docs[i].path_offset(), m.docs[i].path_length(), t) ||

@@ -185,6 +185,10 @@ int dump_pe_methods(const DumpOptions& o) {
 int dump_cache(const DumpOptions& o) {
   auto cache = Cache::open(o.input);
   if (!cache) return report(cache.error());
+  // Paths or names whose packed bytes do not unpack would print as nothing: fail as verify
+  // does (exit 2), before any output.
+  if (Status s = o.methods ? cache->method_names_status() : cache->document_strings_status(); !s)
+    return report(Error{s.code(), o.input + ": " + s.message()});
   if (o.methods) {
     const int rc = dump_cache_methods(*cache, o);
     if (cache->changed()) return report(cache->changed_status().error());

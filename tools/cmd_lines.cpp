@@ -1,16 +1,18 @@
 // cmd_lines.cpp - `ilmap lines CACHE FILE:LINE[:COLUMN] [--json]`: the reverse lookup of issue
 // 13, source line -> (method, IL offset) as a debugger binds a breakpoint (SPEC.md 6.2, 6.3).
 //
-// One line per binding, in the canonical listing's form (SPEC.md section 10):
+// One line per binding, in the canonical listing's form (docs/text-output.md):
 // "TOKEN IL PATH START_LINE:START_COLUMN-END_LINE:END_COLUMN", ordered by token then IL offset;
 // with --json one object per binding. No binding (no code at or after the line): exit 3. A
 // cache written before format 1.2 has no line index: exit 2, "recompile". FILE may itself hold
 // colons (C:\src\a.cs:12): the query is split at its last colons, and a part before the last
-// one that is all digits makes that part LINE and the last one COLUMN.
+// one that is all digits makes that part LINE and the last one COLUMN (tools/QueryParse.h).
 //
-// --batch (or no FILE:LINE): one query per stdin line; each gets its binding lines followed by
-// an empty line ("error: MESSAGE" or {"error":...} then an empty line for a rejected query,
-// the run goes on and exits 1 or 3 at the end), flushed before each read that may wait.
+// --batch (or no FILE:LINE): one query per stdin line, read as lookup --batch reads its lines
+// (QueryParse.h: a final CR and surrounding blanks ignored, 64 KiB at most); each gets its
+// binding lines followed by an empty line ("error: MESSAGE" or {"error":...} then an empty
+// line for a rejected query, the run goes on and exits 1 or 3 at the end), flushed before
+// each read that may wait.
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -21,6 +23,7 @@
 
 #include "tools/Commands.h"
 #include "tools/LineReader.h"
+#include "tools/QueryParse.h"
 #include "support/TextEscape.h"
 #include "ilmap/cache.h"
 
@@ -33,45 +36,6 @@ struct LinesOptions {
   bool json = false;
   bool batch = false;
 };
-
-struct LineQuery {
-  std::string file;
-  std::uint32_t line = 0, column = 0;
-};
-
-bool all_digits(std::string_view s) {
-  if (s.empty() || s.size() > 9) return false;
-  for (char c : s)
-    if (c < '0' || c > '9') return false;
-  return true;
-}
-
-// The largest line a visible point can start on: 0xFEEFEE marks hidden points.
-constexpr std::uint32_t kMaxLine = 0xFEEFED;
-constexpr std::uint32_t kMaxColumn = 0xFFFF;
-
-Result<LineQuery> parse_line_query(std::string_view q) {
-  const auto bad = [&] {
-    return Error{Errc::kUsage, "expected FILE:LINE or FILE:LINE:COLUMN (LINE 1-16707565, COLUMN 1-65535), got '" + std::string(q) + "'"};
-  };
-  const std::size_t c1 = q.rfind(':');
-  if (c1 == std::string_view::npos || !all_digits(q.substr(c1 + 1))) return bad();
-  std::string_view head = q.substr(0, c1);
-  std::uint32_t last = static_cast<std::uint32_t>(std::stoul(std::string(q.substr(c1 + 1))));
-  LineQuery r;
-  const std::size_t c2 = head.rfind(':');
-  if (c2 != std::string_view::npos && all_digits(head.substr(c2 + 1))) {
-    r.line = static_cast<std::uint32_t>(std::stoul(std::string(head.substr(c2 + 1))));
-    r.column = last;
-    head = head.substr(0, c2);
-    if (r.column == 0 || r.column > kMaxColumn) return bad();
-  } else {
-    r.line = last;
-  }
-  if (r.line == 0 || r.line > kMaxLine || head.empty()) return bad();
-  r.file = std::string(head);
-  return r;
-}
 
 // The bindings of one query as output lines, or the error that rejects it.
 Result<std::string> answer(const Cache& cache, const LineQuery& q, bool json) {
@@ -114,9 +78,9 @@ int run_batch(const LinesOptions& o, const Cache& cache) {
     if (n == LineReader::Next::kEnd) break;
     if (n == LineReader::Next::kError)
       return report_error({Errc::kIo, format("reading stdin: %s", std::strerror(in.error()))});
-    Result<std::string> r = Error{Errc::kUsage, "query line longer than 65536 bytes"};
+    Result<std::string> r = Error{Errc::kUsage, format("query line longer than %zu bytes", LineReader::kMaxLine)};
     if (n == LineReader::Next::kLine) {
-      auto q = parse_line_query(in.line());
+      auto q = parse_line_query_line(in.line());
       if (q) r = answer(cache, *q, o.json);
       else r = q.error();
     }

@@ -145,12 +145,20 @@ class Cache {
   std::string_view document_path(std::uint32_t index) const noexcept;
   std::string_view document_source_url(std::uint32_t index) const noexcept;
   Language document_language(std::uint32_t index) const noexcept;
+  // Whether the document strings (paths, URLs) can be read: ok, or why `strings_zstd` does not
+  // unpack (SPEC.md 3.8; kMalformed, kTooLarge), in which case document_path and
+  // document_source_url answer "" and lookups give no answer. Unpacks them if that has not
+  // happened yet, as the first lookup would.
+  Status document_strings_status() const;
   std::uint64_t point_count() const noexcept;
   std::uint64_t hidden_count() const noexcept;
 
   // Method names (SPEC.md 3.6; absent from 1.0 caches and from caches compiled without the PE).
   bool has_method_names() const noexcept;
   std::uint32_t method_name_count() const noexcept;  // MethodDef rows of the PE; 0 without names
+  // Ok without names or when their packed parts unpack (SPEC.md 3.6, 3.8); else why not
+  // (kMalformed, kTooLarge): method_name then answers nothing and find_methods finds nothing.
+  Status method_names_status() const;
   // The names of a MethodDef token; nullopt without names, for another table's token, a row out
   // of range, or a text range outside the section's string bytes (a corrupt cache).
   std::optional<MethodNameView> method_name(std::uint32_t token) const noexcept;

@@ -16,7 +16,11 @@
 #include <string>
 #include <vector>
 
+#include <flatbuffers/flatbuffers.h>
 #include <gtest/gtest.h>
+#include <xxhash.h>
+
+#include <cstring>
 
 #include "compiler/CacheBuilder.h"
 #include "decode/PortablePdb.h"
@@ -166,6 +170,28 @@ inline BuiltFromPdb build_from_pdb_file(const std::string& path, const CacheBuil
   auto bytes = build_cache(src, options);
   EXPECT_TRUE(bytes) << path << ": " << bytes.error().message;
   if (bytes) b.cache.assign(bytes->begin(), bytes->end());
+  return b;
+}
+
+// `cache` with field `alias` of the FlatBuffers table at `table` (a pointer into `cache`) made to
+// name what field `field` of that table names: the table's vtable entry for `field` copied
+// into `alias`'s slot, the header checksum resealed. Makes a cache that holds one section under
+// two fields (both forms of a packed section, SPEC.md 3.8). Empty when a slot is missing.
+inline std::vector<std::uint8_t> with_field_alias(const std::vector<std::uint8_t>& cache, const void* table,
+                                                  flatbuffers::voffset_t alias, flatbuffers::voffset_t field) {
+  std::vector<std::uint8_t> b = cache;
+  const std::size_t t = static_cast<std::size_t>(static_cast<const std::uint8_t*>(table) - cache.data());
+  std::int32_t back = 0;
+  std::memcpy(&back, b.data() + t, 4);
+  const std::size_t vt = t - static_cast<std::size_t>(static_cast<std::int64_t>(back));
+  std::uint16_t vt_size = 0, entry = 0;
+  std::memcpy(&vt_size, b.data() + vt, 2);
+  if (alias + 2u > vt_size || field + 2u > vt_size) return {};
+  std::memcpy(&entry, b.data() + vt + field, 2);
+  if (entry == 0) return {};
+  std::memcpy(b.data() + vt + alias, &entry, 2);
+  const std::uint64_t sum = XXH3_64bits(b.data() + 32, b.size() - 32);
+  std::memcpy(b.data() + 24, &sum, 8);
   return b;
 }
 

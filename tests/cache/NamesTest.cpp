@@ -330,6 +330,34 @@ TEST(Names, PackedMethodsAndBrokenFrames) {
   }
 }
 
+// Names stored both as is and packed (SPEC.md 3.8, open step 15): `strings` made to name the
+// bytes of `strings_zstd`, or `methods` to name other bytes of the table (the module name, read
+// as method refs) beside `methods_zstd`. Open refuses both with kMalformed naming the fields.
+TEST(Names, BothFormsAreRefusedAtOpen) {
+  if (!have_corpus()) GTEST_SKIP() << "corpus/out not built";
+  NamedCache c = compile_dll("out/cs-frames/Ilmap.Corpus.Frames.dll");
+  ASSERT_TRUE(Cache::from_bytes(c.bytes));
+  const fb::Names* n = fb::GetCache(c.bytes.data() + 32)->names();
+  ASSERT_NE(n, nullptr);
+  ASSERT_NE(n->strings_zstd(), nullptr);
+  ASSERT_NE(n->methods_zstd(), nullptr);
+  const std::pair<std::vector<std::uint8_t>, const char*> cases[] = {
+      {with_field_alias(c.bytes, n, fb::Names::VT_STRINGS, fb::Names::VT_STRINGS_ZSTD), "names: strings and strings_zstd"},
+      {with_field_alias(c.bytes, n, fb::Names::VT_METHODS, fb::Names::VT_MODULE_NAME), "names: methods and methods_zstd"},
+  };
+  for (const auto& [bytes, fields] : cases) {
+    SCOPED_TRACE(fields);
+    ASSERT_FALSE(bytes.empty());
+    auto cache = Cache::from_bytes(bytes);
+    if (cache) {
+      ADD_FAILURE() << "the cache opens";
+      continue;
+    }
+    EXPECT_EQ(cache.error().code, Errc::kMalformed);
+    EXPECT_NE(cache.error().message.find(fields), std::string::npos) << cache.error().message;
+  }
+}
+
 // methods_zstd whose content is not a whole number of 32-byte refs (a valid frame, shrunk in
 // place, checksum resealed): no names, and verify says why; the same content rewritten whole
 // (the control) reads back every name.

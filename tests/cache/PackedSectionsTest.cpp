@@ -272,5 +272,107 @@ TEST(PackedSections, LineIndexContentThatDoesNotRebuild) {
   }
 }
 
+// `cache` with field `slot` of the table at `table` (a pointer into `cache`) naming a new
+// vector of `bytes`, appended at the end of the payload (the old vector stays, unused); the
+// header's payload size and checksum updated. Room for any size, unlike a rewrite in place.
+Bytes with_vector_appended(const Bytes& cache, const void* table, flatbuffers::voffset_t slot, const Bytes& bytes) {
+  const std::size_t t = static_cast<std::size_t>(static_cast<const std::uint8_t*>(table) - cache.data());
+  std::int32_t back = 0;
+  std::memcpy(&back, cache.data() + t, 4);
+  std::uint16_t entry = 0;
+  std::memcpy(&entry, cache.data() + (t - static_cast<std::size_t>(static_cast<std::int64_t>(back))) + slot, 2);
+  EXPECT_NE(entry, 0);
+  Bytes b = cache;
+  while ((b.size() - d::kHeaderSize) % 4) b.push_back(0);
+  const std::size_t at = b.size(), field = t + entry;
+  const std::uint32_t length = static_cast<std::uint32_t>(bytes.size()), to = static_cast<std::uint32_t>(at - field);
+  b.resize(at + 4);
+  std::memcpy(b.data() + at, &length, 4);
+  b.insert(b.end(), bytes.begin(), bytes.end());
+  std::memcpy(b.data() + field, &to, 4);
+  const std::uint64_t payload = b.size() - d::kHeaderSize, sum = XXH3_64bits(b.data() + d::kHeaderSize, payload);
+  std::memcpy(b.data() + 16, &payload, 8);
+  std::memcpy(b.data() + 24, &sum, 8);
+  return b;
+}
+
+// Bytes after the one zstd frame of a packed section (SPEC.md 3.8): a skippable frame (which
+// zstd's decoder skips) or a second, empty frame (which it decodes too). Both are refused: the
+// document strings give no answer and fail verify naming the field, the line index fails its
+// queries. The writer's frame alone, moved the same way (the control), answers.
+TEST(PackedSections, BytesAfterTheFrameAreRefused) {
+  if (!std::filesystem::exists(kPdb)) GTEST_SKIP() << "corpus/out not built";
+  const BuiltFromPdb good = build();
+  const fb::Cache* root = fb::GetCache(good.cache.data() + d::kHeaderSize);
+  const Bytes skippable = {0x50, 0x2A, 0x4D, 0x18, 0, 0, 0, 0};  // magic 0x184D2A50, no content
+  Bytes empty(ZSTD_compressBound(0));
+  empty.resize(ZSTD_compress(empty.data(), empty.size(), nullptr, 0, 1));
+  for (const bool strings : {true, false}) {
+    const auto* field = strings ? root->strings_zstd() : root->lines()->index_zstd();
+    ASSERT_NE(field, nullptr);
+    const void* table = strings ? static_cast<const void*>(root) : root->lines();
+    const flatbuffers::voffset_t slot = strings ? flatbuffers::voffset_t(fb::Cache::VT_STRINGS_ZSTD)
+                                                : flatbuffers::voffset_t(fb::LineIndex::VT_INDEX_ZSTD);
+    const Bytes frame(field->data(), field->data() + field->size());  // the writer's own
+    for (const Bytes* after : {static_cast<const Bytes*>(nullptr), &skippable, static_cast<const Bytes*>(&empty)}) {
+      SCOPED_TRACE(std::string(strings ? "strings_zstd" : "index_zstd") + (after ? after == &empty ? " + empty frame" : " + skippable frame" : " alone"));
+      Bytes z = frame;
+      if (after) z.insert(z.end(), after->begin(), after->end());
+      auto cache = Cache::from_bytes(with_vector_appended(good.cache, table, slot, z));
+      ASSERT_TRUE(cache) << cache.error().message;
+      std::vector<LineMatch> out;
+      const Status lines = cache->lines("Polygon.cs", 1, 0, out);
+      const Status v = cache->verify();
+      const bool answered = strings ? cache->lookup(0x06000002u, 0).has_value() : lines.ok();
+      if (!after) {
+        EXPECT_TRUE(answered);
+        EXPECT_TRUE(v) << v.message();
+        continue;
+      }
+      EXPECT_FALSE(answered);
+      ASSERT_FALSE(v);
+      EXPECT_EQ(v.code(), Errc::kMalformed);
+      EXPECT_NE(v.message().find(strings ? "strings_zstd" : "index_zstd"), std::string::npos) << v.message();
+      EXPECT_NE(v.message().find("after its zstd frame"), std::string::npos) << v.message();
+      if (strings) {
+        EXPECT_EQ(cache->document_strings_status().code(), Errc::kMalformed);
+        EXPECT_TRUE(cache->document_path(0).empty());
+      }
+    }
+  }
+}
+
+// A section stored both as is and packed (SPEC.md 3.8, open step 15), made by pointing the
+// plain field at the packed field's bytes: open refuses the cache with kMalformed naming the
+// two fields (the reader used to take the plain one and ignore the other). Names: NamesTest.
+TEST(PackedSections, BothFormsAreRefusedAtOpen) {
+  if (!std::filesystem::exists(kPdb)) GTEST_SKIP() << "corpus/out not built";
+  const BuiltFromPdb good = build();
+  ASSERT_TRUE(Cache::from_bytes(good.cache));
+  const fb::Cache* root = fb::GetCache(good.cache.data() + d::kHeaderSize);
+  struct Case {
+    const char* fields;
+    const void* table;
+    flatbuffers::voffset_t plain, packed;
+  };
+  const Case cases[] = {
+      {"strings and strings_zstd", root, fb::Cache::VT_STRINGS, fb::Cache::VT_STRINGS_ZSTD},
+      {"details and details_zstd", root, fb::Cache::VT_DETAILS, fb::Cache::VT_DETAILS_ZSTD},
+      {"lines: index_zstd and doc_blocks, blocks or data", root->lines(), fb::LineIndex::VT_DATA, fb::LineIndex::VT_INDEX_ZSTD},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.fields);
+    const Bytes b = with_field_alias(good.cache, c.table, c.plain, c.packed);
+    ASSERT_FALSE(b.empty());
+    auto cache = Cache::from_bytes(b);
+    if (cache) {
+      ADD_FAILURE() << "the cache opens";
+      continue;
+    }
+    EXPECT_EQ(cache.error().code, Errc::kMalformed);
+    EXPECT_NE(cache.error().message.find(c.fields), std::string::npos) << cache.error().message;
+  }
+}
+
 }  // namespace
 }  // namespace ilmap::test
