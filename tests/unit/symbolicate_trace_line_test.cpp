@@ -157,10 +157,13 @@ TEST(SymbolicateTraceLine, EveryFormatBehindEveryPrefix) {
     EXPECT_EQ(parse_pst_module(module)->assembly, "Asm");
     EXPECT_TRUE(is_pst_separator(std::string(prefix) + "==========\r")) << prefix;
   }
-  const ParsedFrame m = parse_frame(std::string(kPrefixes[1]) + std::string(cases[3].frame));
+  // The parsed views point into the line, so the lines outlive them.
+  const std::string mono_line = std::string(kPrefixes[1]) + std::string(cases[3].frame);
+  const ParsedFrame m = parse_frame(mono_line);
   EXPECT_EQ(m.method, "A.B (System.Int32 x)");
   EXPECT_EQ(m.module, "f5a81f930d9c4f228813e2ca781ba982");
-  const ParsedFrame p = parse_frame(std::string(kPrefixes[5]) + std::string(cases[6].frame));
+  const std::string pst_line = std::string(kPrefixes[5]) + std::string(cases[6].frame);
+  const ParsedFrame p = parse_frame(pst_line);
   EXPECT_EQ(p.module, "Asm");
   EXPECT_EQ(p.method, "NS.T.M(Int32 x)");
 }
