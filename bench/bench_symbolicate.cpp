@@ -9,6 +9,12 @@
 //       `ilmap symbolicate --search DIR/modules --cache-dir DIR/cache` made the caches)
 //       symbolicate/frames      Symbolicator over the first 200,000 lines of trace.log held in
 //                               memory, warm caches: items/s = frames per second on one core
+//       symbolicate/prefixed    the same lines behind a journald prefix ("Nov 24 10:00:00 host
+//                               app[123]: "): frames found in the middle of a line
+//       symbolicate/json        the same exceptions as JSON log lines (Microsoft.Extensions.Logging's
+//                               JSON console shape, the trace in "Exception")
+//       symbolicate/sparse      log text with one frame line in 1,000 (the others ordinary log
+//                               lines with timestamps, ':' and "0x"): bytes/s of text
 //       symbolicate/first_use   a new ModuleIndex and cache directory, one module found,
 //                               compiled and mapped: time per module (find + compile + map)
 // The whole-process run (a 100 MB log through the ilmap program, peak RSS) is scripts/bench-symbolicate.sh.
@@ -18,6 +24,8 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+
+#include <nlohmann/json.hpp>
 
 #include "symbols/ModuleIndex.h"
 #include "symbolicate/Symbolicator.h"
@@ -32,6 +40,7 @@ namespace {
 
 std::string g_dir;
 std::string g_text;  // the benchmark's lines
+std::string g_prefixed, g_json, g_sparse;  // the same frames in other log shapes (main)
 
 int make(const std::string& dir, const std::string& corpus, int modules, long frames) {
   std::vector<std::pair<fs::path, fs::path>> pairs;  // PE, PDB
@@ -109,7 +118,9 @@ int make(const std::string& dir, const std::string& corpus, int modules, long fr
   return 0;
 }
 
-void BM_frames(benchmark::State& state) {
+// `text` through a Symbolicator, warm caches; items = frames, bytes = text.
+void BM_text(benchmark::State& state, const std::string* text) {
+  const std::string& input = *text;
   sym::ModuleIndexOptions o;
   o.search = {g_dir + "/modules"};
   o.cache_dir = g_dir + "/cache";
@@ -120,10 +131,10 @@ void BM_frames(benchmark::State& state) {
   std::uint64_t frames = 0;
   auto feed = [&](sym::Symbolicator& s) {
     std::size_t start = 0;
-    while (start < g_text.size()) {
-      const std::size_t nl = g_text.find('\n', start);
-      const std::size_t stop = nl == std::string::npos ? g_text.size() : nl + 1;
-      s.line(std::string_view(g_text).substr(start, stop - start));
+    while (start < input.size()) {
+      const std::size_t nl = input.find('\n', start);
+      const std::size_t stop = nl == std::string::npos ? input.size() : nl + 1;
+      s.line(std::string_view(input).substr(start, stop - start));
       start = stop;
     }
     s.finish();
@@ -137,9 +148,50 @@ void BM_frames(benchmark::State& state) {
   }
   bench::g_sink = bytes;
   state.SetItemsProcessed(std::int64_t(frames));
+  state.SetBytesProcessed(std::int64_t(input.size()) * std::int64_t(state.iterations()));
   state.counters["frames"] = double(warm.stats().frames);
 }
-BENCHMARK(BM_frames)->Name("symbolicate/frames")->Unit(benchmark::kMillisecond);
+
+// The log shapes of BM_text, made from the trace's lines.
+void make_variants() {
+  std::vector<std::string_view> lines;
+  for (std::size_t start = 0, nl; (nl = g_text.find('\n', start)) != std::string::npos; start = nl + 1)
+    lines.push_back(std::string_view(g_text).substr(start, nl - start));
+  for (std::string_view l : lines) g_prefixed.append("Nov 24 10:00:00 host app[123]: ").append(l).append("\n");
+  std::string exception;
+  auto record = [&] {
+    if (exception.empty()) return;
+    g_json += R"({"Timestamp":"2026-11-24T10:00:00.000Z","EventId":0,"LogLevel":"Error","Category":"App.Worker",)"
+              R"("Message":"Request failed","Exception":)";
+    g_json += nlohmann::json(exception).dump();
+    g_json += "}\n";
+    exception.clear();
+  };
+  for (std::string_view l : lines) {
+    if (l.substr(0, 3) != "   ") record();
+    if (!exception.empty()) exception += '\n';
+    exception.append(l);
+  }
+  record();
+  static constexpr const char* kProse[] = {
+      "2026-11-24T10:00:00.123Z info: Microsoft.AspNetCore.Hosting.Diagnostics[1] Request starting HTTP/1.1 GET "
+      "http://localhost:5000/api/items/42 - - -",
+      "2026-11-24T10:00:00.125Z dbug: App.Worker[0] Worker running at: 11/24/2026 10:00:00 +00:00, that is on time",
+      "2026-11-24T10:00:00.131Z warn: App.Cache[3] Cache miss for key user:1234, fetching from shard 0x1f",
+      "2026-11-24T10:00:00.140Z info: Microsoft.EntityFrameworkCore.Database.Command[20101] Executed DbCommand (3ms) "
+      "[Parameters=[@__p_0='?' (DbType = Int32)], CommandType='Text', CommandTimeout='30']",
+      "Nov 24 10:00:00 host app[123]: processed batch 17 in 12 ms, queue length 7, heap at 0x7ffd1234",
+  };
+  std::size_t frame = 0;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (i % 1000 == 999) {
+      while (frame < lines.size() && lines[frame].substr(0, 6) != "   at ") ++frame;
+      if (frame < lines.size()) g_sparse.append(lines[frame++]).append("\n");
+    } else {
+      g_sparse.append(kProse[i % 5]).append("\n");
+    }
+  }
+}
 
 void BM_first_use(benchmark::State& state) {
   int n = 0;
@@ -182,6 +234,11 @@ int main(int argc, char** argv) {
   std::ifstream f(g_dir + "/trace.log", std::ios::binary);
   std::string line;
   for (int i = 0; i < 200000 && std::getline(f, line); ++i) g_text += line + "\n";
+  make_variants();
+  benchmark::RegisterBenchmark("symbolicate/frames", BM_text, &g_text)->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("symbolicate/prefixed", BM_text, &g_prefixed)->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("symbolicate/json", BM_text, &g_json)->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("symbolicate/sparse", BM_text, &g_sparse)->Unit(benchmark::kMillisecond);
   int rargc = int(rest.size());
   benchmark::Initialize(&rargc, rest.data());
   benchmark::RunSpecifiedBenchmarks();
