@@ -330,16 +330,17 @@ std::size_t json_object_start(std::string_view body) {
 }  // namespace
 
 // `body` from `brace` on is one JSON object (else kNotJson, `out` untouched): appended to `out`
-// with each string value that holds frames symbolicated in place.
+// with each string value that holds frames symbolicated in place (and the frames of the prefix
+// before the object, if any, as in any line).
 Symbolicator::JsonLine Symbolicator::rewrite_json(std::string_view body, std::size_t brace, std::string& out,
                                                   int depth) {
   const std::string_view object = trim_end(body).substr(brace);
   sentry_scan::StringScan scan(may_hold_trace);
   if (!scan.run(object)) return JsonLine::kNotJson;
   const std::size_t mark = out.size();
-  out.append(body.substr(0, brace));
+  const std::string_view prefix = body.substr(0, brace);
+  bool changed = rewrite_frames(prefix, parse_frame(prefix), nullptr, false, out);
   std::size_t copied = 0;
-  bool changed = false;
   std::string text;
   for (const auto& v : scan.values) {
     text.clear();

@@ -107,3 +107,7 @@ ilmap symbolicate --search pe --cache-dir cc event.json | grep -o '"lineno":[0-9
 echo "-- a log line with an \"exception\" string: a log line"
 printf '{"exception":"X: boom\\n   at Ilmap.Corpus.Frames.Scenarios.Fail(String why) in Ilmap.Corpus.Frames.dll:token 0x600000a+0x7"}\n' >exception.json
 ilmap symbolicate --search pe --cache-dir cc exception.json; echo "exit $?"
+echo "-- a frame before a JSON object on its line, and one in it"
+f='   at Ilmap.Corpus.Frames.Scenarios.Fail(String why) in Ilmap.Corpus.Frames.dll:token 0x600000a+0x7'
+printf '%s {"a":"b"}\n%s {"a":"x\\n%s"}\n' "$f" "$f" "$f" >mixed.json
+ilmap symbolicate --search pe --cache-dir cc mixed.json; echo "exit $?"
