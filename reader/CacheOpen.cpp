@@ -106,9 +106,14 @@ Status Cache::Impl::validate() {
   }
   details_section.what = "details (details_zstd)";
   details_section.set(root->details(), root->details_zstd());
+  // The line index (SPEC.md 3.7, open step 16): every 2.x writer writes it.
+  const fb::LineIndex* li = root->lines();
+  if (!li) return {Errc::kMalformed, "cache: line index (lines) missing"};
+  if (!li->index_zstd() && !(li->doc_blocks() && li->blocks() && li->data()))
+    return {Errc::kMalformed, "cache: line index (lines) has neither index_zstd nor doc_blocks, blocks and data"};
   lines_section.what = "line index (lines.index_zstd)";
   lines_section.decode = decode_line_index;
-  lines_section.set(nullptr, root->lines() ? root->lines()->index_zstd() : nullptr);
+  lines_section.set(nullptr, li->index_zstd());
   return {};
 }
 

@@ -50,18 +50,13 @@ struct LinesView {
   }
 };
 
-Status no_index() {
-  return {Errc::kUnsupported,
-          "the cache has no line index (written before format 1.2): recompile it with this ilmap to look up source lines"};
-}
-
 // The index's three parts, from the plain fields or from `index_zstd` unpacked (format 2.0,
-// SPEC.md 3.7: doc_blocks, blocks and data back to back); kUnsupported without an index,
-// kMalformed (or kTooLarge) when the frame does not unpack or its content does not split.
+// SPEC.md 3.7: doc_blocks, blocks and data back to back); kMalformed (or kTooLarge) when the
+// frame does not unpack or its content does not split. Open made sure that one of the two forms
+// is there.
 Status view_of(const Cache& cache, std::span<const std::uint8_t> packed, LinesView& v) {
   v.impl = &CacheInternals::of(cache);
   const fb::LineIndex* li = v.impl->root->lines();
-  if (!li) return no_index();
   if (li->index_zstd()) {
     const std::uint64_t head = (std::uint64_t(cache.document_count()) + 1) * 4;
     std::uint32_t nblocks = 0;
@@ -76,7 +71,6 @@ Status view_of(const Cache& cache, std::span<const std::uint8_t> packed, LinesVi
     v.data = packed.data() + head + std::size_t(nblocks) * sizeof(fb::LineBlockRef);
     v.data_size = packed.size() - head - std::size_t(nblocks) * sizeof(fb::LineBlockRef);
   } else {
-    if (!li->doc_blocks() || !li->blocks() || !li->data()) return no_index();
     v.doc_blocks = li->doc_blocks()->data();
     v.doc_blocks_count = li->doc_blocks()->size();
     v.blocks = reinterpret_cast<const fb::LineBlockRef*>(li->blocks()->Data());
@@ -147,11 +141,6 @@ std::uint32_t next_line_points(const LinesView& v, std::uint32_t doc, std::uint3
 
 }  // namespace
 
-bool Cache::has_line_index() const noexcept {
-  const fb::LineIndex* li = static_cast<const fb::Cache*>(root())->lines();
-  return li && (li->index_zstd() || (li->doc_blocks() && li->blocks() && li->data()));
-}
-
 // The public calls check changed() after their reads (include/ilmap/cache.h): a result read
 // while a writer changed the file is never returned as a success.
 Status Cache::match_documents(std::string_view q, std::vector<std::uint32_t>& documents) const {
@@ -213,7 +202,6 @@ Status Cache::match_documents_unchecked(std::string_view q, std::vector<std::uin
 
 Status Cache::lines(std::string_view path, std::uint32_t line, std::uint32_t column, std::vector<LineMatch>& out) const {
   out.clear();
-  if (!has_line_index()) return no_index();
   std::vector<std::uint32_t> docs;
   if (Status s = match_documents_unchecked(path, docs); !s) return changed() ? changed_status() : s;
   return lines_in(docs, line, column, out);
@@ -281,12 +269,10 @@ Status Cache::lines_in_unchecked(std::span<const std::uint32_t> documents, std::
 // SPEC.md section 7, verify step 12.
 Status Cache::verify_line_index() const {
   const fb::LineIndex* li = impl_->root->lines();
-  if (!li) return {};
   std::span<const std::uint8_t> packed;
   if (Status s = packed_line_index(packed); !s) return s;
   LinesView v;
-  if (Status s = view_of(*this, packed, v); !s)
-    return s.code() == Errc::kUnsupported ? Status{Errc::kMalformed, "line index: doc_blocks, blocks or data missing"} : s;
+  if (Status s = view_of(*this, packed, v); !s) return s;
   if (std::uint64_t(v.doc_blocks_count) != std::uint64_t(document_count()) + 1)
     return {Errc::kMalformed, format("line index: %u document entries, expected %u", v.doc_blocks_count, document_count() + 1)};
   std::uint64_t entries = 0;

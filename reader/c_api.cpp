@@ -257,8 +257,8 @@ int ilmap_embedded_source(const ilmap_cache* cache, uint32_t document, char* out
 uint32_t ilmap_method_count(const ilmap_cache* cache) { return cache ? cache->cache.method_count() : 0; }
 uint64_t ilmap_point_count(const ilmap_cache* cache) { return cache ? cache->cache.point_count() : 0; }
 
-// --- reverse line lookup (format 1.2, SPEC.md 6.2, 6.3) ---
-int ilmap_has_line_index(const ilmap_cache* cache) { return cache && cache->cache.has_line_index() ? 1 : 0; }
+// --- reverse line lookup (SPEC.md 6.2, 6.3) ---
+int ilmap_has_line_index(const ilmap_cache* cache) { return cache ? 1 : 0; }  // deprecated: open requires the index
 
 int ilmap_lines(const ilmap_cache* cache, const char* document, size_t document_len, uint32_t line, uint32_t column,
                 ilmap_line_match* out, size_t capacity, size_t* count, char* msg, size_t msg_size) {

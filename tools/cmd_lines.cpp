@@ -3,8 +3,8 @@
 //
 // One line per binding, in the canonical listing's form (docs/text-output.md):
 // "TOKEN IL PATH START_LINE:START_COLUMN-END_LINE:END_COLUMN", ordered by token then IL offset;
-// with --json one object per binding. No binding (no code at or after the line): exit 3. A
-// cache written before format 1.2 has no line index: exit 2, "recompile". FILE may itself hold
+// with --json one object per binding. No binding (no code at or after the line): exit 3. Every
+// cache that opens holds the line index (SPEC.md section 7, open step 15). FILE may itself hold
 // colons (C:\src\a.cs:12): the query is split at its last colons, and a part before the last
 // one that is all digits makes that part LINE and the last one COLUMN (tools/QueryParse.h).
 //
@@ -114,8 +114,6 @@ int run_lines(const LinesOptions& o) {
   }
   auto cache = Cache::open(o.cache);
   if (!cache) return report_error(cache.error());
-  if (!cache->has_line_index())
-    return report_error({Errc::kUnsupported, o.cache + ": the cache has no line index (written before format 1.2): recompile it with this ilmap (ilmap compile)"});
   if (batch) return run_batch(o, *cache);
   auto r = answer(*cache, single, o.json);
   if (cache->changed())
@@ -136,9 +134,9 @@ void register_lines(CLI::App& app, int& rc) {
       "path with the other separator, or a unique path suffix (Program.cs, Sub/Program.cs);\n"
       "an ambiguous suffix lists its candidates (exit 3). A line without code binds to the\n"
       "next line with code. Prints 'TOKEN IL PATH LINE:COLUMN-END_LINE:END_COLUMN' per binding;\n"
-      "exit 3 when no code lies at or after the line. Needs a format 1.2 cache (older ones:\n"
-      "exit 2, recompile). With --batch (or without FILE:LINE), one query per stdin line.");
-  cmd->add_option("CACHE", o->cache, "An ilmap cache (format 1.2 or later)")->required();
+      "exit 3 when no code lies at or after the line. With --batch (or without FILE:LINE), one\n"
+      "query per stdin line.");
+  cmd->add_option("CACHE", o->cache, "An ilmap cache")->required();
   cmd->add_option("FILE:LINE[:COLUMN]", o->query, "Source position (without it: --batch)");
   cmd->add_flag("--batch", o->batch,
                 "Read FILE:LINE[:COLUMN] queries from stdin, one per line; each answer ends with an empty "

@@ -172,10 +172,8 @@ class Cache {
   std::string_view assembly_name() const noexcept;  // empty without names or Assembly row
   std::string_view module_name() const noexcept;    // empty without names
 
-  // --- Reverse line lookup (format 1.2, SPEC.md 3.7, 6.2, 6.3; reader/LineIndex.cpp) ---
-  // True when the cache holds the reverse line index (caches written before format 1.2 do not:
-  // the calls below then fail with Errc::kUnsupported, "recompile").
-  bool has_line_index() const noexcept;
+  // --- Reverse line lookup (SPEC.md 3.7, 6.2, 6.3; reader/LineIndex.cpp) ---
+  // Every cache that opens holds the line index (open refuses one without it).
   // The documents a path names (SPEC.md 6.3): exact path, the other separator style, or a
   // unique path suffix on a component boundary ("Program.cs", "Sub/Program.cs"). Replaces
   // `documents` with their indexes (several only when the PDB lists one path several times).

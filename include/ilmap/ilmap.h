@@ -25,7 +25,8 @@ enum ilmap_status {
   ILMAP_E_BAD_MAGIC = 4,
   ILMAP_E_BAD_VERSION = 5,
   ILMAP_E_MALFORMED = 6,
-  ILMAP_E_UNSUPPORTED = 7,
+  /* 7 is reserved: ILMAP_E_UNSUPPORTED (ilmap::Errc::kUnsupported), which a call of this API
+   * returned only for a cache without the line index; open refuses those now. */
   ILMAP_E_NOT_FOUND = 8,
   ILMAP_E_MISMATCH = 9,
   ILMAP_E_TOO_LARGE = 10,
@@ -173,9 +174,10 @@ const char* ilmap_document_path(const ilmap_cache* cache, uint32_t document, siz
 int ilmap_embedded_source(const ilmap_cache* cache, uint32_t document, char* out, size_t capacity, size_t* size,
                           char* msg, size_t msg_size);
 
-/* Reverse line lookup (format 1.2 caches; SPEC.md 6.2, 6.3). */
+/* Reverse line lookup (SPEC.md 6.2, 6.3). Every cache that opens holds the line index. */
 
-/* 1 when the cache holds the reverse line index (caches written before format 1.2 do not). */
+/* Deprecated, kept for the ABI: 1 for any cache (open refuses a cache without the line index),
+ * 0 for NULL. */
 int ilmap_has_line_index(const ilmap_cache* cache);
 
 typedef struct ilmap_line_match {
@@ -193,7 +195,7 @@ typedef struct ilmap_line_match {
  * capacity is 0), ordered by token then IL offset, and their total in *count (may be NULL).
  * Returns ILMAP_OK (also when no code lies at or after the line: *count = 0),
  * ILMAP_E_NOT_FOUND (no such document, or an ambiguous suffix: msg lists the candidates),
- * ILMAP_E_UNSUPPORTED (a cache without the index: recompile it), ILMAP_E_MALFORMED or
+ * ILMAP_E_MALFORMED or
  * ILMAP_E_TOO_LARGE (a packed index, format 2.0, whose zstd frame does not unpack; the first call
  * unpacks it) or ILMAP_E_USAGE (NULL arguments, empty path); msg, if not NULL, receives a
  * NUL-terminated message. */

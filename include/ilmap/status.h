@@ -22,7 +22,7 @@ enum class Errc : std::uint8_t {
   kBadMagic = 4,     // a signature / file identifier does not match
   kBadVersion = 5,   // unsupported format version
   kMalformed = 6,    // a value violates the format's grammar or constraints
-  kUnsupported = 7,  // valid but not handled (e.g. a Windows MSF PDB)
+  kUnsupported = 7,  // valid but not handled (e.g. a cache given as a PDB); the C API returns none
   kNotFound = 8,     // the thing asked for does not exist (no matching PDB, ...)
   kMismatch = 9,     // identities disagree (PDB id vs CodeView, checksum)
   kTooLarge = 10,    // input or output exceeds a limit of the format or a configured cap

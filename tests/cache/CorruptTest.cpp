@@ -163,6 +163,50 @@ TEST_F(CorruptCache, FlippedPayloadByteOpensButFailsVerifyWithChecksum) {
   EXPECT_EQ(bad_sum->verify().code(), Errc::kChecksum);
 }
 
+// Marks the field at vtable offset `field` (a generated VT_ constant) of the FlatBuffers table at
+// payload offset `table` absent, as a writer that never wrote the field would have left it.
+// Returns whether it was present.
+bool drop_field(std::vector<std::uint8_t>& b, std::size_t table, std::uint16_t field) {
+  const std::size_t payload = d::kHeaderSize;
+  std::int32_t back;
+  std::memcpy(&back, b.data() + payload + table, 4);
+  const std::size_t vtable = payload + table - static_cast<std::size_t>(static_cast<std::ptrdiff_t>(back));
+  std::uint16_t vsize, was = 0;
+  std::memcpy(&vsize, b.data() + vtable, 2);
+  if (field + 2u > vsize) return false;
+  std::memcpy(&was, b.data() + vtable + field, 2);
+  put<std::uint16_t>(b, vtable + field, 0);
+  return was != 0;
+}
+
+// Open step 16 (SPEC.md section 7): a cache without its line index, or whose LineIndex has
+// neither form of the index, is malformed and the message names the section; the intact cache
+// opens (the control).
+TEST_F(CorruptCache, MissingLineIndexIsMalformed) {
+  auto c = Cache::from_bytes(good_);
+  ASSERT_TRUE(c);
+  const std::uint8_t* payload = c->bytes().data() + d::kHeaderSize;
+  const auto* root = raw_root(*c);
+  ASSERT_NE(root->lines(), nullptr);
+  const std::size_t root_at = static_cast<std::size_t>(reinterpret_cast<const std::uint8_t*>(root) - payload);
+  const std::size_t lines_at = static_cast<std::size_t>(reinterpret_cast<const std::uint8_t*>(root->lines()) - payload);
+
+  auto no_lines = good_;
+  ASSERT_TRUE(drop_field(no_lines, root_at, fb::Cache::VT_LINES));
+  // LineIndex without doc_blocks and index_zstd: neither the plain nor the packed form.
+  auto empty_index = good_;
+  const bool had_plain = drop_field(empty_index, lines_at, fb::LineIndex::VT_DOC_BLOCKS);
+  const bool had_packed = drop_field(empty_index, lines_at, fb::LineIndex::VT_INDEX_ZSTD);
+  ASSERT_TRUE(had_plain != had_packed);
+  for (const auto* b : {&no_lines, &empty_index}) {
+    std::string msg;
+    EXPECT_EQ(open_error(*b, &msg), Errc::kMalformed) << msg;
+    EXPECT_NE(msg.find("line index (lines)"), std::string::npos) << msg;
+    EXPECT_EQ(c_open_error(*b), ILMAP_E_MALFORMED);
+  }
+  EXPECT_EQ(open_error(good_), Errc::kOk);
+}
+
 // --- sweep --------------------------------------------------------------------------------
 
 // Fixed queries: every row up to a few past the end, a spread of offsets.

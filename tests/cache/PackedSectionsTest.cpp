@@ -145,7 +145,6 @@ TEST(PackedSections, LineIndexIsPackedAndAnswers) {
   EXPECT_EQ(li->data(), nullptr);
   auto cache = Cache::from_bytes(b.cache);
   ASSERT_TRUE(cache);
-  ASSERT_TRUE(cache->has_line_index());
   std::vector<LineMatch> out;
   ASSERT_TRUE(cache->lines("Polygon.cs", 1, 0, out));
   ASSERT_EQ(out.size(), 1u);
@@ -185,7 +184,6 @@ TEST(PackedSections, BrokenLineIndexFrameFailsQueriesAndVerify) {
   auto cache = Cache::from_bytes(bytes);
   ASSERT_TRUE(cache) << cache.error().message;
   EXPECT_TRUE(cache->lookup(0x06000001u, 0));
-  EXPECT_TRUE(cache->has_line_index());
   std::vector<LineMatch> out{LineMatch{}};
   for (int again = 0; again < 2; ++again) {
     Status s = cache->lines("Polygon.cs", 1, 0, out);

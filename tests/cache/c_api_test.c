@@ -283,7 +283,7 @@ int main(int argc, char** argv) {
   {
     ilmap_line_match out[8];
     size_t count = 99;
-    CHECK(ilmap_has_line_index(cache) == 1, "no line index");
+    CHECK(ilmap_has_line_index(cache) == 1 && ilmap_has_line_index(NULL) == 0, "ilmap_has_line_index (deprecated)");
     CHECK(ilmap_lines(cache, loc.file, loc.file_len, loc.line, 0, NULL, 0, &count, msg, sizeof msg) == ILMAP_OK && count >= 1,
           "lines(%.*s:%u), capacity 0: %s", (int)loc.file_len, loc.file, (unsigned)loc.line, msg);
     const size_t total = count;

@@ -40,7 +40,6 @@ public class LinesTests
     {
         using var pdb = new SrmPdb(Corpus.PdbPath(name));
         using var cache = IlmapCache.Open(Corpus.CachePath(name));
-        Assert.True(cache.HasLineIndex);
         var r = pdb.Reader;
         var byDoc = new Dictionary<string, List<Pt>>();
         foreach (var h in r.Documents)

@@ -240,25 +240,6 @@ public sealed class IlmapCache : IDisposable
         return found != 0;
     }
 
-    /// <summary>True when the cache holds the reverse line index (format 1.2; older caches: recompile).</summary>
-    public bool HasLineIndex
-    {
-        get
-        {
-            bool addedRef = false;
-            try
-            {
-                _handle.DangerousAddRef(ref addedRef);
-                return Native.HasLineIndex(_handle.DangerousGetHandle()) != 0;
-            }
-            finally
-            {
-                if (addedRef)
-                    _handle.DangerousRelease();
-            }
-        }
-    }
-
     /// <summary>
     /// Reverse lookup (SPEC.md 6.2, 6.3): the methods and IL offsets a debugger binds a
     /// breakpoint at <paramref name="line"/> (and <paramref name="column"/>, 0 = none) of
@@ -269,7 +250,7 @@ public sealed class IlmapCache : IDisposable
     /// document's path string was made and the path fits in 1 KiB of UTF-8.
     /// </summary>
     /// <exception cref="IlmapException">No such document or an ambiguous suffix (NotFound, the
-    /// message lists the candidates), or a cache without the index (Unsupported).</exception>
+    /// message lists the candidates), or a packed index that does not unpack (Malformed, TooLarge).</exception>
     public unsafe int Lines(string document, int line, Span<LineBinding> destination, int column = 0)
     {
         ArgumentNullException.ThrowIfNull(document);

@@ -20,8 +20,7 @@ public enum IlmapStatus
     BadVersion = 5,
     /// <summary>The cache's structure is invalid.</summary>
     Malformed = 6,
-    /// <summary>A feature this reader does not support.</summary>
-    Unsupported = 7,
+    // 7 is reserved (ILMAP_E_UNSUPPORTED): no call of the C API returns it.
     /// <summary>Not found.</summary>
     NotFound = 8,
     /// <summary>Mismatched identity.</summary>

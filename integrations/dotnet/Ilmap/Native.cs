@@ -92,9 +92,6 @@ internal static unsafe partial class Native
     internal static partial int Lines(IntPtr cache, byte* document, nuint documentLength, uint line, uint column,
                                       NativeLineMatch* output, nuint capacity, nuint* count, byte* msg, nuint msgSize);
 
-    [LibraryImport(Library, EntryPoint = "ilmap_has_line_index")]
-    internal static partial int HasLineIndex(IntPtr cache);
-
     [LibraryImport(Library, EntryPoint = "ilmap_method_name")]
     internal static partial int MethodName(IntPtr cache, uint token, int flavor, byte** text, nuint* length);
 

@@ -1,5 +1,5 @@
 # lines errors: malformed FILE:LINE[:COLUMN] (exit 1), no such document, no code at or after the
-# line (exit 3, nothing on stdout), a cache written before format 1.2 (exit 2, recompile).
+# line (exit 3, nothing on stdout), a format 1.0 cache (exit 2, refused at open).
 . "$(dirname "$0")/../common.sh"
 frames_cache f.ilmap
 ilmap lines f.ilmap Program.cs; echo "exit $?"
