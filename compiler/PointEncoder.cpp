@@ -16,7 +16,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <bit>
 #include <cstring>
 #include <memory>
 #include <thread>
@@ -186,9 +185,8 @@ class BlockEncoder {
     const Visible* const ve = nv_;
     if (il_bytes) {
       for (const Visible* v = vb; v != ve; ++v) {
-        std::uint64_t x = v->il;
-        if constexpr (std::endian::native == std::endian::big) x = __builtin_bswap64(x);
-        std::memcpy(p, &x, 8);
+        const std::uint64_t x = v->il;
+        std::memcpy(p, &x, 8);  // hosts are little endian (checked in CMake)
         p += il_bytes;
       }
     }
@@ -368,9 +366,8 @@ std::uint8_t* rewrite_block(const std::uint8_t* src, const std::uint8_t* end, st
   out += f::put_block_values(out, t, static_cast<unsigned>(target >> 32));
   const unsigned from = h.il_bytes(), to = t.il_bytes();
   for (std::uint32_t k = 0; k < h.visible; ++k) {
-    std::uint64_t x = f::get_visible_il(p, k, h);
-    if constexpr (std::endian::native == std::endian::big) x = __builtin_bswap64(x);
-    std::memcpy(out, &x, 8);
+    const std::uint64_t x = f::get_visible_il(p, k, h);
+    std::memcpy(out, &x, 8);  // hosts are little endian (checked in CMake)
     out += to;
   }
   const std::uint8_t* const bits = p + std::size_t(h.visible) * from;

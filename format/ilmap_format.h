@@ -83,16 +83,15 @@ struct BlockHeader {
 inline unsigned length_code(std::uint32_t v) { return v == 0 ? 0u : v < 0x100 ? 1u : v < 0x10000 ? 2u : 3u; }
 inline unsigned code_bytes(unsigned code) { return (1u << code) >> 1; }  // 0, 1, 2, 4
 
+// Hosts are little endian (CMake refuses others), so a little-endian load is a memcpy.
 inline std::uint64_t load_le64(const std::uint8_t* p) {
   std::uint64_t x;
   std::memcpy(&x, p, 8);
-  if constexpr (std::endian::native == std::endian::big) x = __builtin_bswap64(x);
   return x;
 }
 inline std::uint32_t load_le32(const std::uint8_t* p) {
   std::uint32_t x;
   std::memcpy(&x, p, 4);
-  if constexpr (std::endian::native == std::endian::big) x = __builtin_bswap32(x);
   return x;
 }
 inline std::uint32_t load_le16(const std::uint8_t* p) { return std::uint32_t(p[0]) | std::uint32_t(p[1]) << 8; }

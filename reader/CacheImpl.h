@@ -109,7 +109,7 @@ struct Cache::Impl {
                 Bytes& out) const noexcept;
   static Status decode_method_columns(const Impl& m, const Section& sec);
   static Status decode_line_index(const Impl& m, const Section& sec);
-  // Method names (format 1.1, SPEC.md 3.6); names == nullptr without them. The method refs
+  // Method names (SPEC.md 3.6); names == nullptr without them. The method refs
   // are `methods`, or `methods_zstd` unpacked on first use (format 2.0); the name index is
   // derived from them on the first name lookup (SPEC.md 6.1) and published like a section.
   const fb::Names* names = nullptr;

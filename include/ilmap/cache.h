@@ -56,8 +56,8 @@ struct CachePoint {
   bool hidden = false;
 };
 
-// A method's name as the runtimes print a stack frame (format 1.1 caches compiled with the PE
-// known; SPEC.md 3.6). Views borrow from the Cache.
+// A method's name as the runtimes print a stack frame (caches compiled with the PE known;
+// SPEC.md 3.6). Views borrow from the Cache.
 struct MethodNameView {
   std::string_view coreclr;   // "NS.C.M(Int32 x)": CoreCLR's text, state-machine rewrite applied
   std::string_view mono;      // "NS.C.M (System.Int32 x)": Mono's text
@@ -67,7 +67,7 @@ struct MethodNameView {
 };
 
 // One binding of a source line (SPEC.md 6.2): a method and the IL offset and span of its
-// sequence point. Format 1.2 caches (reverse line index).
+// sequence point (reverse line index).
 struct LineMatch {
   std::uint32_t token = 0;      // MethodDef token 0x06RRRRRR
   std::uint32_t il_offset = 0;
@@ -153,7 +153,7 @@ class Cache {
   std::uint64_t point_count() const noexcept;
   std::uint64_t hidden_count() const noexcept;
 
-  // Method names (SPEC.md 3.6; absent from 1.0 caches and from caches compiled without the PE).
+  // Method names (SPEC.md 3.6; absent from caches compiled without the PE).
   bool has_method_names() const noexcept;
   std::uint32_t method_name_count() const noexcept;  // MethodDef rows of the PE; 0 without names
   // Ok without names or when their packed parts unpack (SPEC.md 3.6, 3.8); else why not

@@ -97,7 +97,7 @@ int ilmap_lookup_row(const ilmap_cache* cache, uint32_t row, uint32_t il_offset,
 /* Full check (checksum + structure). Returns ILMAP_OK or an error code. */
 int ilmap_verify(const ilmap_cache* cache, char* msg, size_t msg_size);
 
-/* Method names (format 1.1 caches compiled with the PE known; SPEC.md 3.6). */
+/* Method names (caches compiled with the PE known; SPEC.md 3.6). */
 enum ilmap_name_flavor {
   ILMAP_NAME_CORECLR = 0, /* "NS.C.M(Int32 x)": CoreCLR's frame text, state-machine rewrite applied */
   ILMAP_NAME_MONO = 1     /* "NS.C.M (System.Int32 x)": Mono's frame text */
