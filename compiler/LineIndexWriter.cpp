@@ -165,7 +165,7 @@ void line_index_content(const LineIndexSection& index, std::uint8_t* out) {
 }
 
 flatbuffers::Offset<fb::LineIndex> write_line_index(flatbuffers::FlatBufferBuilder& fbb, const LineIndexSection& index) {
-  // Format 2.0 (SPEC.md 3.7): the three vectors as one zstd frame when that is smaller. The
+  // SPEC.md 3.7, 3.8: the three vectors as one zstd frame when that is smaller. The
   // lookups by line unpack it once; a frame of a few KB unpacks in microseconds.
   PackScratch& scratch = pack_scratch();
   const std::size_t n = line_index_content_size(index);

@@ -1,4 +1,5 @@
-// LineIndexWriter.h - the reverse line index of a cache (SPEC.md section 3.7): per document, every visible sequence point ordered by (start line, start column, method row,
+// LineIndexWriter.h - the reverse line index of a cache (SPEC.md section 3.7): per
+// document, every visible sequence point ordered by (start line, start column, method row,
 // visible ordinal), delta-coded in small blocks with a block index of first lines, so that
 // `ilmap lines` finds the points of a source line in O(log n).
 //

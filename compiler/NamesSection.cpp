@@ -119,9 +119,9 @@ Result<NamesSection> build_names_section_from_pe(std::span<const std::uint8_t> p
 flatbuffers::Offset<fb::Names> write_names_section(flatbuffers::FlatBufferBuilder& fbb, const NamesSection& n) {
   auto assembly = n.has_assembly ? fbb.CreateString(n.assembly_name) : flatbuffers::Offset<flatbuffers::String>();
   auto module = fbb.CreateString(n.module_name);
-  // SPEC.md 3.6, 3.8: the texts repeat type names and parameter lists, and the method refs
-  // are mostly small, increasing numbers; each is packed into one zstd frame when that is
-  // smaller. No name index is stored: readers derive it from the methods.
+  // SPEC.md 3.6, 3.8: the texts repeat type names and parameter lists, and the method refs are
+  // mostly small, increasing numbers; each is packed into one zstd frame when that is smaller.
+  // The name index is not stored: readers derive it from the methods.
   PackScratch& scratch = pack_scratch();
   const std::size_t refs_size = n.methods.size() * sizeof(fb::MethodNameRef);
   std::span<const std::uint8_t> frame;

@@ -1,6 +1,6 @@
 // NamesSection.h - the method-names section of a cache (SPEC.md section 3.6): for every
-// MethodDef row of the PE the frame text CoreCLR and Mono print, the name-index key, the
-// state-machine kickoff (no name index is stored: readers derive it from the keys).
+// MethodDef row of the PE the frame text CoreCLR and Mono print, the name-index key and the
+// state-machine kickoff. No name index is stored: readers derive it from the keys.
 //
 // The caller builds a NamesSection from the PE's metadata
 // (a failure there is a warning, not a failed compile) and build_cache writes it at one place.

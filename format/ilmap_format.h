@@ -1,4 +1,4 @@
-// ilmap_format.h - the fixed parts of the cache format (2.0) that are not FlatBuffers: the 32-byte
+// ilmap_format.h - the fixed parts of the cache format that are not FlatBuffers: the 32-byte
 // file header and the bit-packed point blocks. Shared by the writer (compiler/) and the reader
 // (reader/). SPEC.md sections 2 and 5 describe the same bytes; keep them in step.
 #pragma once
@@ -31,7 +31,7 @@ struct FileHeader {
 };
 static_assert(sizeof(FileHeader) == kHeaderSize, "FileHeader must be 32 bytes");
 
-// --- method names (format 1.1, SPEC.md section 3.6) ----------------------------------------
+// --- method names (SPEC.md section 3.6) -----------------------------------------------------
 inline constexpr std::uint32_t kNameIterator = 1;      // MethodNameRef.flags: "+Name()" follows
 inline constexpr std::uint32_t kNameBadSignature = 2;  // the parameter list is "(<bad signature>)"
 inline constexpr std::uint32_t kNameMonoRewrite = 4;   // Mono text is the async kickoff's
@@ -39,7 +39,7 @@ inline constexpr std::uint32_t kNameFlagsMask = 7;
 inline constexpr std::uint32_t kIndexAlias = 1;        // NameIndexEntry.flags: kickoff's key
 inline constexpr std::uint32_t kIndexFlagsMask = 1;
 
-// --- method directory (format 2.0, SPEC.md section 4) ----------------------------------------
+// --- method directory (SPEC.md section 4) ---------------------------------------------------
 inline constexpr std::uint32_t kGroupRows = 64;             // method rows per MethodGroup
 inline constexpr std::uint32_t kGroupNarrow = 0xFFFFFFFFu;  // MethodGroup.high: no high halves
 
@@ -140,9 +140,9 @@ struct ProfileTable {
     const std::uint32_t j = i <= count ? i : 0;  // never an entry past the table
     // Compilers make this a branch on the row's kind, which lets the table entry load before
     // the block's address is known. Measured against masks that select the address or the
-    // loaded value without a branch: those were 3-10% slower on hits (BENCHMARKS.md). ilmap's
-    // writer gives every block a table entry (SPEC.md 5.1), so on its caches the branch always
-    // goes the same way and is not mispredicted.
+    // loaded value without a branch: those were 3-10% slower on hits
+    // (docs/benchmarks-history.md). ilmap's writer gives every block a table entry (SPEC.md
+    // 5.1), so on its caches the branch always goes the same way and is not mispredicted.
     const std::uint8_t* const src = j ? data + std::size_t(j - 1) * 8 : block;
     profile = load_le64(src) & kProfileBits;
     block += j ? 0 : kInlineProfileSize;

@@ -1,5 +1,5 @@
-// ilmap_lines_format.h - byte layout of the reverse line index (format 1.2, Cache.lines,
-// SPEC.md section 3.7), shared by the writer (compiler/LineIndex.cpp) and the reader
+// ilmap_lines_format.h - byte layout of the reverse line index (Cache.lines, SPEC.md section
+// 3.7), shared by the writer (compiler/LineIndexWriter.cpp) and the reader
 // (reader/LineIndex.cpp) so that both read one definition.
 //
 // Each document's visible points, sorted by (start line, start column, method row, visible

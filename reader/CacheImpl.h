@@ -69,8 +69,8 @@ struct Cache::Impl {
   d::ProfileTable profiles;  // block_profiles (SPEC.md 5.1)
   const fb::DocumentRef* docs = nullptr;
   std::uint32_t docs_count = 0;
-  // Document strings: the `strings` vector, or `strings_zstd` unpacked on first use (format
-  // 2.0, SPEC.md 3.3). `strings_ready` is published once (acquire/release) and never changes.
+  // Document strings: the `strings` vector, or `strings_zstd` unpacked on first use
+  // (SPEC.md 3.3, 3.8). `strings_ready` is published once (acquire/release) and never changes.
   struct Bytes {
     const std::uint8_t* data = nullptr;
     std::size_t size = 0;
@@ -109,8 +109,8 @@ struct Cache::Impl {
                 Bytes& out) const noexcept;
   static Status decode_method_columns(const Impl& m, const Section& sec);
   static Status decode_line_index(const Impl& m, const Section& sec);
-  // Method names (SPEC.md 3.6); names == nullptr without them. The method refs
-  // are `methods`, or `methods_zstd` unpacked on first use (format 2.0); the name index is
+  // Method names (SPEC.md 3.6); names == nullptr without them. The method refs are `methods`,
+  // or `methods_zstd` unpacked on first use (SPEC.md 3.8); the name index is
   // derived from them on the first name lookup (SPEC.md 6.1) and published like a section.
   const fb::Names* names = nullptr;
   mutable std::atomic<const std::vector<fb::NameIndexEntry>*> name_index_ready{nullptr};

@@ -1,4 +1,4 @@
-// LineIndex.cpp - the reader's part of the reverse line index : document matching
+// LineIndex.cpp - the reader's part of the reverse line index: document matching
 // (SPEC.md 6.3), the binding rule of a source line (6.2) and verify step 12.
 //
 // Points are read through the Impl's method directory and block decoder (reader/CacheImpl.h),
@@ -50,8 +50,8 @@ struct LinesView {
   }
 };
 
-// The index's three parts, from the plain fields or from `index_zstd` unpacked (format 2.0,
-// SPEC.md 3.7: doc_blocks, blocks and data back to back); kMalformed (or kTooLarge) when the
+// The index's three parts, from the plain fields or from `index_zstd` unpacked (SPEC.md
+// 3.7, 3.8: doc_blocks, blocks and data back to back); kMalformed (or kTooLarge) when the
 // frame does not unpack or its content does not split. Open made sure that one of the two forms
 // is there.
 Status view_of(const Cache& cache, std::span<const std::uint8_t> packed, LinesView& v) {

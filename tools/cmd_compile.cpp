@@ -135,7 +135,7 @@ std::string pe_beside(const std::string& pdb_path) {
   return {};
 }
 
-// Method names (format 1.1) from the PE of the input: the input itself, --pe for a PDB input
+// Method names (SPEC.md 3.6) from the PE of the input: the input itself, --pe for a PDB input
 // (must name the PDB: else kMismatch), or a same-named PE beside a PDB input whose CodeView names
 // it. A names failure is a warning (job.warnings) and the cache is built without them.
 Status collect_names(Job& job, const DebugInput& d, const CompileOptions& o, ModuleSource& m) {

@@ -1,10 +1,10 @@
 // cmd_dump.cpp - `ilmap dump INPUT [--sequence-points|--documents|--methods] [--json]
 //                [--max-decompressed SIZE]`.
 //
-// Prints the canonical sequence-point listing (DESIGN.md) or the document table of a PDB, a PE
-// or a cache. A malformed blob of one method is reported on stderr with its row; the other
-// methods are still printed and the exit code is 2 at the end. Text output escapes paths from
-// the file (TextEscape.h); JSON output carries them as JSON strings.
+// Prints the canonical sequence-point listing (docs/text-output.md) or the document table of a PDB,
+// a PE or a cache. A malformed blob of one method is reported on stderr with its row; the other
+// methods are still printed and the exit code is 2 at the end. Text output escapes paths from the
+// file (TextEscape.h); JSON output carries them as JSON strings.
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -150,7 +150,7 @@ void dump_method_names(std::uint32_t count, NameOf name, bool json) {
 
 int dump_cache_methods(const Cache& cache, const DumpOptions& o) {
   if (!cache.has_method_names())
-    return report(Error{Errc::kNotFound, o.input + ": the cache holds no method names (compiled from a PDB without its PE, or by an ilmap before format 1.1)"});
+    return report(Error{Errc::kNotFound, o.input + ": the cache holds no method names (compiled from a PDB without its PE)"});
   dump_method_names(cache.method_name_count(), [&](std::uint32_t i, std::string_view& c, std::string_view& m, std::uint32_t& k) {
     auto n = cache.method_name(0x06000001u + i);
     if (!n) return false;

@@ -67,12 +67,12 @@ int info_cache(const std::string& path, bool json) {
                                  (root->strings_zstd() ? root->strings_zstd()->size() : 0);
   j["section_details_bytes"] = (root->details() ? root->details()->size() : 0) +
                                (root->details_zstd() ? root->details_zstd()->size() : 0);
-  // Method names (format 1.1): present only when the cache was compiled with its PE.
+  // Method names (SPEC.md 3.6): present only when the cache was compiled with its PE.
   j["method_names"] = cache->has_method_names();
   if (const fb::Names* n = root->names()) {
     j["method_name_count"] = cache->method_name_count();
-    // Format 2.0 stores no name index; readers derive one entry per method and one more per
-    // method with a kickoff (SPEC.md 3.6).
+    // No name index is stored; readers derive one entry per method and one more per method
+    // with a kickoff (SPEC.md 3.6).
     std::uint64_t entries = 0;
     for (std::uint32_t i = 0; i < cache->method_name_count(); ++i) {
       const auto v = cache->method_name(0x06000001u + i);
@@ -86,7 +86,7 @@ int info_cache(const std::string& path, bool json) {
                                (n->methods_zstd() ? n->methods_zstd()->size() : 0) +
                                (n->strings() ? n->strings()->size() : 0) + (n->strings_zstd() ? n->strings_zstd()->size() : 0);
   }
-  // The reverse line index (format 1.2; packed into index_zstd in 2.0 when smaller).
+  // The reverse line index (SPEC.md 3.7; packed into index_zstd when smaller).
   if (const fb::LineIndex* li = root->lines()) {
     j["section_lines_bytes"] = (li->doc_blocks() ? li->doc_blocks()->size() * 4 : 0) +
                                (li->blocks() ? li->blocks()->size() * sizeof(fb::LineBlockRef) : 0) +

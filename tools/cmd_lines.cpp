@@ -1,10 +1,10 @@
-// cmd_lines.cpp - `ilmap lines CACHE FILE:LINE[:COLUMN] [--json]`: the reverse lookup of issue
-// 13, source line -> (method, IL offset) as a debugger binds a breakpoint (SPEC.md 6.2, 6.3).
+// cmd_lines.cpp - `ilmap lines CACHE FILE:LINE[:COLUMN] [--json]`: the reverse lookup, source
+// line -> (method, IL offset) as a debugger binds a breakpoint (SPEC.md 6.2, 6.3).
 //
 // One line per binding, in the canonical listing's form (docs/text-output.md):
 // "TOKEN IL PATH START_LINE:START_COLUMN-END_LINE:END_COLUMN", ordered by token then IL offset;
 // with --json one object per binding. No binding (no code at or after the line): exit 3. Every
-// cache that opens holds the line index (SPEC.md section 7, open step 15). FILE may itself hold
+// cache that opens holds the line index (SPEC.md section 7, open step 16). FILE may itself hold
 // colons (C:\src\a.cs:12): the query is split at its last colons, and a part before the last
 // one that is all digits makes that part LINE and the last one COLUMN (tools/QueryParse.h).
 //

@@ -67,7 +67,7 @@ struct MethodNameView {
 };
 
 // One binding of a source line (SPEC.md 6.2): a method and the IL offset and span of its
-// sequence point (reverse line index).
+// sequence point, from the reverse line index (SPEC.md 3.7).
 struct LineMatch {
   std::uint32_t token = 0;      // MethodDef token 0x06RRRRRR
   std::uint32_t il_offset = 0;
@@ -183,7 +183,7 @@ class Cache {
   // The breakpoint bindings of `line` (and `column`, 0 = none) of a document (SPEC.md 6.2),
   // ordered by token then IL offset; replaces `out`. O(log n) in the document's points plus
   // the points of the line bound to. No code at or after the line: ok with `out` empty. A packed
-  // index (format 2.0) is unpacked by the first call; a frame that does not unpack: kMalformed
+  // index (SPEC.md 3.8) is unpacked by the first call; a frame that does not unpack: kMalformed
   // (or kTooLarge) naming lines.index_zstd.
   Status lines(std::string_view path, std::uint32_t line, std::uint32_t column, std::vector<LineMatch>& out) const;
   // Same, for documents already matched (indexes from match_documents).

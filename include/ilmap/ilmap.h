@@ -196,8 +196,8 @@ typedef struct ilmap_line_match {
  * Returns ILMAP_OK (also when no code lies at or after the line: *count = 0),
  * ILMAP_E_NOT_FOUND (no such document, or an ambiguous suffix: msg lists the candidates),
  * ILMAP_E_MALFORMED or
- * ILMAP_E_TOO_LARGE (a packed index, format 2.0, whose zstd frame does not unpack; the first call
- * unpacks it) or ILMAP_E_USAGE (NULL arguments, empty path); msg, if not NULL, receives a
+ * ILMAP_E_TOO_LARGE (a packed index, SPEC.md 3.8, whose zstd frame does not unpack; the first
+ * call unpacks it) or ILMAP_E_USAGE (NULL arguments, empty path); msg, if not NULL, receives a
  * NUL-terminated message. */
 int ilmap_lines(const ilmap_cache* cache, const char* document, size_t document_len, uint32_t line, uint32_t column,
                 ilmap_line_match* out, size_t capacity, size_t* count, char* msg, size_t msg_size);

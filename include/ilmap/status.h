@@ -47,8 +47,8 @@ inline const char* errc_name(Errc code) noexcept {
   return "unknown";
 }
 
-// Process exit code for an error, as documented in README: 1 usage, 2 bad or corrupt input
-// (and I/O), 3 not found or mismatched.
+// Process exit code for an error, as documented in README "Exit codes": 1 usage, 2 bad or
+// corrupt input (and I/O), 3 not found or mismatched.
 inline int exit_code_for(Errc code) noexcept {
   switch (code) {
     case Errc::kOk: return 0;

@@ -390,8 +390,8 @@ public sealed class IlmapCache : IDisposable
 
     /// <summary>
     /// True once the cache file changed in a way the native reader could not shield the cache
-    /// from (see README "Files changed while open"): lookups then give no answer. A truncate or
-    /// rewrite normally leaves it false: the cache answers from the bytes it opened.
+    /// from (see docs/library.md "Files changed while open"): lookups then give no answer. A
+    /// truncate or rewrite normally leaves it false: the cache answers from the bytes it opened.
     /// </summary>
     public bool Changed
     {
