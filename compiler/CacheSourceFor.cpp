@@ -1,5 +1,5 @@
 // CacheSourceFor.cpp - the identity fields of a cache from its decoded input (one place for
-// `ilmap compile` and symbolicate's module index).
+// `ilmap compile`, the module index of symbols/ and `store add`).
 #include "compiler/CacheSourceFor.h"
 
 #include <xxhash.h>

@@ -1,13 +1,13 @@
 // DebugInput.h - opens an INPUT of the CLI (a .pdb, or a .dll/.exe naming or embedding one)
 // and yields its Portable PDB, plus the PE's identity when the input was a PE.
 //
-// PE matching (README "Finding the PDB of a PE"): with DebugInputOptions::pdb, only that file;
-// otherwise, in order, the embedded Portable PDB, then for each Portable CodeView entry the
-// CodeView path as written (when absolute and present on this machine) and the CodeView file
-// name ('/' and '\' both separate) beside the PE, then <PE name>.pdb beside the PE. A file is
-// accepted only if its PDB id equals (CodeView GUID, entry stamp) of a Portable CodeView entry.
-// When nothing matches, the error lists every file tried and why it was rejected. PdbChecksum
-// entries are then verified against the PDB that was used.
+// PE matching (docs/usage.md "Finding the PDB of a PE"): with DebugInputOptions::pdb, only that
+// file; otherwise, in order, the embedded Portable PDB, then for each Portable CodeView entry the
+// CodeView path as written (when absolute and present on this machine) and the CodeView file name
+// ('/' and '\' both separate) beside the PE, then <PE name>.pdb beside the PE. A file is accepted
+// only if its PDB id equals (CodeView GUID, entry stamp) of a Portable CodeView entry. When nothing
+// matches, the error lists every file tried and why it was rejected. PdbChecksum entries are then
+// verified against the PDB that was used.
 //
 // With DebugInputOptions::windows_pdbs, Windows (MSF 7.00) PDBs open too (`msf` instead of
 // `pdb`): a .pdb input with the MSF signature, and for a PE's non-portable (Windows) CodeView

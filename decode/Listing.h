@@ -1,4 +1,4 @@
-// Listing.h - the canonical sequence-point listing of DESIGN.md ("dump --sequence-points").
+// Listing.h - the canonical sequence-point listing (docs/text-output.md, "Canonical listing").
 //
 // One line per point, sorted by (token, IL offset), equal keys in PDB order:
 //   0x06000002 8 C:\src\Program.cs 22:13-22:20

@@ -1,4 +1,4 @@
-// Identity.cpp - SSQP keys, debug/code ids and the SymbolChecksum header (see Identity.h).
+// SymstoreKeys.cpp - SSQP keys, debug/code ids and the SymbolChecksum header (see SymstoreKeys.h).
 #include "decode/SymstoreKeys.h"
 
 #include "ilmap/status.h"

@@ -1,4 +1,4 @@
-// Identity.h - the text identities of a PDB and a PE: symbol-store (SSQP) keys, Sentry-style
+// SymstoreKeys.h - the text identities of a PDB and a PE: symbol-store (SSQP) keys, Sentry-style
 // debug and code ids, and the SymbolChecksum HTTP header.
 //
 // Formats from dotnet/symstore SSQP_Key_Conventions.md and its KeyGenerators (see

@@ -1,4 +1,4 @@
-// fuzz_names.cpp - libFuzzer target: a PE's method names (compiler/names): PeFile::parse, then
+// fuzz_names.cpp - libFuzzer target: a PE's method names (decode/names): PeFile::parse, then
 // ModuleNames::build under a 16 MiB text budget, every method's CoreCLR and Mono frame text, and
 // the name index. Properties: no crash, no sanitizer report, errors carry a code and a message,
 // a method with a bad signature has an error, and every method is found under its own index key.

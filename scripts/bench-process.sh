@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/bench-process.sh - whole-process `ilmap compile` against the same compile in process,
 # paired: the programs run alternately, round after round, so that a busy machine slows them
-# alike (issue 14, "Whole-process compile").
+# alike (BENCHMARKS.md "Compile").
 #
 #   scripts/bench-process.sh [--rounds N] [--in-process BENCH] [--pdb FILE]... ILMAP [ILMAP2...]
 #

@@ -1,7 +1,7 @@
 // AtomicFile.h - writing a cache to its output path without ever exposing a partial file or
 // destroying what the output path names.
 //
-// Output rules (README "compile"):
+// Output rules (docs/usage.md "Output rules of `compile`"):
 //   - "-" is standard output: the bytes are written to fd 1.
 //   - A symlink is followed to its final target; that target is what gets replaced, the link
 //     itself stays.

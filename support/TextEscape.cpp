@@ -1,4 +1,4 @@
-// TextEscape.cpp - the escaping of TextEscape.h (SPEC.md, "Text output").
+// TextEscape.cpp - the escaping of TextEscape.h (docs/text-output.md, "Escaping").
 #include "support/TextEscape.h"
 
 #include <cstdint>

@@ -1,6 +1,6 @@
-// ModuleResolver.h - the one module-resolution component (STYLE habit 11): given a module
-// identity, find the file (for a Portable PDB, preferably its ilmap cache) in the sources of a
-// symbol path, in order: local stores and plain store directories are read in place; HTTP
+// ModuleResolver.h - the one module-resolution component (docs/architecture.md): given a
+// module identity, find the file (for a Portable PDB, preferably its ilmap cache) in the sources
+// of a symbol path, in order: local stores and plain store directories are read in place; HTTP
 // servers are asked by SSQP key (with the SymbolChecksum header), and what they send is kept
 // in the entry's local cache, an ordinary SymbolStore. Nothing is used or kept unverified:
 //   - a cache must open, pass Cache::verify and record the wanted 20-byte PDB id; when the PE

@@ -3,17 +3,17 @@
 // caches beside PDBs, locks, atomic writes, same bytes = already present, other bytes under a
 // key = refused), and, as nAnicitus does for a source server, the package's sources published.
 //
-// Sources (README "Symbol stores"): a legacy symbols package carries its sources under `src/`.
-// With a source store (`sources_dir` + `source_url_root`), every `src/` file is copied to
-// `<sources_dir>/<id>/<version>/<path under src/>` (id and version from the .nuspec), and each
-// document of a PDB without SourceLink is matched to one of them by the longest common path
-// suffix: document and file paths split into components at '/' and '\', compared from the end
-// without ASCII case; the file sharing the most trailing components wins, at least the file
-// name; ties go to the file with fewer components, then the byte-wise smaller path. The
-// matched document's URL is `<source_url_root>/<id>/<version>/<path>` (components
-// percent-encoded except A-Z a-z 0-9 - . _ ~), recorded in the cache as SourceLink URLs are.
-// Sources are written before the PDBs whose caches name them; a source file already there
-// with the same bytes is kept, one with other bytes is refused (exit 3) like a store key.
+// Sources (docs/symbol-stores.md "NuGet symbol packages"): a legacy symbols package carries its
+// sources under `src/`. With a source store (`sources_dir` + `source_url_root`), every `src/` file
+// is copied to `<sources_dir>/<id>/<version>/<path under src/>` (id and version from the .nuspec),
+// and each document of a PDB without SourceLink is matched to one of them by the longest common
+// path suffix: document and file paths split into components at '/' and '\', compared from the end
+// without ASCII case; the file sharing the most trailing components wins, at least the file name;
+// ties go to the file with fewer components, then the byte-wise smaller path. The matched
+// document's URL is `<source_url_root>/<id>/<version>/<path>` (components percent-encoded except
+// A-Z a-z 0-9 - . _ ~), recorded in the cache as SourceLink URLs are. Sources are written before
+// the PDBs whose caches name them; a source file already there with the same bytes is kept, one
+// with other bytes is refused (exit 3) like a store key.
 #pragma once
 
 #include <functional>

@@ -3,7 +3,7 @@
 // store (every file against the key it sits under, every cache against the bytes it derives
 // from, every Portable PDB for its cache).
 //
-// Where caches go (README "Symbol stores"):
+// Where caches go (docs/symbol-stores.md "Symbol stores"):
 //   - a Portable PDB foo.pdb: STORE/foo.pdb/<guid>FFFFFFFF/foo.ilmap, beside the PDB;
 //   - a PE with an embedded Portable PDB: the same place, under the key of the PDB its
 //     CodeView entry names (what a client derives from the PE), though no .pdb file is there;

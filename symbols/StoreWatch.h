@@ -21,9 +21,9 @@
 // Re-running a claimed package is safe because store add is idempotent: what the killed run
 // stored is "already present", the rest is added, nothing is stored twice.
 //
-// Test hook (test-only, documented in README): ILMAP_TEST_WATCH_KILL=after-claim or
-// after-first-file makes the watcher SIGKILL itself right after claiming a package, or right
-// after storing the package's first file.
+// Test hook (test-only, documented in docs/symbol-stores.md "store watch"):
+// ILMAP_TEST_WATCH_KILL=after-claim or after-first-file makes the watcher SIGKILL itself right
+// after claiming a package, or right after storing the package's first file.
 #pragma once
 
 #include <atomic>

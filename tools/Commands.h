@@ -36,7 +36,7 @@ inline int report_error(const Error& e) {
 
 // --max-decompressed, as dump and info take it (compile has its own with the same meaning): the
 // largest embedded PDB or embedded source inflated, and the total of the distinct embedded
-// sources of one PDB (README "Limits on hostile input").
+// sources of one PDB (docs/limits.md).
 inline constexpr std::uint64_t kDefaultMaxDecompressed = std::uint64_t(512) << 20;
 inline CLI::Option* add_max_decompressed(CLI::App* cmd, std::uint64_t& value) {
   return cmd

@@ -23,10 +23,10 @@ CLI::Option* add_symbol_path_option(CLI::App* cmd, std::string& spec, const std:
       "--symbol-path", spec,
       "Symbol path searched for " + what +
           ": srv*CACHE*https://server;srv*https://other (after a cache*DIR entry);DIR (a local "
-          "store), as 'ilmap fetch' reads it (README \"Fetching from symbol servers\"); local "
-          "stores and download caches are read before a server is asked. What is found is "
-          "verified (exit 3 when only wrong files are offered, 2 on server failure); downloads "
-          "are kept in CACHE");
+          "store), as 'ilmap fetch' reads it (docs/symbol-stores.md \"Fetching from symbol "
+          "servers\"); local stores and download caches are read before a server is asked. What "
+          "is found is verified (exit 3 when only wrong files are offered, 2 on server failure); "
+          "downloads are kept in CACHE");
 }
 
 Result<symbols::Resolved> resolve_with_symbol_path(const std::string& spec, const std::string& input, bool want_cache,

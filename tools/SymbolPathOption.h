@@ -1,7 +1,7 @@
 // SymbolPathOption.h - the `--symbol-path SPEC` option that lookup, compile (and symbolicate)
 // share: one help text, one way to turn an input into what the symbol path holds for it.
 // The work is symbols/ModuleResolver's (fetch uses it directly, with its HTTP knobs); here
-// the defaults apply (README "Fetching from symbol servers").
+// the defaults apply (docs/symbol-stores.md "Fetching from symbol servers").
 #pragma once
 
 #include <CLI/CLI.hpp>

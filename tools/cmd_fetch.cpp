@@ -112,7 +112,8 @@ int run_fetch(const FetchArgs& a) {
   };
   const unsigned threads = std::max(1u, std::min<unsigned>(a.jobs, static_cast<unsigned>(items.size())));
   {
-    // A progress line on a terminal only (README); erased before the answers print.
+    // A progress line on a terminal only (docs/symbol-stores.md "Fetching from symbol
+    // servers"); erased before the answers print.
     FetchProgress progress(!a.verbose && ::isatty(2) == 1, items.size(), done, received);
     std::vector<std::thread> pool;
     for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);

@@ -9,12 +9,12 @@
 // stdin that may wait; a malformed line gets an error line ("error: ..." or {"error":...}),
 // the run goes on, and the exit code is 1. Lines are capped at 64 KiB (LineReader.h).
 //
-// The cache is opened without checking its checksum (open is O(1)); --verify checks it first.
-// A cache changed under a running lookup (issue 9 item 6): the SIGBUS guard turns a read past
-// a truncated file's end into zeros and Cache::changed(); a batch also stats the file when new
-// input arrived (and every few ms) and opens it again when it was replaced or rewritten. An
-// answer read from a changed mapping is never printed: the query gets an error line when the
-// file cannot be opened again, and the run then exits 2.
+// The cache is opened without checking its checksum (open is O(1)); --verify checks it first. A
+// cache changed under a running lookup (docs/usage.md "Caches changed while in use"): the SIGBUS
+// guard turns a read past a truncated file's end into zeros and Cache::changed(); a batch also
+// stats the file when new input arrived (and every few ms) and opens it again when it was replaced
+// or rewritten. An answer read from a changed mapping is never printed: the query gets an error
+// line when the file cannot be opened again, and the run then exits 2.
 #include <sys/stat.h>
 
 #include <cerrno>

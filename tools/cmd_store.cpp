@@ -205,7 +205,8 @@ void register_store(CLI::App& app, int& rc) {
       "an existing key: refused (exit 3). Writes are atomic and locked (concurrent adds are safe).\n"
       "A .nupkg/.snupkg file is a NuGet package: every PE/PDB inside is added; with --sources,\n"
       "its src/ files are published there as ID/VERSION/PATH and documents of PDBs without\n"
-      "SourceLink get URLs under --source-url-root (longest common path suffix; README).");
+      "SourceLink get URLs under --source-url-root (longest common path suffix: see\n"
+      "docs/symbol-stores.md).");
   add->add_option("STORE", a->root, "Store directory (created if absent)")->required();
   add->add_option("INPUT", a->inputs, "PE/PDB files, directories, NuGet packages")->required();
   add->add_option("--sources", a->po.sources_dir, "Source store directory for package sources");

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# record.sh - records the real .NET traces of this folder (README "symbolicate", scripts/demo.sh):
+# record.sh - records the real .NET traces of this folder (docs/symbolicate.md, scripts/demo.sh):
 #   cs-frames.il-offsets.txt   the exceptions of corpus/out/cs-frames's scenarios as CoreCLR prints them
 #                              without PDBs, with Switch.System.Diagnostics.StackTrace.ShowILOffsets on
 #                              (run by tests/symbolicate/trace/Trace.cs, built by the SDK's Roslyn).

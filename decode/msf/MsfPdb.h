@@ -93,7 +93,7 @@ class MsfPdb {
   friend class MsfPdbBuilder;
 };
 
-// The canonical listing (DESIGN.md, "Canonical sequence-point listing") of every method's points.
+// The canonical listing (docs/text-output.md, "Canonical listing") of every method's points.
 std::string msf_listing(const MsfPdb& pdb);
 
 }  // namespace ilmap::msf

@@ -1,7 +1,7 @@
 // LookupTest.cpp - exhaustive lookups: for every method of every corpus and shared input and
 // every IL offset from 0 to 16 past the method's last point, Cache::lookup (cache built in
 // memory, opened with from_bytes) and the C API's ilmap_lookup must give exactly the answer of
-// a naive walk of the decoded points under the normative rule (DESIGN.md "Lookup rule").
+// a naive walk of the decoded points under the normative rule (SPEC.md section 6).
 #include <gtest/gtest.h>
 
 #include <cstring>

@@ -1,5 +1,5 @@
 // NamesTest.cpp - the method-names section (format 1.1, SPEC.md 3.6): the reader's and the C
-// API's names and name lookups equal compiler/names' for every method of the corpus DLLs
+// API's names and name lookups equal decode/names' for every method of the corpus DLLs
 // (overloads, state-machine aliases included); a cache without names (built without the PE, or a
 // committed format 1.0 cache) answers nothing; corrupt ranges and kickoffs give no answer and
 // fail verify. Format 2.0: the method refs are packed (methods_zstd) and the name index is not
@@ -33,7 +33,7 @@ namespace {
 struct NamedCache {
   std::unique_ptr<DebugInput> input;
   std::optional<PeFile> pe;
-  std::optional<names::ModuleNames> names;  // the oracle: compiler/names itself
+  std::optional<names::ModuleNames> names;  // the oracle: decode/names itself
   std::vector<std::uint8_t> bytes;
 };
 

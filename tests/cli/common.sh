@@ -18,6 +18,6 @@ frames_cache() {
 # mtime FILE - modification time in seconds.
 mtime() { stat -c %Y "$1"; }
 # shrink SIZE FILE - truncate(2) FILE to SIZE bytes. coreutils truncate opens the file with
-# O_NONBLOCK, which a reader's read lease (README "Files changed while open") answers with
+# O_NONBLOCK, which a reader's read lease (docs/library.md "Files changed while open") answers with
 # EWOULDBLOCK once while it releases the lease; truncate(2) by path waits for the release.
 shrink() { perl -e 'truncate($ARGV[1], $ARGV[0]) or die "truncate $ARGV[1]: $!\n"' "$1" "$2"; }

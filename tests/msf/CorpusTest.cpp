@@ -123,9 +123,9 @@ TEST(Corpus, DocumentFacts) {
   }
 }
 
-// The symbol-store key and debug id, from the reference's "# debug_entry type=2 ...
-// codeview_guid=G age=A" header line, written independently of Identity.cpp: the GUID without
-// dashes, then the age in hex.
+// The symbol-store key and debug id, from the reference's "# debug_entry type=2 ... codeview_guid=G
+// age=A" header line, written independently of decode/SymstoreKeys.cpp: the GUID without dashes,
+// then the age in hex.
 TEST(Corpus, SymbolStoreKeys) {
   const auto dirs = win_folders();
   if (dirs.empty()) GTEST_SKIP() << "no win_* folders";

@@ -2,7 +2,7 @@
 // map, streams, directory, block map) and the streams a managed PDB has (PDB info with its
 // named-stream map, /names, DBI with module records, module streams with S_*MANPROC records and
 // C13 subsections). The layout is fixed and reported (Layout), so hostile tests can patch a
-// known byte. Written from the same documents as the decoder (compiler/msf/MsfFormat.h), and
+// known byte. Written from the same documents as the decoder (decode/msf/MsfFormat.h), and
 // checked against real PDBs by the corpus test, which the decoder must pass first.
 #pragma once
 

@@ -1,4 +1,4 @@
-// SrcSrvTest.cpp - srcsrv stream parsing and target expansion (compiler/msf/SrcSrv.h) on
+// SrcSrvTest.cpp - srcsrv stream parsing and target expansion (decode/msf/SrcSrv.h) on
 // hand-written streams, and the URLs they give documents in a cache.
 #include <gtest/gtest.h>
 

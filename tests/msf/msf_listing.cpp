@@ -1,6 +1,6 @@
-// msf_listing.cpp - test helper: prints the canonical listing (DESIGN.md) of a Windows (MSF) PDB
-// as compiler/msf decodes it, for comparison with the Mono.Cecil oracle (tests/oracle-cecil).
-// Not the CLI: `ilmap dump` takes Windows PDBs once the cache builder does.
+// msf_listing.cpp - test helper: prints the canonical listing (docs/text-output.md) of a
+// Windows (MSF) PDB as decode/msf decodes it, for comparison with the Mono.Cecil oracle
+// (tests/oracle-cecil), with no CLI or cache builder in between.
 //   ilmap_msf_listing PDB      exit 0 ok, 1 usage, 2 unreadable or bad PDB
 #include <cstdio>
 #include <fstream>

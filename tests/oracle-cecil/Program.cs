@@ -1,5 +1,5 @@
-// CecilOracle - prints the canonical sequence-point listing (DESIGN.md) of an assembly's Windows
-// (MSF) PDB as Mono.Cecil's managed reader (Mono.Cecil.Pdb.NativePdbReader) decodes it.
+// CecilOracle - prints the canonical sequence-point listing (docs/text-output.md) of an assembly's
+// Windows (MSF) PDB as Mono.Cecil's managed reader (Mono.Cecil.Pdb.NativePdbReader) decodes it.
 //   CecilOracle ASSEMBLY [PDB]     (PDB defaults to ASSEMBLY with the extension .pdb)
 // Methods in token order; each method's points by IL offset, equal offsets in PDB order (a stable
 // sort). Exit 0 ok, 1 usage, 2 the PDB is not read as a Windows PDB or reading failed.

@@ -3,7 +3,7 @@
 # corpus/windows/manifest.tsv (real PDBs and their assemblies from older NuGet packages):
 #   1. corpus/windows/restore.sh restores the packages (NuGet's global folder) and checks each
 #      file's MSF signature and SHA-256;
-#   2. check-win.sh --ilmap: for every row, Mono.Cecil's listing == compiler/msf's ==
+#   2. check-win.sh --ilmap: for every row, Mono.Cecil's listing == decode/msf's ==
 #      `ilmap dump` of the PDB == `ilmap dump` of the cache compiled from the assembly with
 #      --pdb (GUID and age must match);
 #   3. LOOKUP_TESTS (ilmap_cache_lookup_tests, Windows/WindowsLookup.*): on every row's PDB and

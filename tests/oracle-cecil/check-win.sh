@@ -1,6 +1,6 @@
 #!/bin/bash
 # check-win.sh [--ilmap ILMAP] [--pairs FILE] SHARED_DIR OUTDIR MSF_LISTING [DIR...] - builds the
-# Mono.Cecil oracle into OUTDIR and compares its listing with compiler/msf's (MSF_LISTING PDB),
+# Mono.Cecil oracle into OUTDIR and compares its listing with decode/msf's (MSF_LISTING PDB),
 # byte for byte, for every SHARED_DIR/corpus-public/win_*/ folder (its PDB and DLL) and, in each
 # further DIR, every Windows PDB with an assembly of the same base name (.dll or .exe) beside it.
 #   --pairs FILE  compare these instead (lines NAME<TAB>PDB<TAB>ASSEMBLY; the win_* folders and
@@ -66,10 +66,10 @@ for pair in "${pairs[@]}"; do
         echo "FAIL $name: the oracle could not read it"; status=1; continue
     fi
     if ! "$ours" "$pdb" >"$tmp/ours.txt"; then
-        echo "FAIL $name: compiler/msf could not read it"; status=1; continue
+        echo "FAIL $name: decode/msf could not read it"; status=1; continue
     fi
     if ! cmp -s "$tmp/cecil.txt" "$tmp/ours.txt"; then
-        echo "FAIL $name: listings differ (< Mono.Cecil, > compiler/msf)"
+        echo "FAIL $name: listings differ (< Mono.Cecil, > decode/msf)"
         diff "$tmp/cecil.txt" "$tmp/ours.txt" | head -n 20
         status=1; continue
     fi
@@ -90,5 +90,5 @@ for pair in "${pairs[@]}"; do
     n=$((n + 1))
     echo "ok $name ($(wc -l <"$tmp/ours.txt") points)"
 done
-echo "$n of ${#pairs[@]} Windows PDBs: Mono.Cecil and compiler/msf agree"
+echo "$n of ${#pairs[@]} Windows PDBs: Mono.Cecil and decode/msf agree"
 exit $status

@@ -2,7 +2,7 @@
 # check-cache-names.sh REPO_ROOT NAMES_DUMP ILMAP
 # For every corpus PE REPO_ROOT/corpus/out/*/*.dll: `ilmap compile` it, then `ilmap dump --methods`
 # of the cache (its names section, format 1.1) and of the PE itself must both equal NAMES_DUMP's
-# output (compiler/names, which oracle_names checks against the .NET runtime), and the cache
+# output (decode/names, which oracle_names checks against the .NET runtime), and the cache
 # must verify. Exit: 0 all agree, 1 some differ, 2 usage, 77 no corpus.
 set -u
 export LC_ALL=C

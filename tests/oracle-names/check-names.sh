@@ -1,6 +1,6 @@
 #!/bin/bash
 # check-names.sh REPO_ROOT NAMES_ORACLE NAMES_DUMP [ILMAP]
-# ilmap's method names (compiler/names, printed by the test helper ilmap_names_dump) against the
+# ilmap's method names (decode/names, printed by the test helper ilmap_names_dump) against the
 # .NET runtime's (NamesOracle, see README.md), for every corpus PE REPO_ROOT/corpus/out/*/*.dll:
 #   - every MethodDef: the CoreCLR frame text (the runtime's StackTrace.ToString of that method)
 #     and the Mono text (Mono's rule evaluated over CoreCLR reflection) must be equal;

@@ -1,6 +1,7 @@
 #!/bin/bash
 # ground-truth.sh REPO_ROOT ILMAP [coreclr|mono]
-# `ilmap symbolicate` against the runtimes' own answers (README "symbolicate", tests/symbolicate/README.md).
+# `ilmap symbolicate` against the runtimes' own answers (docs/symbolicate.md,
+# tests/symbolicate/README.md).
 #   coreclr: trace/Trace.cs (built by the SDK's Roslyn against Mono's mscorlib, so that both runtimes
 #            run it), the corpus programs with a Scenarios class (cs-frames, cs-signatures) and a
 #            throwing call into the F# and VB corpus libraries (fs-basic, vb-basic) are run

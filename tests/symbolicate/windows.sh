@@ -88,7 +88,7 @@ check_module() {
   local sym="$ilmap symbolicate --columns --cache-dir $d/cache"
   expect "$name coreclr ($npicked frames)" "$(cat "$d/coreclr.want")" "$($sym --search "$d/mod" <"$d/coreclr.in" 2>"$d/err")"
   expect "$name   summary" "ilmap symbolicate: $npicked frames, $npicked resolved" "$(head -1 "$d/err")"
-  # Compiled once, under the Windows key (lower-case GUID N as every key of SPEC section 9, age hex).
+  # Compiled once, under the Windows key (lower-case GUID N as every key of docs/store-layout.md, age hex).
   local key
   key=$(printf '%s' "$stem.pdb/${guid//-/}$(printf '%x' "$age")/$stem.ilmap" | tr '[:upper:]' '[:lower:]')
   expect "$name   cache at the Windows key" "$key" "$(cd "$d/cache" && find . -type f -name '*.ilmap' | sed 's|^\./||')"

@@ -1,4 +1,4 @@
-// ListingTest.cpp - canonical listing lines (DESIGN.md "Canonical sequence-point listing") and
+// ListingTest.cpp - canonical listing lines (docs/text-output.md, "Canonical listing") and
 // the stable per-method sort.
 #include <gtest/gtest.h>
 

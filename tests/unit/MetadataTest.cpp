@@ -71,7 +71,7 @@ TEST(Metadata, TruncatedHeader) {
 
 // Known bug (reported, not fixed here): a stream name cut by the end of the metadata is
 // reported as kMalformed "name not terminated within 32 bytes" instead of kTruncated
-// (compiler/Metadata.cpp, parse_streams). Enable once fixed.
+// (decode/Metadata.cpp, parse_streams). Enable once fixed.
 TEST(Metadata, TruncatedInsideStreamName) {
   const Bytes full = empty_image().build();
   auto md = parse(Bytes(full.begin(), full.begin() + 42));  // "#P" of "#Pdb"

@@ -1,4 +1,4 @@
-// TextEscapeTest.cpp - the text-output escaping of SPEC.md ("Text output").
+// TextEscapeTest.cpp - the text-output escaping of docs/text-output.md.
 #include <gtest/gtest.h>
 
 #include <string>

@@ -140,8 +140,8 @@ public class ApiTests
         var before = new List<string>();
         for (int row = 1; row <= cache.MethodCount; row++)
             before.Add(cache.TryLookupRow(row, 0, out var l) ? l.ToString() : "");
-        // Truncated in place, inside a page: the truncate waits for the native reader's read
-        // lease to be released, after it copied the mapping (README "Files changed while open").
+        // Truncated in place, inside a page: the truncate waits for the native reader's read lease
+        // to be released, after it copied the mapping (docs/library.md "Files changed while open").
         using (var f = new FileStream(path, FileMode.Open, FileAccess.Write))
             f.SetLength(4000);
         for (int row = 1; row <= cache.MethodCount; row++)

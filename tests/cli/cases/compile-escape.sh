@@ -1,4 +1,4 @@
-# compile messages print file-supplied paths escaped (SPEC "Text output"): a file name with a
+# compile messages print file-supplied paths escaped (docs/text-output.md): a file name with a
 # newline or an escape character found in a directory cannot split or forge output lines.
 . "$(dirname "$0")/../common.sh"
 need "$FRAMES.pdb" "$FEATURES.dll"

@@ -2,7 +2,7 @@
 # compiled from another PDB (the Features PDB with Frames' id patched in) is refused when the
 # PE records a PdbChecksum: the cache does not record the SHA-256 the PE names. fetch then gets
 # the PDB itself, checks it against the PdbChecksum and compiles its cache locally, which
-# answers for Frames; the forged cache is not kept (README "What is trusted").
+# answers for Frames; the forged cache is not kept (docs/symbol-stores.md "What is trusted").
 . "$(dirname "$0")/../common.sh"
 . "$(dirname "$0")/../faultserver.sh"
 need "$FRAMES.pdb" "$FRAMES.dll" "$FEATURES.pdb"

@@ -1,10 +1,10 @@
-# A cache is stored only beside the bytes it was compiled from (README "What is trusted"). A
-# package holding a PE that is not Frames, whose embedded PDB (the Features PDB) claims the id,
-# GUID, stamp and name of Ilmap.Corpus.Frames.pdb and whose documents get package-source URLs,
-# is refused (exit 3) before anything is written: the stored Frames cache keeps answering for
-# Frames, and the PE is not stored. A cache that does not derive from the PDB beside it (the
-# forged one put there by hand) fails `store verify` (exit 3). Another package repeating the
-# Frames PDB with other sources does not replace the URLs of the first.
+# A cache is stored only beside the bytes it was compiled from (docs/symbol-stores.md "What is
+# trusted"). A package holding a PE that is not Frames, whose embedded PDB (the Features PDB) claims
+# the id, GUID, stamp and name of Ilmap.Corpus.Frames.pdb and whose documents get package-source
+# URLs, is refused (exit 3) before anything is written: the stored Frames cache keeps answering for
+# Frames, and the PE is not stored. A cache that does not derive from the PDB beside it (the forged
+# one put there by hand) fails `store verify` (exit 3). Another package repeating the Frames PDB
+# with other sources does not replace the URLs of the first.
 . "$(dirname "$0")/../common.sh"
 need "$FRAMES.pdb" "$FEATURES.pdb"
 command -v python3 >/dev/null || { echo "python3 not found"; exit 77; }

@@ -1,6 +1,6 @@
 # A line over 256 KiB inside a ProductionStackTrace block passes through unparsed, as it does
-# outside one (README "Symbolicating stack traces"), even when its tail past the 256 KiB read
-# buffer looks like a frame; the block's own frame still resolves.
+# outside one (docs/symbolicate.md), even when its tail past the 256 KiB read buffer looks like a
+# frame; the block's own frame still resolves.
 . "$(dirname "$0")/../common.sh"
 need "$FRAMES.pdb" "$FRAMES.dll"
 mkdir pe && cp "$FRAMES.pdb" "$FRAMES.dll" pe/

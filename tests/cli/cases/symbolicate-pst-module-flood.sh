@@ -1,7 +1,7 @@
-# MODULE lines count against the 4 MiB / 10,000-line hold of a ProductionStackTrace block like
-# every other held line (README "Symbolicating stack traces"): a flood of them after one
-# block's separator goes out unchanged as it streams (200 MB through a 150 MB address-space
-# limit), the block's frame counted as "module lines too far".
+# MODULE lines count against the 4 MiB / 10,000-line hold of a ProductionStackTrace block like every
+# other held line (docs/symbolicate.md): a flood of them after one block's separator goes out
+# unchanged as it streams (200 MB through a 150 MB address-space limit), the block's frame counted
+# as "module lines too far".
 . "$(dirname "$0")/../common.sh"
 need "$FRAMES.pdb" "$FRAMES.dll"
 # Sanitizer builds reserve terabytes of address space and cannot start under the limit: skip.
