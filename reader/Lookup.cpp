@@ -44,11 +44,14 @@ inline std::uint32_t count_le(const std::uint8_t* rec, unsigned w, std::uint32_t
 
 }  // namespace
 
-std::optional<LookupResult> Cache::Impl::lookup_row(std::uint32_t rid, std::uint32_t il) const noexcept {
+// Inlined into Cache::lookup and Cache::lookup_row, which hand it the optional they return: the
+// answer is built in place, each field stored once.
+[[gnu::always_inline]] inline bool Cache::Impl::lookup_row(std::uint32_t rid, std::uint32_t il,
+                                                           std::optional<LookupResult>& r) const noexcept {
   const std::uint8_t* rec;
   const std::uint8_t* end;
   d::BlockHeader h;
-  if (!block(rid, rec, end, h) || h.visible == 0) return std::nullopt;
+  if (!block(rid, rec, end, h) || h.visible == 0) return false;
   // Visible records are in increasing IL order: count those with offset <= il. Invariant:
   // records below lo are <= il, records from lo + n on are > il. Long columns are first halved
   // down to 64 entries; from there the search has a fixed shape (no data-dependent branch to
@@ -76,42 +79,43 @@ std::optional<LookupResult> Cache::Impl::lookup_row(std::uint32_t rid, std::uint
   lo += 8 * j;
   n = std::min<std::uint32_t>(n - 8 * j, 8);
   lo += count_le(rec, w, lo, n, last, il);
-  if (lo == 0) return std::nullopt;
+  if (lo == 0) return false;
   const d::VisibleRecord v = d::get_visible(rec, lo - 1, h);
   // On a sorted column the record found is at or before `il`; on a corrupt one it may not be,
   // and then there is no answer (never a point after the offset).
-  if (v.il > il) return std::nullopt;
-  LookupResult r;
-  r.il_offset = v.il;
-  r.line = v.line;
-  r.column = v.column;
-  r.end_line = v.end_line;
-  r.end_column = v.end_column;
-  r.document = v.document;
-  if (r.document >= docs_count) return std::nullopt;
-  const fb::DocumentRef& doc = docs[r.document];
+  if (v.il > il) return false;
+  if (v.document >= docs_count) return false;
+  const fb::DocumentRef& doc = docs[v.document];
   const Bytes& s = strings();  // one acquire load for both views
   const std::uint64_t po = doc.path_offset(), pl = doc.path_length(), uo = doc.url_offset(), ul = doc.url_length();
-  if (po + pl > s.size || uo + ul > s.size) return std::nullopt;
-  r.file = {reinterpret_cast<const char*>(s.data) + po, static_cast<std::size_t>(pl)};
-  r.source_url = {reinterpret_cast<const char*>(s.data) + uo, static_cast<std::size_t>(ul)};
-  r.language = static_cast<Language>(doc.language());
-  return r;
+  if (po + pl > s.size || uo + ul > s.size) return false;
+  const char* const text = reinterpret_cast<const char*>(s.data);
+  r.emplace(LookupResult{.file = {text + po, static_cast<std::size_t>(pl)},
+                         .source_url = {text + uo, static_cast<std::size_t>(ul)},
+                         .language = static_cast<Language>(doc.language()),
+                         .document = v.document,
+                         .il_offset = v.il,
+                         .line = v.line,
+                         .column = v.column,
+                         .end_line = v.end_line,
+                         .end_column = v.end_column});
+  return true;
 }
 
 // Lookups check changed() after their reads, a seqlock's re-check (ilmap/mapping_guard.h): an
-// answer built from bytes a writer changed is dropped. The check is a fence and one load.
+// answer built from bytes a writer changed is dropped. The check is a fence and one load. One
+// optional is returned on every path, so it is built in the caller's slot.
 std::optional<LookupResult> Cache::lookup(std::uint32_t token, std::uint32_t il_offset) const noexcept {
-  if ((token >> 24) != 0x06 || il_offset >= kNoIlOffsetFrom) return std::nullopt;
-  std::optional<LookupResult> r = impl_->lookup_row(token & 0xFFFFFF, il_offset);
-  if (impl_->guard.changed()) return std::nullopt;
+  std::optional<LookupResult> r;
+  if ((token >> 24) == 0x06 && il_offset < kNoIlOffsetFrom && impl_->lookup_row(token & 0xFFFFFF, il_offset, r) &&
+      impl_->guard.changed())
+    r.reset();
   return r;
 }
 
 std::optional<LookupResult> Cache::lookup_row(std::uint32_t rid, std::uint32_t il_offset) const noexcept {
-  if (il_offset >= kNoIlOffsetFrom) return std::nullopt;
-  std::optional<LookupResult> r = impl_->lookup_row(rid, il_offset);
-  if (impl_->guard.changed()) return std::nullopt;
+  std::optional<LookupResult> r;
+  if (il_offset < kNoIlOffsetFrom && impl_->lookup_row(rid, il_offset, r) && impl_->guard.changed()) r.reset();
   return r;
 }
 
