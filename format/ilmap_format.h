@@ -3,6 +3,7 @@
 // (reader/). SPEC.md sections 2 and 5 describe the same bytes; keep them in step.
 #pragma once
 
+#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -81,7 +82,20 @@ struct BlockHeader {
 // Length code of a header value (SPEC.md 5.1): 0 -> the value is 0 and takes no byte, 1 -> one
 // byte, 2 -> two bytes, 3 -> four bytes (little endian). The writer always picks the shortest.
 inline unsigned length_code(std::uint32_t v) { return v == 0 ? 0u : v < 0x100 ? 1u : v < 0x10000 ? 2u : 3u; }
-inline unsigned code_bytes(unsigned code) { return (1u << code) >> 1; }  // 0, 1, 2, 4
+constexpr unsigned code_bytes(unsigned code) { return (1u << code) >> 1; }  // 0, 1, 2, 4
+inline constexpr std::uint32_t kCodeMask[4] = {0, 0xFF, 0xFFFF, 0xFFFFFFFF};  // a value's bits, per code
+
+// Where the header values lie, per codes byte (bits 32-39 of a profile): bits 0-7, 8-15 and
+// 16-23 the byte offsets of hidden, base_line and base_doc (visible is at 0), bits 24-31 the
+// size of the four. One load instead of four lengths added up.
+inline constexpr std::array<std::uint32_t, 256> kValueLayout = [] {
+  std::array<std::uint32_t, 256> t{};
+  for (unsigned c = 0; c < 256; ++c) {
+    const unsigned o1 = code_bytes(c & 3), o2 = o1 + code_bytes(c >> 2 & 3), o3 = o2 + code_bytes(c >> 4 & 3);
+    t[c] = o1 | o2 << 8 | o3 << 16 | (o3 + code_bytes(c >> 6)) << 24;
+  }
+  return t;
+}();
 
 // Hosts are little endian (CMake refuses others), so a little-endian load is a memcpy.
 inline std::uint64_t load_le64(const std::uint8_t* p) {
@@ -152,37 +166,43 @@ struct ProfileTable {
 
 // Decodes the header values of a block of the given profile from [p, end) and advances p past
 // them; false if they do not fit (or p is already past end: a block too short for its own
-// inline profile). Needs 8 readable bytes past `end` (the block tail padding
-// guarantees them): every value is read by one unaligned 8-byte load, no loop.
+// inline profile). Needs 4 readable bytes at each value (the block tail padding guarantees
+// them): every value is read by one unaligned 4-byte load and a mask, no loop.
 inline bool get_block_header(const std::uint8_t*& p, const std::uint8_t* end, std::uint64_t profile, BlockHeader& h) {
   const std::uint32_t widths = static_cast<std::uint32_t>(profile);
-  const unsigned codes = static_cast<unsigned>(profile >> 32);
+  const unsigned codes = static_cast<unsigned>(profile >> 32) & 0xFF;
   h.w_il = widths & 31;
   h.w_col = (widths >> 5) & 31;
   h.w_ecol = (widths >> 10) & 31;
   h.w_line = (widths >> 15) & 31;
   h.w_dline = (widths >> 20) & 31;
   h.w_doc = (widths >> 25) & 31;
-  const unsigned n0 = code_bytes(codes & 3), n1 = code_bytes(codes >> 2 & 3),
-                 n2 = code_bytes(codes >> 4 & 3), n3 = code_bytes(codes >> 6 & 3);
-  const std::size_t size = n0 + n1 + n2 + n3;
+  const std::uint32_t layout = kValueLayout[codes];
+  const std::size_t size = layout >> 24;
   if (p > end || static_cast<std::size_t>(end - p) < size) return false;
-  auto value = [&](std::size_t at, unsigned n) {
-    return static_cast<std::uint32_t>(load_le64(p + at) & ((std::uint64_t(1) << (8 * n)) - 1));
-  };
-  h.visible = value(0, n0);
-  h.hidden = value(n0, n1);
-  h.base_line = value(n0 + n1, n2);
-  h.base_doc = value(n0 + n1 + n2, n3);
+  h.visible = load_le32(p) & kCodeMask[codes & 3];
+  h.hidden = load_le32(p + (layout & 0xFF)) & kCodeMask[codes >> 2 & 3];
+  h.base_line = load_le32(p + (layout >> 8 & 0xFF)) & kCodeMask[codes >> 4 & 3];
+  h.base_doc = load_le32(p + (layout >> 16 & 0xFF)) & kCodeMask[codes >> 6];
   p += size;
   return true;
 }
+
+// The low `width` bits set, for a field of that width (<= 31): a load instead of a shift and a
+// subtraction on the lookup path.
+inline constexpr std::array<std::uint32_t, 32> kLowBits = [] {
+  std::array<std::uint32_t, 32> t{};
+  for (unsigned w = 0; w < 32; ++w) t[w] = (std::uint32_t(1) << w) - 1;
+  return t;
+}();
+// The low `n` bytes set, for an IL column entry of n (<= 4) bytes.
+inline constexpr std::uint32_t kLowBytes[5] = {0, 0xFF, 0xFFFF, 0xFFFFFF, 0xFFFFFFFF};
 
 // Reads `width` (<= 31) bits at bit position `bit` of `base`. Needs 8 readable bytes from
 // base + bit/8: guaranteed by the block tail padding.
 inline std::uint32_t get_bits(const std::uint8_t* base, std::uint64_t bit, unsigned width) {
   const std::uint64_t w = load_le64(base + (bit >> 3)) >> (bit & 7);
-  return static_cast<std::uint32_t>(w & ((std::uint64_t(1) << width) - 1));
+  return static_cast<std::uint32_t>(w) & kLowBits[width & 31];
 }
 
 // A decoded visible record (SPEC.md 5.2), bases applied; document is a 0-based index.
@@ -193,7 +213,7 @@ struct VisibleRecord {
 // IL offset of visible record `k` of a block whose IL column starts at `rec`.
 inline std::uint32_t get_visible_il(const std::uint8_t* rec, std::uint64_t k, const BlockHeader& h) {
   const unsigned n = h.il_bytes();
-  return static_cast<std::uint32_t>(load_le64(rec + k * n) & ((std::uint64_t(1) << (8 * n)) - 1));
+  return load_le32(rec + k * n) & kLowBytes[n];
 }
 
 // Decodes visible record `k` of a block whose IL column starts at `rec`. The rest of a record
@@ -207,7 +227,7 @@ inline VisibleRecord get_visible(const std::uint8_t* rec, std::uint64_t k, const
   if (rest <= 57) {
     std::uint64_t x = load_le64(bits + (bit >> 3)) >> (bit & 7);
     auto take = [&x](unsigned width) {
-      const auto v = static_cast<std::uint32_t>(x & ((std::uint64_t(1) << width) - 1));
+      const auto v = static_cast<std::uint32_t>(x) & kLowBits[width];
       x >>= width;
       return v;
     };
