@@ -17,7 +17,7 @@ namespace {
 // a column of w-byte entries starting at rec; on a sorted column they form a prefix. 1- and
 // 2-byte entries (most methods) are compared eight at a time with SSE2: the 16-byte load stays
 // inside the block or its tail padding, and lanes from n on are masked off. Otherwise each entry
-// is probed, clamped to the last one and capped at n (as in the search above).
+// is probed, clamped to the last one and capped at n (as the probes of the search below).
 inline std::uint32_t count_le(const std::uint8_t* rec, unsigned w, std::uint32_t lo, std::uint32_t n,
                               std::uint32_t last, std::uint32_t il) noexcept {
 #if defined(__SSE2__)
@@ -54,9 +54,10 @@ inline std::uint32_t count_le(const std::uint8_t* rec, unsigned w, std::uint32_t
   if (!block(rid, rec, end, h) || h.visible == 0) return false;
   // Visible records are in increasing IL order: count those with offset <= il. Invariant:
   // records below lo are <= il, records from lo + n on are > il. Long columns are first halved
-  // down to 64 entries; from there the search has a fixed shape (no data-dependent branch to
-  // mispredict). Every probe is a record index below V, so it stays inside the block whatever
-  // the values are (a corrupt, unsorted column gives some record, or none).
+  // down to 64 entries; from there the search has a fixed shape, and a column of at most 8
+  // entries (most methods) skips straight to its last step. Every probe is a record index
+  // below V, so it stays inside the block whatever the values are (a corrupt, unsorted column
+  // gives some record, or none).
   const unsigned w = h.il_bytes();
   const std::uint64_t mask = (std::uint64_t(1) << (8 * w)) - 1;
   auto il_at = [&](std::uint32_t k) { return d::load_le64(rec + std::size_t(k) * w) & mask; };
@@ -66,16 +67,19 @@ inline std::uint32_t count_le(const std::uint8_t* rec, unsigned w, std::uint32_t
     lo = il_at(lo + half) <= il ? lo + half : lo;
     n -= half;
   }
-  // n <= 64: count the entries lo + 8, lo + 16, ... lo + 56 that are <= il (j of them), which
-  // leaves at most 8 candidates from lo + 8j; count those (count_le). Two rounds of probes.
-  // Probes past the column are clamped to its last entry, and each count is capped at the
-  // number of probes that lie below lo + n: on a sorted column, entries from lo + n on are
-  // > il, and a clamped probe counts only when the whole range is <= il, so the caps give the
-  // exact counts; on a corrupt column they keep lo within the column.
+  // n <= 64: find j, the number of the entries lo + 8, lo + 16, ... lo + 56 that are <= il,
+  // by three halving probes (lo + 32, then lo + 8j + 16, then lo + 8j + 8; none when n <= 8),
+  // which leaves at most 8 candidates from lo + 8j; count those (count_le). Probes past the
+  // column are clamped to its last entry, and j is capped at the number of probes that lie
+  // below lo + n: on a sorted column, entries from lo + n on are > il, and a clamped probe is
+  // <= il only when the whole range is, so the cap gives the exact count; on a corrupt column
+  // it keeps lo within the column.
   const std::uint32_t last = h.visible - 1;
   std::uint32_t j = 0;
-  for (std::uint32_t k = 1; k < 8; ++k) j += il_at(std::min(lo + 8 * k, last)) <= il;
-  j = std::min(j, (n - 1) / 8);
+  if (n > 8) {
+    for (std::uint32_t step = 4; step; step /= 2) j += il_at(std::min(lo + 8 * (j + step), last)) <= il ? step : 0;
+    j = std::min(j, (n - 1) / 8);
+  }
   lo += 8 * j;
   n = std::min<std::uint32_t>(n - 8 * j, 8);
   lo += count_le(rec, w, lo, n, last, il);
