@@ -12,7 +12,7 @@
 #include "compiler/CacheBuilder.h"
 #include "decode/PeFile.h"
 #include "decode/PortablePdb.h"
-#include "TestEncoders.h"
+#include "tests/common/TestEncoders.h"
 
 namespace ilmap::hostile {
 namespace {

@@ -2,7 +2,7 @@
 // of ECMA-335 II.23.2.1 and II.23.2.12 the names need, and malformed blobs, each one error.
 #include <gtest/gtest.h>
 
-#include "TestEncoders.h"
+#include "tests/common/TestEncoders.h"
 #include "decode/names/Signature.h"
 
 namespace ilmap::names {

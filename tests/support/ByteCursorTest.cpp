@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "support/ByteCursor.h"
-#include "TestEncoders.h"
+#include "tests/common/TestEncoders.h"
 
 namespace ilmap {
 namespace {

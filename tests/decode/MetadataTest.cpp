@@ -8,7 +8,7 @@
 
 #include "decode/Metadata.h"
 #include "decode/PortablePdb.h"
-#include "TestEncoders.h"
+#include "tests/common/TestEncoders.h"
 
 namespace ilmap {
 namespace {

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "decode/SequencePoints.h"
-#include "TestEncoders.h"
+#include "tests/common/TestEncoders.h"
 
 namespace ilmap {
 

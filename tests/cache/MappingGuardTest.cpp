@@ -25,7 +25,7 @@
 #include "compiler/CacheBuilder.h"
 #include "support/FileBytes.h"
 #include "decode/PortablePdb.h"
-#include "TestEncoders.h"
+#include "tests/common/TestEncoders.h"
 #include "ilmap/cache.h"
 #include "ilmap/ilmap.h"
 #include "ilmap/mapping_guard.h"

@@ -13,7 +13,7 @@
 #include "decode/Guids.h"
 #include "decode/PortablePdb.h"
 #include "decode/SourceLink.h"
-#include "TestEncoders.h"
+#include "tests/common/TestEncoders.h"
 #include "ilmap/cache.h"
 
 namespace ilmap::test {

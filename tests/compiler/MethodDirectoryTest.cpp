@@ -1,4 +1,4 @@
-// MethodDirectoryTest.cpp - the format 2.0 method directory (SPEC.md section 4): per 64 method
+// MethodDirectoryTest.cpp - the method directory (SPEC.md section 4): per 64 method
 // rows a base and 16-bit block ends, with the high halves apart for a group spanning 64 KiB or
 // more. A PDB with one huge method among small and empty ones exercises both kinds of group;
 // hand-made damage to each part of the directory must fail verify and give no answer for the
@@ -10,7 +10,7 @@
 
 #include "compiler/CacheBuilder.h"
 #include "decode/PortablePdb.h"
-#include "TestEncoders.h"
+#include "tests/common/TestEncoders.h"
 #include "ilmap/cache.h"
 #include "format/ilmap_format.h"
 #include "ilmap_generated.h"
