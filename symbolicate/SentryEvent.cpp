@@ -516,21 +516,33 @@ Status symbolicate_sentry_text(std::string_view input, std::string& output, Sent
   return {};
 }
 
+namespace {
+// A debug id compared as Sentry compares it: case and dashes do not matter
+// ("6C544A86-3CCB-...-D4ED59C0" and "6c544a863ccb...d4ed59c0" name one PDB).
+std::string debug_id_key(std::string_view id) {
+  std::string k;
+  for (char c : id)
+    if (c != '-') k += (c >= 'A' && c <= 'Z') ? char(c - 'A' + 'a') : c;
+  return k;
+}
+}  // namespace
+
 void SentryCacheSetProvider::add(Cache cache) {
   Entry e;
   e.cache = std::make_unique<Cache>(std::move(cache));
   const CacheIdentity id = e.cache->identity();
-  e.debug_id = ascii_lower(id.debug_id);
+  e.debug_id = id.debug_id;
+  e.id_key = debug_id_key(id.debug_id);
   e.pdb_name = ascii_lower(id.pdb_key.substr(0, id.pdb_key.find('/')));
   caches_.push_back(std::move(e));
 }
 
 const Cache* SentryCacheSetProvider::find(const SentryImage& image, std::string& why_not) {
-  const std::string want = ascii_lower(image.debug_id);
+  const std::string want = debug_id_key(image.debug_id);
   const std::string name = ascii_lower(last_component(image.debug_file));
   std::string other;
   for (const Entry& e : caches_) {
-    if (!want.empty() && e.debug_id == want) return e.cache.get();
+    if (!want.empty() && e.id_key == want) return e.cache.get();
     if (!name.empty() && e.pdb_name == name && other.empty()) other = e.debug_id;
   }
   if (!other.empty())

@@ -61,7 +61,8 @@ class SentryCacheSetProvider : public SentryModuleProvider {
  private:
   struct Entry {
     std::unique_ptr<Cache> cache;
-    std::string debug_id;   // lower case
+    std::string debug_id;   // as the cache records it
+    std::string id_key;     // debug_id in lower case without dashes (events may omit them)
     std::string pdb_name;   // file name of the PDB (lower case), from the PDB key
   };
   std::vector<Entry> caches_;

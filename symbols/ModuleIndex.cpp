@@ -477,18 +477,29 @@ const ModuleAnswer& ModuleIndex::by_pdb_id(const std::array<std::uint8_t, 20>& p
 }
 
 std::optional<DebugId> parse_debug_id(std::string_view text) noexcept {
-  // Exactly "<guid D>-<1 to 8 hex digits>": no sign, space, braces or "0x" anywhere.
-  if (text.size() < 38 || text.size() > 45 || text[36] != '-' || text[0] == '{') return std::nullopt;
-  const auto g = parse_guid_text(text.substr(0, 36));
+  // "<guid D>-<1 to 8 hex digits>", or the same without dashes ("<32 hex digits><1 to 8>", as
+  // Sentry and symbolicator also accept): no sign, space, braces or "0x" anywhere.
+  std::string_view guid_text, tail;
+  if (text.size() >= 38 && text.size() <= 45 && text[36] == '-') {
+    guid_text = text.substr(0, 36);
+    tail = text.substr(37);
+  } else if (text.size() >= 33 && text.size() <= 40 && text.find('-') == std::string_view::npos) {
+    guid_text = text.substr(0, 32);  // N form
+    tail = text.substr(32);
+  } else {
+    return std::nullopt;
+  }
+  if (guid_text[0] == '{') return std::nullopt;
+  const auto g = parse_guid_text(guid_text);
   if (!g) return std::nullopt;
   DebugId id;
   id.guid = *g;
-  for (char c : text.substr(37)) {
+  for (char c : tail) {
     const int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
     if (v < 0) return std::nullopt;
     id.tail = id.tail << 4 | std::uint32_t(v);
   }
-  id.portable = text.size() == 45;
+  id.portable = tail.size() == 8;
   return id;
 }
 

@@ -86,7 +86,8 @@ class ModuleIndex {
   // `name_hint` (the PDB's or the module's file name, may be empty): tried first, and the name
   // the --symbol-path is asked under (no name, no request: an SSQP key needs one).
   const ModuleAnswer& by_pdb_id(const std::array<std::uint8_t, 20>& pdb_id, std::string_view name_hint = {});
-  // Sentry debug id "<guid D>-<stamp as 8 hex>" (Portable) or "<guid>-<age hex>" (parse_debug_id;
+  // Sentry debug id "<guid D>-<stamp as 8 hex>" (Portable) or "<guid>-<age hex>", dashes
+  // optional (parse_debug_id;
   // anything else is kModuleNotFound "not a debug id"); `name_hint` as for by_pdb_id.
   const ModuleAnswer& by_debug_id(std::string_view debug_id, std::string_view name_hint = {});
 
@@ -103,7 +104,8 @@ class ModuleIndex {
 };
 
 // A Sentry debug id: "<guid D>-<stamp as 8 hex digits>" (a Portable PDB id) or "<guid D>-<age as
-// 1 to 7 hex digits>" (a Windows PDB), hex digits of any case and nothing else.
+// 1 to 7 hex digits>" (a Windows PDB), hex digits of any case and nothing else; or either without
+// its dashes ("<32 hex digits><8 hex digits>", as Sentry and symbolicator accept it).
 struct DebugId {
   Guid guid{};               // on-disk byte order
   std::uint32_t tail = 0;    // the stamp or the age

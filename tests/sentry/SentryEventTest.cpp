@@ -6,6 +6,7 @@
 // over an event and an envelope never throws or crashes.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <filesystem>
 #include <functional>
 
@@ -630,6 +631,32 @@ TEST(SentryUrls, SourceLinkUrlIsReported) {
   symbolicate_sentry_event(e, p, {}, s);
   EXPECT_EQ(e["exception"]["values"][0]["stacktrace"]["frames"][0]["source_link"], url);
   EXPECT_EQ(s.with_url, 1u);
+}
+
+// Sentry compares debug ids without regard to case or dashes: "<guid>-<stamp>" and the same 40
+// hex digits run together name one PDB; another stamp names none.
+TEST(SentryProvider, DebugIdWithoutDashes) {
+  const std::string rel = "out/cs-frames/Ilmap.Corpus.Frames.pdb";
+  if (!std::filesystem::exists(corpus(rel))) GTEST_SKIP() << "corpus/out not built";
+  auto c = compile(rel);
+  ASSERT_TRUE(c);
+  const std::string id = debug_id_of(*c);
+  ASSERT_EQ(id.size(), 45u);
+  SentryCacheSetProvider p;
+  p.add(std::move(*c));
+  std::string nodash;
+  for (char ch : id)
+    if (ch != '-') nodash += char(std::toupper(static_cast<unsigned char>(ch)));
+  std::string why;
+  for (const std::string& form : {id, nodash, std::string(nodash).insert(32, "-")}) {
+    SentryImage img;
+    img.type = "pe_dotnet";
+    img.debug_id = form;
+    EXPECT_NE(p.find(img, why), nullptr) << form << ": " << why;
+  }
+  SentryImage other;
+  other.debug_id = nodash.substr(0, 32) + (nodash.substr(32) == "00000001" ? "00000002" : "00000001");
+  EXPECT_EQ(p.find(other, why), nullptr);
 }
 
 }  // namespace

@@ -5,7 +5,8 @@
 # offset, addr_mode rel:N into debug_meta.images, debug_id of the PDB), and the symbolicated
 # event must carry the runtime's own file, line and column for each (no lineno where the runtime
 # had none). A frame whose image names another PDB id is left untouched (never answered from the
-# wrong PDB); an envelope on standard input and a trace-text file in the same run both resolve.
+# wrong PDB); debug ids without dashes (upper case) name the same PDB; an envelope on standard
+# input and a trace-text file in the same run both resolve.
 # Exit 0 ok, 1 failure, 77 the corpus or python3 is absent.
 set -u
 export LC_ALL=C
@@ -41,6 +42,10 @@ event = {"event_id": "0" * 32, "platform": "csharp",
              {"type": "pe_dotnet", "debug_id": wrong_id, "debug_file": "Ilmap.Corpus.Frames.pdb",
               "code_file": "/app/Ilmap.Corpus.Frames.dll"}]}}
 json.dump(event, open(tmp + "/event.json", "w"))
+# The same event with its debug ids without dashes, in upper case (Sentry accepts both forms).
+for image in event["debug_meta"]["images"]:
+    image["debug_id"] = image["debug_id"].replace("-", "").upper()
+json.dump(event, open(tmp + "/event-nodash.json", "w"))
 json.dump(want, open(tmp + "/want.json", "w"))
 payload = json.dumps(event)
 with open(tmp + "/envelope", "w") as f:
@@ -55,6 +60,9 @@ fail=0
 "$ilmap" symbolicate --search "$dir" --cache-dir "$tmp/cache" "$tmp/event.json" >"$tmp/out.json" 2>"$tmp/err"
 rc=$?
 [ $rc -eq 0 ] || { echo "FAIL event: exit $rc"; cat "$tmp/err"; fail=1; }
+"$ilmap" symbolicate --search "$dir" --cache-dir "$tmp/cache" "$tmp/event-nodash.json" >"$tmp/out-nodash.json" 2>"$tmp/err-nodash"
+rc=$?
+[ $rc -eq 0 ] || { echo "FAIL event without dashes: exit $rc"; cat "$tmp/err-nodash"; fail=1; }
 "$ilmap" symbolicate --search "$dir" --cache-dir "$tmp/cache" - "$tmp/trace.txt" <"$tmp/envelope" >"$tmp/out.env" 2>"$tmp/err2"
 rc=$?
 [ $rc -eq 0 ] || { echo "FAIL envelope: exit $rc"; cat "$tmp/err2"; fail=1; }
@@ -81,6 +89,9 @@ def check(event, label):
     if not bad: print("ok   %s: %d frames as the runtime printed them, the mismatched one untouched" % (label, len(want)))
     return bad
 bad = check(json.load(open(tmp + "/out.json")), "event")
+event_in = json.load(open(tmp + "/event-nodash.json"))
+bad |= check(json.load(open(tmp + "/out-nodash.json")), "event, debug ids without dashes")
+event_in = json.load(open(tmp + "/event.json"))
 data = open(tmp + "/out.env", "rb").read()
 lines = data.split(b"\n")
 if lines[1] != b'{"type":"attachment","length":5}' or lines[2] != b"hello":

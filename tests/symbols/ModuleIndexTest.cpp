@@ -92,6 +92,22 @@ TEST(DebugId, Strict) {
   ASSERT_TRUE(age);
   EXPECT_FALSE(age->portable);
   EXPECT_EQ(age->tail, 0x1fu);
+  // Without dashes, as Sentry and symbolicator accept it: 32 + 8 digits a stamp, 32 + 1-7 an age.
+  auto nodash = parse_debug_id("6c544a863ccb4fa9810a691444a2b6130000002A");
+  ASSERT_TRUE(nodash);
+  EXPECT_TRUE(nodash->portable);
+  EXPECT_EQ(nodash->guid, p->guid);
+  EXPECT_EQ(nodash->tail, 0x2au);
+  auto nodash_age = parse_debug_id("6C544A863CCB4FA9810A691444A2B6131f");
+  ASSERT_TRUE(nodash_age);
+  EXPECT_FALSE(nodash_age->portable);
+  EXPECT_EQ(nodash_age->guid, p->guid);
+  EXPECT_EQ(nodash_age->tail, 0x1fu);
+  for (const std::string& bad : std::vector<std::string>{"6c544a863ccb4fa9810a691444a2b613", "6c544a863ccb4fa9810a691444a2b613000000001",
+                                "6c544a863ccb4fa9810a691444a2b6130000002a-", "6c544a863ccb4fa9810a691444a2b613-0000002a",
+                                "6c544a863ccb4fa9810a691444a2b61g0000002a", "6c544a863ccb4fa9810a691444a2b613+000002a",
+                                "{6c544a863ccb4fa9810a691444a2b613}0002a"})
+    EXPECT_FALSE(parse_debug_id(bad)) << bad;
   for (const std::string& bad : std::vector<std::string>{g + "--000001", g + "-+0000001", g + "- 0000001", g + "-0x000001", g + "-",
                                 g + "-0000002a-", g + "-0000000001", "{" + g + "}-0000002a",
                                 "6c544a863-ccb-4fa9-810a-691444a2b613-0000002a", "6c544a86-3ccb-4fa9-810a-691444a2b61g-0000002a",
