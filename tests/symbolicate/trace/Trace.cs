@@ -1,6 +1,6 @@
 // Trace.cs - the ground-truth program of tests/symbolicate: throws through frames of every
 // shape a trace holds (nested generic types, lambdas, local functions, iterators, async,
-// overloads, #line) and prints each exception as the runtime formats it (Exception.ToString).
+// overloads, #line, an AggregateException) and prints each exception as the runtime formats it (Exception.ToString).
 // Built by Roslyn against Mono's mscorlib, it runs on CoreCLR and on Mono alike.
 using System;
 using System.Collections.Generic;
@@ -30,6 +30,7 @@ namespace Ilmap.Trace
                 Pair("overload-int", () => Scenarios.Over(1)),
                 Pair("overload-string", () => Scenarios.Over("s")),
                 Pair("line-directive", Scenarios.Remapped),
+                Pair("aggregate", Scenarios.Aggregate),
             };
             foreach (var s in scenarios)
             {
@@ -205,6 +206,18 @@ namespace Ilmap.Trace
         public static void Over(string s)
         {
             throw new ArgumentException("over string " + s);
+        }
+
+        // An AggregateException of two caught exceptions: its ToString ends the trace of each
+        // inner exception but its first with "<---" right after the last frame (and Mono's frames
+        // end in a space: " <---").
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static void Aggregate()
+        {
+            var inner = new List<Exception>();
+            try { Plain.Level1(3); } catch (Exception e) { inner.Add(e); }
+            try { Over(2); } catch (Exception e) { inner.Add(e); }
+            throw new AggregateException("two failed", inner);
         }
 
         [MethodImpl(MethodImplOptions.NoInlining)]
