@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace ilmap::symbolicate {
@@ -212,6 +213,26 @@ std::optional<LookupResult> Symbolicator::lookup_frame(const Cache* c, std::uint
   return c->lookup(token, il);
 }
 
+// Mono prints an async lambda's frame with the lambda's name and the IL offset of its state
+// machine's MoveNext. The names section gives every method of that state machine the lambda's
+// Mono text, but the name index keys them under their own CoreCLR names (CoreCLR prints an async
+// lambda's MoveNext as it is), so find_methods does not return them: they are found by their
+// Mono text, the lambda's own methods left out, once per cache and text. Only asked for a frame
+// whose named methods have no point at its offset (the lambda itself is a stub without points).
+const std::vector<std::uint32_t>& Symbolicator::mono_state_machine(const Cache* c, std::string_view mono_text) {
+  auto key = std::make_pair(c, std::string(mono_text));
+  auto it = mono_machines_.find(key);
+  if (it != mono_machines_.end()) return it->second;
+  std::vector<std::uint32_t> parts;
+  const std::uint32_t n = c->method_name_count();
+  for (std::uint32_t rid = 1; rid <= n; ++rid) {
+    const auto m = c->method_name(0x06000000u | rid);
+    if (m && m->mono == mono_text && std::find(tokens_.begin(), tokens_.end(), 0x06000000u | rid) == tokens_.end())
+      parts.push_back(0x06000000u | rid);
+  }
+  return mono_machines_.emplace(std::move(key), std::move(parts)).first->second;
+}
+
 // Resolves one frame: true with its new text (for [replace_from, replace_to)) appended to
 // `out`, false when it stays as it was (counted by reason). In --json mode the frame's record
 // is written instead.
@@ -252,6 +273,8 @@ bool Symbolicator::resolve(const ParsedFrame& f, const Modules* modules, bool to
     if (!exact.empty()) tokens_ = exact;
     Agreement ag;
     for (std::uint32_t t : tokens_) ag.add(c, t, f.il_offset);
+    if (!ag.any)
+      for (std::uint32_t t : mono_state_machine(c, f.method)) ag.add(c, t, f.il_offset);
     const Reason v = ag.verdict();
     if (v != Reason::kCount) return fail(f, v, f.module);
     ++stats_.resolved;

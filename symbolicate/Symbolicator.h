@@ -26,6 +26,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -113,6 +114,7 @@ class Symbolicator {
   void json_frame(const ParsedFrame& f, std::string_view module, std::uint32_t token, const LookupResult* r,
                   std::string_view method, const char* reason);
   std::optional<LookupResult> lookup_frame(const Cache* c, std::uint32_t token, std::uint32_t il, std::string_view text);
+  const std::vector<std::uint32_t>& mono_state_machine(const Cache* c, std::string_view mono_text);
   struct PairHash {
     std::size_t operator()(const std::pair<const Cache*, std::uint32_t>& p) const noexcept {
       return std::hash<const void*>()(p.first) ^ (std::size_t(p.second) * 0x9E3779B97F4A7C15ull);
@@ -127,6 +129,7 @@ class Symbolicator {
   std::string tmp_;
   std::vector<std::uint32_t> tokens_;
   std::unordered_map<std::pair<const Cache*, std::uint32_t>, std::vector<std::uint32_t>, PairHash> machines_;
+  std::map<std::pair<const Cache*, std::string>, std::vector<std::uint32_t>> mono_machines_;
   // PST block
   bool in_block_ = false, in_modules_ = false;
   std::string block_;

@@ -85,21 +85,22 @@ if [ "$mode" = coreclr ]; then
         check "coreclr $name" "$tmp/a" "$tmp/got"
         grep -q ', [1-9][0-9]* resolved' "$tmp/err" || { echo "FAIL coreclr $name: nothing resolved: $(cat "$tmp/err")"; fail=$((fail + 1)); }
         [ -n "${type:-}" ] && sed -n '/^== /,$p' "$tmp/got" | grep -F -- "$(basename "$name" .dll | sed 's/Ilmap.Corpus.//')/" | sed 's/^/     /'
-        # Android form of the program's own frames: "   at NS.T.M + 0xOFF(Unknown Source)".
+        # Android form of the program's own frames: "   at NS.T.M + 0xOFF(Unknown Source)", and
+        # what followed the offset after it (an AggregateException's "<---").
         mod=${arg:-$exe}
         awk -v m="$mod" '
             index($0, " in " m ":token 0x") {
                 at = index($0, "at "); head = substr($0, 1, at + 2); rest = substr($0, at + 3)
                 i = index(rest, " in " m ":token "); meth = substr(rest, 1, i - 1)
-                off = rest; sub(/.*\+0x/, "", off)
+                off = rest; sub(/.*\+0x/, "", off); tail = off; sub(/^[0-9a-f]+/, "", tail); sub(/[^0-9a-f].*$/, "", off)
                 p = index(meth, "("); if (p) meth = substr(meth, 1, p - 1)
-                print head meth " + 0x" off "(Unknown Source)"; next }
+                print head meth " + 0x" off "(Unknown Source)" tail; next }
             { print }' "$tmp/b" >"$tmp/android"
         sym "$tmp/android" >"$tmp/got" 2>"$tmp/err"
         # Expected: (a), except overloads (ambiguous by name alone) and the frames the runtime
         # could not give a line either stay in the Android form.
         awk 'NR == FNR { a[FNR] = $0; next }
-             { if ($0 ~ / \+ 0x[0-9a-f]+\(Unknown Source\)$/) print $0; else print a[FNR] }' "$tmp/a" "$tmp/got" >"$tmp/want"
+             { if ($0 ~ / \+ 0x[0-9a-f]+\(Unknown Source\)(<---)?$/) print $0; else print a[FNR] }' "$tmp/a" "$tmp/got" >"$tmp/want"
         noline=$(grep -c " in $mod:token 0x" "$tmp/a")
         check "android $name" "$tmp/want" "$tmp/got"
         left=$(grep -c 'Unknown Source' "$tmp/got")

@@ -1,6 +1,7 @@
 // Trace.cs - the ground-truth program of tests/symbolicate: throws through frames of every
-// shape a trace holds (nested generic types, lambdas, local functions, iterators, async,
-// overloads, #line, an AggregateException) and prints each exception as the runtime formats it (Exception.ToString).
+// shape a trace holds (nested generic types, lambdas, local functions, iterators, async, an
+// async lambda, overloads, #line, an AggregateException) and prints each exception as the
+// runtime formats it (Exception.ToString).
 // Built by Roslyn against Mono's mscorlib, it runs on CoreCLR and on Mono alike.
 using System;
 using System.Collections.Generic;
@@ -31,6 +32,7 @@ namespace Ilmap.Trace
                 Pair("overload-string", () => Scenarios.Over("s")),
                 Pair("line-directive", Scenarios.Remapped),
                 Pair("aggregate", Scenarios.Aggregate),
+                Pair("async-lambda", Scenarios.AsyncLambda),
             };
             foreach (var s in scenarios)
             {
@@ -218,6 +220,18 @@ namespace Ilmap.Trace
             try { Plain.Level1(3); } catch (Exception e) { inner.Add(e); }
             try { Over(2); } catch (Exception e) { inner.Add(e); }
             throw new AggregateException("two failed", inner);
+        }
+
+        // Mono prints the lambda's frame with the lambda's name and its state machine's IL offset.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static void AsyncLambda()
+        {
+            Func<int, Task> f = async n =>
+            {
+                await Task.Delay(1);
+                if (n > 0) throw new InvalidOperationException("async lambda " + n);
+            };
+            f(3).GetAwaiter().GetResult();
         }
 
         [MethodImpl(MethodImplOptions.NoInlining)]
