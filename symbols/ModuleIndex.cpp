@@ -48,12 +48,6 @@ const char* miss_name(Miss m) noexcept {
   return "?";
 }
 
-std::string default_cache_dir() {
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/ilmap";
-  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/ilmap";
-  return {};
-}
-
 struct ModuleIndex::Impl : search::SearchSet {
   ModuleIndexOptions opt;
   std::unordered_map<std::string, ModuleAnswer> answers;

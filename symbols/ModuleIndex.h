@@ -113,7 +113,5 @@ struct DebugId {
 };
 std::optional<DebugId> parse_debug_id(std::string_view text) noexcept;
 
-// The default cache directory: $XDG_CACHE_HOME/ilmap, else $HOME/.cache/ilmap, else "".
-std::string default_cache_dir();
 
 }  // namespace ilmap::symbols

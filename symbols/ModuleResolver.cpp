@@ -118,9 +118,15 @@ Status check_pdb_bytes(std::span<const std::uint8_t> bytes, const ModuleIdentity
 }
 
 Result<ModuleResolver> ModuleResolver::create(std::vector<SymbolPathEntry> path, ResolveOptions options) {
-  for (const SymbolPathEntry& e : path)
-    if (e.kind == SymbolPathEntry::Kind::kServer && e.http() && e.caches.empty())
-      return Error{Errc::kUsage, "symbol path server " + e.location + " has no local cache to download into (srv*CACHE*URL, or a cache*DIR entry before it)"};
+  // A server named without a download cache (srv*URL) downloads into the default cache
+  // directory's symbols/, as symbolicate compiles into that directory.
+  const std::string fallback = default_cache_dir().empty() ? std::string() : default_cache_dir() + "/symbols";
+  for (SymbolPathEntry& e : path)
+    if (e.kind == SymbolPathEntry::Kind::kServer && e.http() && e.caches.empty()) {
+      if (fallback.empty())
+        return Error{Errc::kUsage, "symbol path server " + e.location + " has no local cache to download into (srv*CACHE*URL, or a cache*DIR entry before it; without either, HOME or XDG_CACHE_HOME names the default)"};
+      e.caches.push_back(fallback);
+    }
   return ModuleResolver(std::move(path), std::move(options));
 }
 

@@ -2,6 +2,7 @@
 #include "symbols/SymbolPath.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace ilmap::symbols {
 namespace {
@@ -63,6 +64,12 @@ Result<std::vector<SymbolPathEntry>> parse_symbol_path(std::string_view spec) {
   }
   if (out.empty()) return Error{Errc::kUsage, "empty symbol path"};
   return out;
+}
+
+std::string default_cache_dir() {
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/ilmap";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/ilmap";
+  return {};
 }
 
 }  // namespace ilmap::symbols

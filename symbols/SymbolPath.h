@@ -27,4 +27,9 @@ struct SymbolPathEntry {
 // kUsage for `srv` with nothing after it, or a URL scheme other than http/https.
 Result<std::vector<SymbolPathEntry>> parse_symbol_path(std::string_view spec);
 
+// The default cache directory: $XDG_CACHE_HOME/ilmap, else $HOME/.cache/ilmap, else "". Caches
+// compiled by symbolicate go there, and a server's downloads under its symbols/ when the symbol
+// path names no download cache for it (srv*URL).
+std::string default_cache_dir();
+
 }  // namespace ilmap::symbols

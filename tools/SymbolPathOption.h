@@ -17,6 +17,10 @@ namespace ilmap::cli {
 // of a PE or PDB given as CACHE").
 CLI::Option* add_symbol_path_option(CLI::App* cmd, std::string& spec, const std::string& what, long& download_timeout_s);
 
+// The symbol path a command uses: `given` (its --symbol-path), else $_NT_SYMBOL_PATH, else ""
+// (none), as debuggers and dotnet-symbol read it.
+std::string symbol_path_or_env(const std::string& given);
+
 // Adds `--download-timeout SECONDS` (HttpOptions::total_timeout_s, default 300) to a command
 // that downloads.
 CLI::Option* add_download_timeout_option(CLI::App* cmd, long& seconds);

@@ -173,12 +173,13 @@ void run_job(Job& job, const CompileOptions& o, unsigned threads) {
   io.allow_missing_pdb = job.from_directory;
   io.windows_pdbs = true;
   auto in = open_debug_input(job.input, io);
-  // --symbol-path: a PE whose PDB is not found locally gets it from the symbol path (verified
+  // --symbol-path (or $_NT_SYMBOL_PATH): a PE whose PDB is not found locally gets it from the symbol path (verified
   // there; then matched like --pdb). In directory mode, one the symbol path lacks is skipped.
   const bool pdb_absent = in ? ((*in)->missing == MissingPdb::kNotPresent || (*in)->missing == MissingPdb::kMismatch)
                              : (in.error().code == Errc::kNotFound || in.error().code == Errc::kMismatch);
-  if (!o.symbol_path.empty() && o.pdb.empty() && lower_ext(job.input) != ".pdb" && pdb_absent) {
-    auto fetched = resolve_with_symbol_path(o.symbol_path, job.input, false, o.download_timeout_s);
+  const std::string spec = o.pdb.empty() ? symbol_path_or_env(o.symbol_path) : std::string();
+  if (!spec.empty() && lower_ext(job.input) != ".pdb" && pdb_absent) {
+    auto fetched = resolve_with_symbol_path(spec, job.input, false, o.download_timeout_s);
     if (fetched) {
       io.pdb = fetched->path;
       in = open_debug_input(job.input, io);

@@ -38,14 +38,10 @@ struct FetchArgs {
 };
 
 int run_fetch(const FetchArgs& a) {
-  std::string spec = a.spec;
+  const std::string spec = symbol_path_or_env(a.spec);
   if (spec.empty()) {
-    const char* env = std::getenv("_NT_SYMBOL_PATH");
-    if (!env || !*env) {
-      std::fprintf(stderr, "ilmap: error: fetch needs --symbol-path SPEC (or _NT_SYMBOL_PATH)\n");
-      return 1;
-    }
-    spec = env;
+    std::fprintf(stderr, "ilmap: error: fetch needs --symbol-path SPEC (or _NT_SYMBOL_PATH)\n");
+    return 1;
   }
   auto entries = symbols::parse_symbol_path(spec);
   if (!entries) return report_error(entries.error());

@@ -47,10 +47,11 @@ struct LookupOptions {
   long download_timeout_s = symbols::HttpOptions{}.total_timeout_s;
 };
 
-// With --symbol-path, a CACHE that is not a cache (a PE or a Portable PDB) is replaced by the
+// With --symbol-path (or $_NT_SYMBOL_PATH), a CACHE that is not a cache (a PE or a Portable PDB) is replaced by the
 // verified cache the symbol path holds for it (fetched when needed).
 Status resolve_cache_argument(LookupOptions& o) {
-  if (o.symbol_path.empty()) return {};
+  const std::string spec = symbol_path_or_env(o.symbol_path);
+  if (spec.empty()) return {};
   std::uint8_t head[16] = {};
   std::size_t n = 0;
   if (std::FILE* f = std::fopen(o.cache.c_str(), "rb")) {
@@ -58,7 +59,7 @@ Status resolve_cache_argument(LookupOptions& o) {
     std::fclose(f);
   }
   if (n > 0 && sniff_input({head, n}) == InputKind::kCache) return {};
-  auto r = resolve_with_symbol_path(o.symbol_path, o.cache, true, o.download_timeout_s);
+  auto r = resolve_with_symbol_path(spec, o.cache, true, o.download_timeout_s);
   if (!r) return r.error();
   o.cache = r->path;
   return {};

@@ -198,15 +198,12 @@ class IndexSentryProvider : public SentryModuleProvider {
 };
 
 int run_symbolicate(const SymbolicateArgs& a) {
-  if (a.search.empty() && a.symbol_path.empty()) {
-    std::fprintf(stderr, "ilmap: error: symbolicate needs --search PATH (or --symbol-path SPEC): where the modules and PDBs are\n");
-    return 1;
-  }
   sym::ModuleIndexOptions io;
-  io.search = a.search;
+  // No --search: the current directory, as dotnet-stack searches it.
+  io.search = a.search.empty() ? std::vector<std::string>{"."} : a.search;
   io.cache_dir = a.cache_dir.empty() ? sym::default_cache_dir() : a.cache_dir;
-  if (!a.symbol_path.empty()) {
-    auto sp = symbols::parse_symbol_path(a.symbol_path);
+  if (const std::string spec = symbol_path_or_env(a.symbol_path); !spec.empty()) {
+    auto sp = symbols::parse_symbol_path(spec);
     if (!sp) return report_error({sp.error().code, "--symbol-path: " + sp.error().message});
     io.symbol_path = std::move(*sp);
   }
@@ -338,10 +335,11 @@ void register_symbolicate(CLI::App& app, int& rc) {
   cmd->add_option("FILE", a->inputs, "Trace text files ('-' or none: standard input)");
   cmd->add_option("--search", a->search,
                   "Directories and files to find modules in: PEs (.dll/.exe) with their PDBs, Portable PDBs, "
-                  "ilmap caches, symbol-store directories (repeatable)")
+                  "ilmap caches, symbol-store directories (repeatable; default: the current directory)")
       ->allow_extra_args(false);
   cmd->add_option("--symbol-path", a->symbol_path,
-                  "Symbol servers and stores to fetch PDBs from (srv*CACHE*https://server;DIR), as lookup takes it");
+                  "Symbol servers and stores to fetch PDBs from (srv*CACHE*https://server;DIR), as lookup takes it "
+                  "(default $_NT_SYMBOL_PATH)");
   add_download_timeout_option(cmd, a->download_timeout_s);
   cmd->add_option("--cache-dir", a->cache_dir,
                   "Where compiled caches are kept (default $XDG_CACHE_HOME/ilmap, else $HOME/.cache/ilmap)");

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # run-case.sh ILMAP CORPUS_DIR CASE.sh - runs one CLI test case, in the manner of zstd's
 # tests/cli-tests: the case script runs in a fresh temporary directory with `ilmap` first on
-# PATH and $CORPUS pointing at corpus/; its stdout, stderr and exit code are compared with
+# PATH, $CORPUS pointing at corpus/, $XDG_CACHE_HOME inside the temporary directory (the
+# default cache directory, docs/symbolicate.md) and no $_NT_SYMBOL_PATH; its stdout, stderr and
+# exit code are compared with
 #   CASE.sh.stdout.exact | CASE.sh.stdout.glob   (glob: bash pattern, '*' matches anything)
 #   CASE.sh.stderr.exact | CASE.sh.stderr.glob   (absent: stderr must be empty)
 #   CASE.sh.exit                                 (absent: 0)
@@ -15,7 +17,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/ilmap-cli.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir "$work/bin" "$work/run"
 ln -s "$ilmap" "$work/bin/ilmap"
-(cd "$work/run" && PATH="$work/bin:$PATH" CORPUS="$corpus" bash -u "$case" >"$work/stdout" 2>"$work/stderr")
+(unset _NT_SYMBOL_PATH; cd "$work/run" && PATH="$work/bin:$PATH" CORPUS="$corpus" XDG_CACHE_HOME="$work/cache-home" bash -u "$case" >"$work/stdout" 2>"$work/stderr")
 rc=$?
 [[ $rc -eq 77 ]] && { echo "SKIP: $(head -n1 "$work/stdout")"; exit 77; }
 

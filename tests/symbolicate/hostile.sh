@@ -92,8 +92,11 @@ if grep -q '^ilmap: reused ' "$tmp/err5" && grep -q 'caches compiled 0, reused 1
    [ "$(cat "$tmp/out5")" = "$want" ]; then ok "cache reused"; else bad "reuse: $(cat "$tmp/err5")"; fi
 
 # 6. Usage and missing inputs.
-"$ilmap" symbolicate "$tmp/in3" >/dev/null 2>"$tmp/err6"; rc=$?
-[ $rc -eq 1 ] && grep -q -- '--search' "$tmp/err6" && ok "no --search: exit 1" || bad "no --search (rc $rc)"
+# No --search: the current directory is searched (here the one with the PE and PDB).
+(cd "$tmp/good" && "$ilmap" symbolicate --cache-dir "$tmp/cache" "$tmp/in3" >"$tmp/out6" 2>"$tmp/err6"); rc=$?
+[ $rc -eq 0 ] && grep -q 'in /_/Frames/Scenarios.cs:line 37' "$tmp/out6" && ok "no --search: the current directory" || bad "no --search (rc $rc)"
+"$ilmap" symbolicate --bogus "$tmp/in3" >/dev/null 2>"$tmp/err6"; rc=$?
+[ $rc -eq 1 ] && ok "unknown option: exit 1" || bad "unknown option (rc $rc)"
 "$ilmap" symbolicate --search "$tmp/good" --cache-dir "$tmp/cache" "$tmp/missing" >/dev/null 2>"$tmp/err7"; rc=$?
 [ $rc -eq 3 ] && grep -q 'ilmap: error: .*missing' "$tmp/err7" && ok "missing input: exit 3" || bad "missing input (rc $rc)"
 "$ilmap" symbolicate --search "$tmp/nothere" "$tmp/in3" >/dev/null 2>"$tmp/err8"; rc=$?

@@ -2,8 +2,10 @@
 // validation, the cache key beside a PDB, and SymbolStore's layouts and put/find rules.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include <unistd.h>
 
@@ -151,7 +153,7 @@ namespace {
 
 TEST(SymbolsPath, Parse) {
   auto p = parse_symbol_path("srv*C1*C2*https://a.example/s/;srv*http://b.example;cache*D;srv*https://c.example;dir1;;  dir2 ");
-  // srv*http://b.example has no cache: it parses (ModuleResolver::create refuses it).
+  // srv*http://b.example has no cache: it parses (ModuleResolver::create gives it the default).
   ASSERT_TRUE(p.ok()) << p.error().message;
   ASSERT_EQ(p->size(), 5u);
   EXPECT_EQ((*p)[0].kind, SymbolPathEntry::Kind::kServer);
@@ -169,8 +171,32 @@ TEST(SymbolsPath, Parse) {
     ASSERT_FALSE(r.ok()) << bad;
     EXPECT_EQ(r.error().code, Errc::kUsage) << bad;
   }
-  EXPECT_FALSE(ModuleResolver::create(*parse_symbol_path("srv*http://x"), {}).ok());
   EXPECT_TRUE(ModuleResolver::create(*parse_symbol_path("srv*c*http://x"), {}).ok());
+}
+
+// A server without a download cache (srv*URL) downloads into the default cache directory's
+// symbols/; with neither HOME nor XDG_CACHE_HOME there is none, and the path is refused.
+TEST(SymbolsPath, ServerWithoutCacheUsesTheDefault) {
+  struct SavedEnv {
+    const char* name;
+    std::optional<std::string> value;
+    explicit SavedEnv(const char* n) : name(n) {
+      if (const char* v = std::getenv(n)) value = v;
+    }
+    ~SavedEnv() { value ? setenv(name, value->c_str(), 1) : unsetenv(name); }
+  } home("HOME"), xdg("XDG_CACHE_HOME");
+  setenv("XDG_CACHE_HOME", "/nonexistent-xdg", 1);
+  EXPECT_EQ(default_cache_dir(), "/nonexistent-xdg/ilmap");
+  EXPECT_TRUE(ModuleResolver::create(*parse_symbol_path("srv*http://x"), {}).ok());
+  unsetenv("XDG_CACHE_HOME");
+  setenv("HOME", "/nonexistent-home", 1);
+  EXPECT_EQ(default_cache_dir(), "/nonexistent-home/.cache/ilmap");
+  unsetenv("HOME");
+  EXPECT_EQ(default_cache_dir(), "");
+  auto r = ModuleResolver::create(*parse_symbol_path("srv*http://x"), {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, Errc::kUsage);
+  EXPECT_TRUE(ModuleResolver::create(*parse_symbol_path("cache*c;srv*http://x"), {}).ok());
 }
 
 TEST(SymbolsPath, UrlEscape) {

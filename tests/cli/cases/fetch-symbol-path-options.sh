@@ -46,6 +46,6 @@ cp in/Ilmap.Corpus.Frames.pdb www/$F/ilmap.corpus.frames.pdb
 show ilmap compile --symbol-path "srv*c6*$URL" dir --out-dir outdir
 ls outdir
 echo "-- usage"
-show ilmap compile -q --symbol-path "srv*$URL" pe/Ilmap.Corpus.Frames.dll -o x.ilmap
+(unset HOME XDG_CACHE_HOME; show ilmap compile -q --symbol-path "srv*$URL" pe/Ilmap.Corpus.Frames.dll -o x.ilmap)
 show ilmap compile -q --symbol-path www --pdb in/Ilmap.Corpus.Frames.pdb pe/Ilmap.Corpus.Frames.dll -o x.ilmap
 show ilmap lookup --symbol-path "srv*" pe/Ilmap.Corpus.Frames.dll 0x06000001 0
