@@ -29,6 +29,7 @@ struct SymbolicateArgs {
   std::string cache_dir;
   long download_timeout_s = symbols::HttpOptions{}.total_timeout_s;
   bool columns = false, urls = false, json = false, verbose = false;
+  bool strict = false;  // --strict: exit 3 when a frame stays unresolved
 };
 
 constexpr std::size_t kReadBuffer = 256 * 1024;  // also the longest line parsed as a frame
@@ -306,7 +307,9 @@ int run_symbolicate(const SymbolicateArgs& a) {
                  is.reused);
   }
   const std::uint64_t frames = st.frames + sentry_stats.frames;
-  if (rc == 0 && frames > 0 && st.resolved + sentry_stats.resolved == 0) rc = 3;
+  // The text was written: 0 whatever was resolved (a pipeline that only wanted the text passed
+  // through keeps going under `set -o pipefail`), unless --strict asks for every frame.
+  if (rc == 0 && a.strict && st.resolved + sentry_stats.resolved < frames) rc = 3;
   return rc;
 }
 
@@ -331,7 +334,7 @@ void register_symbolicate(CLI::App& app, int& rc) {
       "A summary goes to standard error.\n"
       "Exit codes: 0 done (some frames may remain unresolved: see the summary), 1 usage error,\n"
       "2 an input could not be read or output not written, 3 an input file does not exist, a\n"
-      "--search path does not exist, or frames were found and none could be resolved.");
+      "--search path does not exist, or (--strict) a frame stayed unresolved.");
   cmd->add_option("FILE", a->inputs, "Trace text files ('-' or none: standard input)");
   cmd->add_option("--search", a->search,
                   "Directories and files to find modules in: PEs (.dll/.exe) with their PDBs, Portable PDBs, "
@@ -346,6 +349,7 @@ void register_symbolicate(CLI::App& app, int& rc) {
   cmd->add_flag("--columns", a->columns, "Add ':COLUMN' after the line number");
   cmd->add_flag("--urls", a->urls, "Print the SourceLink URL instead of the path when the document has one");
   cmd->add_flag("--json", a->json, "Print one JSON object per frame (resolved or not) instead of the text");
+  cmd->add_flag("--strict", a->strict, "Exit 3 when a frame stays unresolved (the text is written all the same)");
   cmd->add_flag("-v,--verbose", a->verbose, "Say which caches were compiled or reused and why modules were refused");
   cmd->callback([a, &rc] { rc = run_symbolicate(*a); });
 }

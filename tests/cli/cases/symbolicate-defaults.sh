@@ -1,7 +1,8 @@
 # Defaults a user of other symbol tools expects (docs/symbolicate.md, docs/symbol-stores.md):
 # symbolicate without --search looks in the current directory; $_NT_SYMBOL_PATH is the symbol
 # path of symbolicate, lookup and compile when --symbol-path is not given (--symbol-path wins);
-# caches compiled without --cache-dir go to $XDG_CACHE_HOME/ilmap.
+# caches compiled without --cache-dir go to $XDG_CACHE_HOME/ilmap; frames left unresolved leave
+# the exit code 0 unless --strict.
 . "$(dirname "$0")/../common.sh"
 need "$FRAMES.pdb" "$FRAMES.dll"
 frame='   at Ilmap.Corpus.Frames.Scenarios.Fail(String why) in Ilmap.Corpus.Frames.dll:token 0x600000a+0x7'
@@ -27,3 +28,8 @@ echo "-- --symbol-path wins over \$_NT_SYMBOL_PATH"
 _NT_SYMBOL_PATH=$PWD/store ilmap lookup --symbol-path "$PWD/empty" dllonly/Ilmap.Corpus.Frames.dll 0x600000a 7; echo "lookup exit $?"
 echo "-- without either, a DLL is no cache"
 ilmap lookup dllonly/Ilmap.Corpus.Frames.dll 0x600000a 7; echo "lookup exit $?"
+echo "-- exit 0 with frames left unresolved, 3 with --strict (the text is written either way)"
+printf '%s\n' "$frame" '   at A.B() in Nowhere.dll:token 0x6000001+0x1' >two.txt
+(cd app && ilmap symbolicate ../two.txt 2>/dev/null | wc -l; echo "exit ${PIPESTATUS[0]}")
+(cd app && ilmap symbolicate --strict ../two.txt 2>/dev/null | wc -l; echo "exit ${PIPESTATUS[0]}")
+(cd app && ilmap symbolicate --strict ../trace.txt 2>/dev/null | wc -l; echo "exit ${PIPESTATUS[0]}")
