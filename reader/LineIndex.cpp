@@ -268,7 +268,6 @@ Status Cache::lines_in_unchecked(std::span<const std::uint32_t> documents, std::
 
 // SPEC.md section 7, verify step 12.
 Status Cache::verify_line_index() const {
-  const fb::LineIndex* li = impl_->root->lines();
   std::span<const std::uint8_t> packed;
   if (Status s = packed_line_index(packed); !s) return s;
   LinesView v;
