@@ -139,6 +139,13 @@ void Symbolicator::json_frame(const ParsedFrame& f, std::string_view module, std
 
 bool Symbolicator::fail(const ParsedFrame& f, Reason r, std::string_view module) {
   ++stats_.unresolved[std::size_t(r)];
+  if (r == Reason::kModuleNotFound && !module.empty() && !stats_.more_missing) {
+    auto& named = stats_.missing_modules;
+    if (std::find(named.begin(), named.end(), module) == named.end()) {
+      if (named.size() < SymbolicateStats::kNamedMissing) named.emplace_back(module);
+      else stats_.more_missing = true;
+    }
+  }
   if (opt_.json) json_frame(f, module, f.token, nullptr, f.method, reason_name(r));
   return false;
 }

@@ -78,6 +78,11 @@ struct SymbolicateStats {
   std::uint64_t resolved = 0;
   std::uint64_t with_lines = 0;   // CoreCLR frames that already had a line (passed through)
   std::array<std::uint64_t, std::size_t(Reason::kCount)> unresolved{};
+  // The first kNamedMissing distinct modules that were not found (file names, MVIDs), for the
+  // summary; more_missing when other modules were not found either.
+  static constexpr std::size_t kNamedMissing = 3;
+  std::vector<std::string> missing_modules;
+  bool more_missing = false;
 };
 
 class Symbolicator {

@@ -292,6 +292,12 @@ int run_symbolicate(const SymbolicateArgs& a) {
     missed += st.unresolved[i];
     unresolved += (unresolved.empty() ? "" : ", ") + std::to_string(st.unresolved[i]) + " " +
                   sym::reason_name(sym::Reason(i));
+    if (sym::Reason(i) == sym::Reason::kModuleNotFound && !st.missing_modules.empty()) {
+      // Which modules: a trace's own program, not in the search set, is the usual one.
+      for (std::size_t k = 0; k < st.missing_modules.size(); ++k)
+        unresolved += (k ? ", " : " (") + escape_text(st.missing_modules[k]);
+      unresolved += st.more_missing ? ", ...)" : ")";
+    }
   }
   if (saw_text || !saw_sentry) {
     std::fprintf(stderr, "ilmap symbolicate: %llu frames, %llu resolved", static_cast<unsigned long long>(st.frames),

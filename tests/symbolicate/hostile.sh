@@ -82,7 +82,7 @@ else bad "mismatched PDB (rc $rc): $(cat "$tmp/err3")"; fi
 "$ilmap" symbolicate --strict --search "$tmp/good" --cache-dir "$tmp/cache" "$tmp/in4" >"$tmp/out4" 2>"$tmp/err4"
 rc=$?
 if [ $rc -eq 3 ] && cmp -s "$tmp/in4" "$tmp/out4" &&
-   grep -qx 'ilmap symbolicate: 3 frames, 0 resolved, 3 unresolved (2 module not found, 1 no MODULE line)' "$tmp/err4"; then
+   grep -qx 'ilmap symbolicate: 3 frames, 0 resolved, 3 unresolved (2 module not found (Nowhere.dll, 0123456789abcdef0123456789abcdef), 1 no MODULE line)' "$tmp/err4"; then
   ok "unresolved reasons; --strict: exit 3"
 else bad "unresolved reasons (rc $rc): $(cat "$tmp/err4")"; fi
 

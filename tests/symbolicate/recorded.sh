@@ -18,7 +18,7 @@ awk 'NR == FNR { il[FNR] = $0; next } { print (index(il[FNR], " in Ilmap.Trace.e
 own=$(grep -c ' in Ilmap.Trace.exe:token ' "$t/cs-frames.il-offsets.txt")
 frames=$(grep -c ':token 0x' "$t/cs-frames.il-offsets.txt")
 if cmp -s "$tmp/want" "$tmp/got" &&
-   grep -qx "ilmap symbolicate: $frames frames, $((frames - own)) resolved, $own unresolved ($own module not found)" "$tmp/err"; then
+   grep -qx "ilmap symbolicate: $frames frames, $((frames - own)) resolved, $own unresolved ($own module not found (Ilmap.Trace.exe))" "$tmp/err"; then
     echo "ok   $frames frames, $((frames - own)) resolved as the runtime printed them"
     exit 0
 fi

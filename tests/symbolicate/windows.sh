@@ -178,10 +178,12 @@ print(json.dumps([[f["abs_path"], f["lineno"], f["colno"]] if "lineno" in f else
   sed "s/; A:$age\$/; A:$((age + 1))/" "$d/pst.in" >"$d/pst-age.in"
   local root_frames
   root_frames=$(grep -c '^   at ' "$d/pst.in")
+  local pst_asm
+  pst_asm=$(sed -n 's/^   at \([^!]*\)!.*/\1/p' "$d/pst.in" | sort -u | paste -sd, - | sed 's/,/, /g')
   for where in pdbonly mod only; do
     expect "$name pst, another age ($where)" "$(cat "$d/pst-age.in")" \
       "$("$ilmap" symbolicate --columns --cache-dir "$d/cache-age-$where" --search "$d/$where" <"$d/pst-age.in" 2>"$d/err")"
-    expect "$name   summary" "ilmap symbolicate: $root_frames frames, 0 resolved, $root_frames unresolved ($root_frames module not found)" "$(head -1 "$d/err")"
+    expect "$name   summary" "ilmap symbolicate: $root_frames frames, 0 resolved, $root_frames unresolved ($root_frames module not found ($pst_asm))" "$(head -1 "$d/err")"
   done
   # A truncated Windows PDB beside the PE: unresolved, told, nothing compiled.
   mkdir -p "$d/trunc"
