@@ -2,6 +2,8 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include "reader/CacheImpl.h"
 
@@ -120,6 +122,31 @@ std::size_t Cache::find_methods(std::string_view full_name, std::vector<std::uin
   }
   std::sort(tokens.begin(), tokens.end());
   tokens.erase(std::unique(tokens.begin(), tokens.end()), tokens.end());
+  if (changed()) tokens.clear();
+  return tokens.size();
+}
+
+std::size_t Cache::state_machine_methods(std::uint32_t kickoff, std::vector<std::uint32_t>& tokens) const {
+  tokens.clear();
+  const auto name = method_name(kickoff);
+  if (!name || name->kickoff != 0) return 0;
+  // The name index key of CoreCLR's text (SPEC.md 6.1): the text before the parameters, generic
+  // arguments ("[T]") left out, '.' for the nested-type '+'. State-machine methods are indexed
+  // under their kickoff method's key too.
+  std::string_view text = name->coreclr;
+  if (const std::size_t paren = text.find('('); paren != std::string_view::npos) text = text.substr(0, paren);
+  std::string key;
+  key.reserve(text.size());
+  int depth = 0;
+  for (char c : text) {
+    if (c == '[') ++depth;
+    else if (c == ']') depth = depth > 0 ? depth - 1 : 0;
+    else if (depth == 0) key += c == '+' ? '.' : c;
+  }
+  std::vector<std::uint32_t> found;
+  find_methods(key, found);
+  for (std::uint32_t t : found)
+    if (const auto m = method_name(t); m && m->kickoff == kickoff) tokens.push_back(t);
   if (changed()) tokens.clear();
   return tokens.size();
 }

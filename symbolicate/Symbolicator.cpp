@@ -196,11 +196,7 @@ std::optional<LookupResult> Symbolicator::lookup_frame(const Cache* c, std::uint
     auto it = machines_.find(k);
     if (it == machines_.end()) {
       std::vector<std::uint32_t> parts;
-      if (const auto n = c->method_name(token); n && n->kickoff == 0) {
-        c->find_methods(coreclr_key(n->coreclr), tokens_);
-        for (std::uint32_t t : tokens_)
-          if (const auto m = c->method_name(t); m && m->kickoff == token) parts.push_back(t);
-      }
+      c->state_machine_methods(token, parts);
       it = machines_.emplace(k, std::move(parts)).first;
     }
     if (!it->second.empty()) {

@@ -105,7 +105,7 @@ struct ModuleIndex::Impl : search::SearchSet {
         if (c && (!need_names || c->has_method_names())) {
           ++stats.reused;
           note("reused " + path);
-          return keep(std::move(*c));
+          return keep(std::move(*c), path);
         }
       } else {
         note(path + ": not reused (does not verify or records another PDB id)");
@@ -139,11 +139,11 @@ struct ModuleIndex::Impl : search::SearchSet {
       if (!path.empty()) note("cannot write " + path + ": " + s.error().message);
       auto c = Cache::from_bytes(bytes->span());
       if (!c) return {nullptr, Miss::kBadFile, c.error().message};
-      a.cache = keep(std::move(*c));
+      a.cache = keep(std::move(*c), {});
     } else {
       auto c = Cache::open(path);
       if (!c) return {nullptr, Miss::kBadFile, path + ": " + c.error().message};
-      a.cache = keep(std::move(*c));
+      a.cache = keep(std::move(*c), path);
     }
     ++stats.compiled;
     note("compiled " + in.path + " -> " + path);
@@ -228,7 +228,7 @@ struct ModuleIndex::Impl : search::SearchSet {
         if (c) {
           ++stats.reused;
           note("from the symbol path: " + resolved_cache);
-          return {keep(std::move(*c)), Miss::kNone, {}};
+          return {keep(std::move(*c), resolved_cache), Miss::kNone, {}};
         }
       } else if (mismatch) {
         return {nullptr, Miss::kPdbMismatch, e.path + ": " + in.error().message};
@@ -362,7 +362,7 @@ struct ModuleIndex::Impl : search::SearchSet {
       if (!c) return {nullptr, Miss::kBadFile, r->path + ": " + c.error().message};
       ++stats.reused;
       note("from the symbol path: " + r->path);
-      return {keep(std::move(*c)), Miss::kNone, {}};
+      return {keep(std::move(*c), r->path), Miss::kNone, {}};
     }
     DebugInputOptions io;
     io.windows_pdbs = windows_age.has_value();
@@ -522,6 +522,30 @@ const std::vector<const Cache*>& ModuleIndex::all_with_names() {
   }
   impl_->with_names = std::move(v);
   return *impl_->with_names;
+}
+
+const ModuleAnswer& ModuleIndex::by_path(const std::string& path) {
+  std::string key = "p:" + path;
+  if (auto it = impl_->answers.find(key); it != impl_->answers.end()) return it->second;
+  ModuleAnswer a{nullptr, Miss::kModuleNotFound, path + ": not in the search set"};
+  for (Entry& e : impl_->entries) {
+    if (e.path != path) continue;
+    if (e.kind == Kind::kPe) {
+      a = impl_->answer_pe(e);
+    } else if (e.kind == Kind::kPdb) {
+      a = impl_->answer_pdb(e);
+    } else {
+      impl_->load(e);
+      a = e.cache ? ModuleAnswer{e.cache, Miss::kNone, {}} : ModuleAnswer{nullptr, Miss::kBadFile, e.error};
+    }
+    break;
+  }
+  return impl_->remember(std::move(key), std::move(a));
+}
+
+std::string ModuleIndex::file_of(const Cache* cache) const {
+  const auto it = impl_->cache_files.find(cache);
+  return it == impl_->cache_files.end() ? std::string() : it->second;
 }
 
 }  // namespace ilmap::symbols

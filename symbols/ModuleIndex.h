@@ -91,6 +91,14 @@ class ModuleIndex {
   // anything else is kModuleNotFound "not a debug id"); `name_hint` as for by_pdb_id.
   const ModuleAnswer& by_debug_id(std::string_view debug_id, std::string_view name_hint = {});
 
+  // The file at `path` itself, as listed from the search paths (a PE, a PDB or a cache; the
+  // path as the search set lists it): its cache, compiled when needed (a PDB alone: without
+  // method names). kModuleNotFound when the search set lists no such file.
+  const ModuleAnswer& by_path(const std::string& path);
+  // The file a cache of this index was opened from ("" for one answered from memory, when the
+  // cache directory could not be written).
+  std::string file_of(const Cache* cache) const;
+
   // Every module of the search set that has method names (compiles what is needed): for
   // frames that name no module (Android).
   const std::vector<const Cache*>& all_with_names();

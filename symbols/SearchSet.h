@@ -91,6 +91,7 @@ inline bool is_windows_key(std::string_view key) {
 struct SearchSet {
   std::vector<Entry> entries;
   std::vector<std::unique_ptr<Cache>> caches;  // caches opened for entries and answers
+  std::unordered_map<const Cache*, std::string> cache_files;  // the file each was opened from
   std::size_t scans = 0;                       // passes over the whole set
 
   // Entry positions (in listing order) under a key. By lower-cased file name and by its stem:
@@ -194,8 +195,10 @@ struct SearchSet {
     entries.push_back(std::move(e));
   }
 
-  const Cache* keep(Cache c) {
+  // Owns `c`; `file` is the file it was opened from ("" for one built in memory).
+  const Cache* keep(Cache c, std::string file) {
     caches.push_back(std::make_unique<Cache>(std::move(c)));
+    cache_files.emplace(caches.back().get(), std::move(file));
     return caches.back().get();
   }
 
@@ -214,7 +217,7 @@ struct SearchSet {
       if (!id.pe_name.empty()) e.pe_name = ascii_lower(std::string(id.pe_name));
       e.windows = !id.pdb_key.empty() && is_windows_key(std::string(id.pdb_key));
       if (auto m = c->mvid()) e.mvid = *m;
-      e.cache = keep(std::move(*c));
+      e.cache = keep(std::move(*c), e.path);
       return;
     }
     auto file = FileBytes::open(e.path);

@@ -1,7 +1,13 @@
 // cmd_lookup.cpp - `ilmap lookup CACHE METHOD IL_OFFSET [--json] [--verify]` and
 //                  `ilmap lookup CACHE [--batch] [--json] [--verify]` (queries from stdin).
-// With --symbol-path SPEC, CACHE may be a PE or Portable PDB: its cache comes from the symbol
-// path (SymbolPathOption.h).
+// CACHE may also be a PE or a PDB: with --symbol-path SPEC (or $_NT_SYMBOL_PATH) its cache comes
+// from the symbol path (SymbolPathOption.h); without, it is compiled into the cache directory
+// (or reused from there) as symbolicate does (symbols/ModuleIndex.h).
+//
+// A kickoff method's token (an async or iterator method: CoreCLR prints a state machine's frame
+// under it, with MoveNext's IL offset) that has no point at the offset is answered by the methods
+// of its state machine (Cache::state_machine_methods), when they agree. --functions prints the
+// method's name (CoreCLR's text) on a line before each answer, as llvm-symbolizer does.
 //
 // Text answers are "path:line:column" or "??:0:0" (llvm-symbolizer's habit), the path escaped
 // (TextEscape.h) so that one answer is always one line. A single lookup with no answer exits
@@ -23,12 +29,14 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "tools/Commands.h"
 #include "decode/DebugInput.h"
 #include "tools/LineReader.h"
 #include "tools/QueryParse.h"
 #include "tools/SymbolPathOption.h"
+#include "symbols/ModuleIndex.h"
 #include "support/TextEscape.h"
 #include "ilmap/cache.h"
 #include "ilmap/mapping_guard.h"
@@ -43,39 +51,85 @@ struct LookupOptions {
   bool batch = false;
   bool json = false;
   bool verify = false;
+  bool functions = false;
+  std::string cache_dir;    // where a PE or PDB given as CACHE is compiled
   std::string symbol_path;  // --symbol-path: CACHE may be a PE or PDB whose cache is found there
   long download_timeout_s = symbols::HttpOptions{}.total_timeout_s;
 };
+
+Status compile_into_cache_dir(LookupOptions& o);
 
 // With --symbol-path (or $_NT_SYMBOL_PATH), a CACHE that is not a cache (a PE or a Portable PDB) is replaced by the
 // verified cache the symbol path holds for it (fetched when needed).
 Status resolve_cache_argument(LookupOptions& o) {
   const std::string spec = symbol_path_or_env(o.symbol_path);
-  if (spec.empty()) return {};
-  std::uint8_t head[16] = {};
+  struct stat st {};
+  if (::stat(o.cache.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return {};  // open() says what it is
+  std::uint8_t head[32] = {};
   std::size_t n = 0;
   if (std::FILE* f = std::fopen(o.cache.c_str(), "rb")) {
     n = std::fread(head, 1, sizeof head, f);
     std::fclose(f);
   }
-  if (n > 0 && sniff_input({head, n}) == InputKind::kCache) return {};
+  const InputKind kind = n > 0 ? sniff_input({head, n}) : InputKind::kUnknown;
+  if (kind == InputKind::kCache) return {};
+  if (spec.empty()) {
+    if (kind == InputKind::kUnknown && !(n > 0 && is_windows_pdb({head, n}))) return {};  // open() says what it is
+    return compile_into_cache_dir(o);
+  }
   auto r = resolve_with_symbol_path(spec, o.cache, true, o.download_timeout_s);
   if (!r) return r.error();
   o.cache = r->path;
   return {};
 }
 
-std::string answer_text(const std::optional<LookupResult>& r) {
-  if (!r) return "??:0:0";
-  std::string out;
-  append_escaped(out, r->file);
-  return out + ':' + std::to_string(r->line) + ':' + std::to_string(r->column);
+// One query's answer: the lookup's, or that of the state machine of a kickoff method (`via`).
+struct Answer {
+  std::optional<LookupResult> result;
+  std::uint32_t via = 0;       // the state-machine method that answered, else 0
+  std::string_view function;   // CoreCLR's text of the method, empty without names
+};
+
+Answer answer(const Cache& cache, std::uint32_t rid, std::uint32_t il, std::vector<std::uint32_t>& scratch) {
+  Answer a;
+  const std::uint32_t token = 0x06000000u | rid;
+  if (rid < 0x01000000u)
+    if (const auto n = cache.method_name(token)) a.function = n->coreclr;
+  a.result = cache.lookup_row(rid, il);
+  if (a.result || rid >= 0x01000000u || cache.state_machine_methods(token, scratch) == 0) return a;
+  for (std::uint32_t t : scratch) {
+    const auto r = cache.lookup(t, il);
+    if (!r) continue;
+    if (a.result && (a.result->file != r->file || a.result->line != r->line || a.result->column != r->column)) {
+      a.result.reset();  // its state machine's methods disagree: no answer
+      a.via = 0;
+      return a;
+    }
+    if (!a.result) a.via = t;
+    a.result = r;
+  }
+  return a;
 }
 
-std::string answer_json(std::uint32_t rid, std::uint32_t il, const std::optional<LookupResult>& r) {
+std::string answer_text(const Answer& a, bool functions) {
+  std::string out;
+  if (functions) {
+    if (a.function.empty()) out += "??";
+    else append_escaped(out, a.function);
+    out += '\n';
+  }
+  if (!a.result) return out + "??:0:0";
+  append_escaped(out, a.result->file);
+  return out + ':' + std::to_string(a.result->line) + ':' + std::to_string(a.result->column);
+}
+
+std::string answer_json(std::uint32_t rid, std::uint32_t il, const Answer& a) {
+  const std::optional<LookupResult>& r = a.result;
   nlohmann::ordered_json j;
   j["method"] = format("0x%08x", 0x06000000u | rid);
   j["il_offset"] = il;
+  j["function"] = a.function.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(std::string(a.function));
+  if (a.via) j["state_machine_method"] = format("0x%08x", a.via);
   if (r) {
     j["file"] = std::string(r->file);
     j["language"] = language_label(r->language);
@@ -90,6 +144,30 @@ std::string answer_json(std::uint32_t rid, std::uint32_t il, const std::optional
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+// A PE or PDB given as CACHE (no symbol path): its cache, compiled into (or reused from) the
+// cache directory as symbolicate does; `o.cache` becomes that cache's path.
+Status compile_into_cache_dir(LookupOptions& o) {
+  symbols::ModuleIndexOptions io;
+  io.search = {o.cache};
+  io.cache_dir = o.cache_dir.empty() ? symbols::default_cache_dir() : o.cache_dir;
+  if (io.cache_dir.empty())
+    return Error{Errc::kUsage, o.cache + " is a PE or PDB, and there is no cache directory to compile it into: "
+                                         "give --cache-dir DIR (or set XDG_CACHE_HOME or HOME)"};
+  const std::string io_dir = io.cache_dir;
+  auto index = symbols::ModuleIndex::create(std::move(io));
+  if (!index) return index.error();
+  const symbols::ModuleAnswer& a = (*index)->by_path(o.cache);
+  if (!a.cache) {
+    const Errc code = a.miss == symbols::Miss::kBadFile ? Errc::kMalformed : Errc::kNotFound;
+    return Error{code, (a.detail.empty() ? o.cache : a.detail) + " (" + symbols::miss_name(a.miss) + ")"};
+  }
+  const std::string file = (*index)->file_of(a.cache);
+  if (file.empty())
+    return Error{Errc::kIo, o.cache + ": its cache could not be written to the cache directory " + io_dir + ""};
+  o.cache = file;
+  return {};
+}
+
 std::string error_line(const std::string& msg, bool json) {
   if (!json) return "error: " + msg;
   nlohmann::ordered_json j;
@@ -102,20 +180,7 @@ std::string error_line(const std::string& msg, bool json) {
 // Opens the cache; with --verify also checks its checksum and every block.
 Result<Cache> open_cache(const LookupOptions& o) {
   auto cache = Cache::open(o.cache);
-  if (!cache) {
-    Error e = cache.error();
-    if (e.code == Errc::kBadMagic) {
-      // A PDB or PE given where a cache is expected: say what to do.
-      std::uint8_t head[4] = {};
-      if (std::FILE* f = std::fopen(o.cache.c_str(), "rb")) {
-        const std::size_t n = std::fread(head, 1, sizeof head, f);
-        std::fclose(f);
-        if (n >= 2 && (std::memcmp(head, "BSJB", 4) == 0 || (head[0] == 'M' && head[1] == 'Z')))
-          e.message += " (it is a PDB or PE: compile it first with 'ilmap compile " + o.cache + "')";
-      }
-    }
-    return e;
-  }
+  if (!cache) return cache.error();
   if (o.verify) {
     if (Status s = cache->verify(); !s) return Error{s.code(), o.cache + ": " + s.message()};
   }
@@ -210,6 +275,7 @@ int run_batch(const LookupOptions& o, Cache first, std::optional<Stamp> stamp) {
   std::uint64_t malformed = 0, unanswered = 0, since_check = 0;
   auto last_check = std::chrono::steady_clock::now();
   std::string text;
+  std::vector<std::uint32_t> scratch;
   for (;;) {
     const LineReader::Next next = reader.next();
     if (next == LineReader::Next::kEnd || next == LineReader::Next::kError || out.failed()) {
@@ -235,10 +301,10 @@ int run_batch(const LookupOptions& o, Cache first, std::optional<Stamp> stamp) {
       ++malformed;
       text = error_line(q.error().message, o.json);
     } else {
-      std::optional<LookupResult> r;
+      Answer r;
       bool answered = false;
       for (int attempt = 0; attempt < 2 && live.get(); ++attempt) {
-        r = live.get()->lookup_row(q->rid, q->il_offset);
+        r = answer(*live.get(), q->rid, q->il_offset, scratch);
         if (!live.get()->changed()) {
           answered = true;
           break;
@@ -246,7 +312,7 @@ int run_batch(const LookupOptions& o, Cache first, std::optional<Stamp> stamp) {
         live.refresh(true);  // the mapping changed under the lookup: open the file again
       }
       if (answered) {
-        text = o.json ? answer_json(q->rid, q->il_offset, r) : answer_text(r);
+        text = o.json ? answer_json(q->rid, q->il_offset, r) : answer_text(r, o.functions);
       } else {
         ++unanswered;
         text = error_line(Cache::changed_status(o.cache).message() +
@@ -292,12 +358,13 @@ int run_lookup(const LookupOptions& given) {
   auto cache = open_cache(o);
   if (!cache) return report_error(cache.error());
   if (batch) return run_batch(o, std::move(*cache), stamp);
-  auto r = cache->lookup_row(rid, il);
+  std::vector<std::uint32_t> scratch;
+  const Answer r = answer(*cache, rid, il, scratch);
   if (cache->changed()) return report_error(cache->changed_status().error());
-  const std::string out = (o.json ? answer_json(rid, il, r) : answer_text(r)) + "\n";
+  const std::string out = (o.json ? answer_json(rid, il, r) : answer_text(r, o.functions)) + "\n";
   Output w;
   if (!w.write(out) || !w.flush()) return 2;
-  return r ? 0 : 3;
+  return r.result ? 0 : 3;
 }
 
 }  // namespace
@@ -311,7 +378,12 @@ void register_lookup(CLI::App& app, int& rc) {
       "function_id) or a decimal row number; IL_OFFSET is decimal or 0x hex, or -1 (the\n"
       "runtime's 'unknown'). Offsets are signed 32-bit as in the runtime: -1 and offsets from\n"
       "0x80000000 on give no answer. Prints path:line:column (control characters in the path\n"
-      "escaped), or ??:0:0 (exit 3) when there is no answer.\n"
+      "escaped), or ??:0:0 (exit 3) when there is no answer. With --functions, a line with the\n"
+      "method's name (CoreCLR's text, ?? without names) comes before each answer.\n"
+      "An async or iterator method's token (the one CoreCLR prints for its state machine's frames)\n"
+      "with no point at the offset is answered by its state machine's MoveNext.\n"
+      "CACHE may be a PE (.dll, .exe) or a PDB: it is compiled into the cache directory, or its\n"
+      "cache reused from there (as symbolicate does), or found through --symbol-path.\n"
       "Without METHOD and IL_OFFSET (or with --batch), reads 'METHOD IL_OFFSET' lines from stdin\n"
       "and answers each on its own line, flushed before waiting for more input; a malformed or\n"
       "over-long (> 64 KiB) line gets an 'error: ...' line and the run goes on, then exits 1.\n"
@@ -319,13 +391,19 @@ void register_lookup(CLI::App& app, int& rc) {
       "cannot answer because the file changed get error lines, and the run exits 2.\n"
       "The cache's checksum is not checked (opening is O(1)); --verify checks it and every\n"
       "block first (exit 2 on failure), as 'ilmap verify' does.");
-  cmd->add_option("CACHE", o->cache, "An ilmap cache (with --symbol-path also a PE or Portable PDB)")->required();
+  cmd->add_option("CACHE", o->cache, "An ilmap cache, or a PE or PDB (compiled into the cache directory)")->required();
   cmd->add_option("METHOD", o->method, "Method token or row number");
   cmd->add_option("IL_OFFSET", o->il_offset, "IL offset");
   cmd->add_flag("--batch", o->batch, "Read queries from stdin, one per line (the default without METHOD)");
   cmd->add_flag("--json", o->json,
-                "JSON answers: {\"method\",\"il_offset\",\"file\",\"language\",\"line\",\"column\","
+                "JSON answers: {\"method\",\"il_offset\",\"function\",\"file\",\"language\",\"line\",\"column\","
                 "\"end_line\",\"end_column\",\"url\"}; \"file\" is null when there is no answer");
+  cmd->add_flag("--functions", o->functions,
+                "Print the method's name on a line before each answer (as llvm-symbolizer; in --json always "
+                "as \"function\")");
+  cmd->add_option("--cache-dir", o->cache_dir,
+                  "Where a PE or PDB given as CACHE is compiled (default $XDG_CACHE_HOME/ilmap, else "
+                  "$HOME/.cache/ilmap)");
   cmd->add_flag("--verify", o->verify, "Verify the cache (checksum and every block) before answering");
   add_symbol_path_option(cmd, o->symbol_path, "the cache of a PE or Portable PDB given as CACHE", o->download_timeout_s);
   cmd->callback([o, &rc] { rc = run_lookup(*o); });

@@ -167,6 +167,12 @@ class Cache {
   // arguments or parameters) is `full_name`, state-machine methods also under their kickoff
   // method's name. Replaces `tokens`; returns their count (0 without names).
   std::size_t find_methods(std::string_view full_name, std::vector<std::uint32_t>& tokens) const;
+  // The methods of the state machine of async or iterator method `kickoff` (its MoveNext, and
+  // lambdas and local functions the compiler moved into it): the tokens, ascending, whose
+  // MethodNameView::kickoff is `kickoff`. CoreCLR prints a state machine's frame under its
+  // kickoff method's token with MoveNext's IL offset. Replaces `tokens`; returns their count (0
+  // without names, for a method that is no kickoff method, or for a state-machine method).
+  std::size_t state_machine_methods(std::uint32_t kickoff, std::vector<std::uint32_t>& tokens) const;
   // Module MVID (#GUID byte order), from the names section or else the PE identity.
   std::optional<std::array<std::uint8_t, 16>> mvid() const noexcept;
   std::string_view assembly_name() const noexcept;  // empty without names or Assembly row

@@ -26,7 +26,7 @@ _NT_SYMBOL_PATH=$PWD/store ilmap compile -q dllonly/Ilmap.Corpus.Frames.dll -o d
 ilmap lookup dllonly.ilmap 0x600000a 7
 echo "-- --symbol-path wins over \$_NT_SYMBOL_PATH"
 _NT_SYMBOL_PATH=$PWD/store ilmap lookup --symbol-path "$PWD/empty" dllonly/Ilmap.Corpus.Frames.dll 0x600000a 7; echo "lookup exit $?"
-echo "-- without either, a DLL is no cache"
+echo "-- without either, the DLL is compiled: its PDB is neither beside it nor embedded"
 ilmap lookup dllonly/Ilmap.Corpus.Frames.dll 0x600000a 7; echo "lookup exit $?"
 echo "-- exit 0 with frames left unresolved, 3 with --strict (the text is written either way)"
 printf '%s\n' "$frame" '   at A.B() in Nowhere.dll:token 0x6000001+0x1' >two.txt
