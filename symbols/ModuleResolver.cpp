@@ -330,8 +330,8 @@ Result<Resolved> ModuleResolver::resolve(const ModuleIdentity& want) const {
       if (auto r = run.try_store(c)) return *r;
     if (auto r = run.try_server(e)) return std::move(*r);
   }
-  std::optional<Error>& worst = run.worst;
-  if (!worst) worst = Error{Errc::kNotFound, want.key + ": not found"};
+  const std::optional<Error>& worst = run.worst;
+  if (!worst) return Error{Errc::kNotFound, want.key + ": not found"};
   return Error{worst->code, want.key + ": " + worst->message};
 }
 

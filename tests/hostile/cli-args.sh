@@ -105,8 +105,13 @@ for cmd in dump info; do
 done
 for target in "$tmp/missing.ilmap" "$tmp/dir" "$tmp/empty.ilmap" /dev/null "$pdb"; do
   expect 2 "" "$ilmap" verify "$target"
-  expect 2 "" "$ilmap" lookup "$target" 0x06000001 0
+  [[ $target == "$pdb" ]] || expect 2 "" "$ilmap" lookup "$target" 0x06000001 0
 done
+# lookup of a PDB compiles it into the cache folder (--cache-dir, else $XDG_CACHE_HOME/ilmap) and
+# answers; a cache folder under a regular file is an I/O error; nothing is written elsewhere.
+XDG_CACHE_HOME=$tmp/xdg expect 0 "" "$ilmap" lookup "$pdb" 0x06000001 0
+[[ -n $(find "$tmp/xdg/ilmap" -name '*.ilmap' 2>/dev/null) ]] || { echo "FAIL: lookup of a PDB wrote no cache under \$XDG_CACHE_HOME/ilmap"; fails=$((fails + 1)); }
+expect 2 "" "$ilmap" lookup "$pdb" 0x06000001 0 --cache-dir "$tmp/empty.pdb/sub"
 expect 2 "" "$ilmap" compile "$tmp/missing.pdb" -o "$tmp/x.ilmap"
 expect 2 "" "$ilmap" compile "$tmp/empty.pdb" -o "$tmp/x.ilmap"
 expect 2 "" "$ilmap" compile /dev/null -o "$tmp/x.ilmap"

@@ -1,5 +1,6 @@
-// make_golden.cpp - writes tests/hostile/golden/: every golden bad file and expected.tsv
-// (file, command, exit code, message fragment). Usage: ilmap_make_golden DIR
+// make_golden.cpp - writes every golden bad file and expected.tsv (file, command, exit code,
+// message fragment) into DIR; the build runs it into golden/ of its tests/hostile folder.
+// Usage: ilmap_make_golden DIR
 #include <cstdio>
 #include <fstream>
 #include <string>

@@ -2,7 +2,6 @@
 # 0xFF) are escaped in text output (dump listing and --documents, of the PDB and of its cache;
 # info; verify), never written raw; --json keeps them as JSON strings.
 . "$(dirname "$0")/../common.sh"
-GOLDEN=$CORPUS/../tests/hostile/golden
 need "$GOLDEN/control-chars-name.pdb"
 cp "$GOLDEN/control-chars-name.pdb" $'odd\nname.pdb'
 ilmap dump $'odd\nname.pdb'; echo "exit $?"

@@ -2,7 +2,6 @@
 # PDB share the --max-decompressed budget (dump --documents and compile --embed-sources):
 # 40 documents x one 64 KiB blob pass a 100 KiB budget; 3 distinct 64 KiB blobs exceed it (exit 2).
 . "$(dirname "$0")/../common.sh"
-GOLDEN=$CORPUS/../tests/hostile/golden
 need "$GOLDEN/embedded-source-shared.pdb" "$GOLDEN/embedded-source-over-budget.pdb"
 cp "$GOLDEN/embedded-source-shared.pdb" shared.pdb
 cp "$GOLDEN/embedded-source-over-budget.pdb" three.pdb

@@ -3,7 +3,6 @@
 # part is missing; the error is also on stderr and the exit code is 2. A PDB without SourceLink
 # prints "sourcelink: none" (JSON: null).
 . "$(dirname "$0")/../common.sh"
-GOLDEN=$CORPUS/../tests/hostile/golden
 need "$GOLDEN/good-embedded.dll" "$GOLDEN/pe-mpdb-too-large.dll" "$GOLDEN/pe-corrupt-deflate.dll"
 cp "$GOLDEN/good-embedded.dll" "$GOLDEN/pe-mpdb-too-large.dll" "$GOLDEN/pe-corrupt-deflate.dll" .
 ilmap info --max-decompressed 100 good-embedded.dll; echo "exit $?"

@@ -1,7 +1,6 @@
 # verify: counts are singular or plural as needed ("1 document"), and a cache path with a
 # control character is printed escaped (one line per cache).
 . "$(dirname "$0")/../common.sh"
-GOLDEN=$CORPUS/../tests/hostile/golden
 need "$GOLDEN/good.ilmap"
 cp "$GOLDEN/good.ilmap" one.ilmap
 cp "$GOLDEN/good.ilmap" $'new\nline\e.ilmap'
