@@ -4,7 +4,9 @@
 # (bin/ilmap, include/ilmap/*.h, lib/libilmap.so.1 with its SONAME and only the C API exported,
 # lib/libilmap.a, lib/pkgconfig/ilmap.pc naming that prefix), then builds c_api_test.c against the
 # installed library via pkg-config - shared, and static with `pkg-config --static` - and runs both
-# through c_api_test.sh with the installed ilmap: a real lookup on a cache of a corpus PDB.
+# through c_api_test.sh with the installed ilmap: a real lookup on a cache of a corpus PDB; then a
+# CMake project finds the same prefix with find_package(ilmap CONFIG) (consumer-check.sh; not in
+# a sanitizer build, whose libraries need the sanitizer flags the consumer does not set).
 # SANITIZE=1 (a build with ILMAP_SANITIZE): the libraries hold ASan/UBSan code, so the programs
 # are built with the same -fsanitize flags (the sanitizer runtime must come first).
 # Exit 0 pass, 1 fail, 77 skip (no pkg-config, or corpus files absent).
@@ -70,4 +72,10 @@ if readelf -d "$work/c_api_static" | grep 'NEEDED.*libilmap' >/dev/null; then fa
 # A real lookup through each, on a cache the installed ilmap compiles.
 "$tests/c_api_test.sh" "$prefix/bin/ilmap" "$work/c_api_shared" "$corpus"
 "$tests/c_api_test.sh" "$prefix/bin/ilmap" "$work/c_api_static" "$corpus"
-echo "ok: installed into a temporary prefix; C API via pkg-config (shared and static)"
+# A CMake user's project: find_package(ilmap CONFIG) with the prefix on CMAKE_PREFIX_PATH.
+[[ -f $prefix/${libdir#"$prefix"/}/cmake/ilmap/ilmapConfig.cmake ]] || fail "no cmake/ilmap/ilmapConfig.cmake beside the .pc folder"
+[[ -f $prefix/share/doc/ilmap/LICENSE ]] || fail "share/doc/ilmap/LICENSE not installed"
+if [[ $sanitize != 1 ]]; then
+  "$(dirname "$0")/consumer-check.sh" "$cmake" "$prefix" "$prefix/bin/ilmap" "$tests" "$corpus"
+fi
+echo "ok: installed into a temporary prefix; C API via pkg-config (shared and static) and find_package"
