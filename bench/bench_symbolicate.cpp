@@ -4,7 +4,9 @@
 //       DIR/modules: NN copies of the corpus PEs with their PDBs under 50 distinct module names
 //       (Mod00.dll + Mod00.pdb, ...); DIR/trace.log: the CoreCLR ShowILOffsets form of that many
 //       frames at real sequence points of those modules, 1 line in 5 not a frame (exception
-//       headers, text), ~100 bytes a line.
+//       headers, text), ~100 bytes a line; DIR/sparse.log: as many lines of ordinary log text,
+//       one in 1,000 a frame of trace.log; DIR/originals: the PEs and PDBs under their own
+//       names, DIR/modules.tsv: module name TAB original name.
 //   ilmap_bench_symbolicate --dir DIR [benchmark flags]   (after --make, and after one run of
 //       `ilmap symbolicate --search DIR/modules --cache-dir DIR/cache` made the caches)
 //       symbolicate/frames      Symbolicator over the first 200,000 lines of trace.log held in
@@ -41,6 +43,17 @@ namespace {
 std::string g_dir;
 std::string g_text;  // the benchmark's lines
 std::string g_prefixed, g_json, g_sparse;  // the same frames in other log shapes (main)
+
+// Ordinary log lines (timestamps, ':', "0x", brackets): the text around the frames of a sparse log.
+constexpr const char* kProse[] = {
+    "2026-11-24T10:00:00.123Z info: Microsoft.AspNetCore.Hosting.Diagnostics[1] Request starting HTTP/1.1 GET "
+    "http://localhost:5000/api/items/42 - - -",
+    "2026-11-24T10:00:00.125Z dbug: App.Worker[0] Worker running at: 11/24/2026 10:00:00 +00:00, that is on time",
+    "2026-11-24T10:00:00.131Z warn: App.Cache[3] Cache miss for key user:1234, fetching from shard 0x1f",
+    "2026-11-24T10:00:00.140Z info: Microsoft.EntityFrameworkCore.Database.Command[20101] Executed DbCommand (3ms) "
+    "[Parameters=[@__p_0='?' (DbType = Int32)], CommandType='Text', CommandTimeout='30']",
+    "Nov 24 10:00:00 host app[123]: processed batch 17 in 12 ms, queue length 7, heap at 0x7ffd1234",
+};
 
 int make(const std::string& dir, const std::string& corpus, int modules, long frames) {
   std::vector<std::pair<fs::path, fs::path>> pairs;  // PE, PDB
@@ -95,10 +108,18 @@ int make(const std::string& dir, const std::string& corpus, int modules, long fr
     if (idx && (*idx)->by_file_name(pr.first.filename().string()).cache) usable.push_back(pr);
     (void)k;
   }
+  // originals/ and modules.tsv (module name, original file name) let a tool that finds a PDB by
+  // the name the PE's CodeView entry gives (dotnet-stack) read the same frames under their
+  // original module names.
+  fs::create_directories(dir + "/originals");
+  std::ofstream table(dir + "/modules.tsv", std::ios::binary);
   for (int m = 0; m < modules; ++m) {
     const auto& [pe, pdb] = usable[which[m]];
     fs::copy_file(pe, dir + "/modules/" + module_names[m] + ".dll", fs::copy_options::overwrite_existing);
     fs::copy_file(pdb, dir + "/modules/" + module_names[m] + ".pdb", fs::copy_options::overwrite_existing);
+    fs::copy_file(pe, dir + "/originals/" + pe.filename().string(), fs::copy_options::overwrite_existing);
+    fs::copy_file(pdb, dir + "/originals/" + pdb.filename().string(), fs::copy_options::overwrite_existing);
+    table << module_names[m] << '\t' << pe.stem().string() << '\n';
   }
   std::ofstream out(dir + "/trace.log", std::ios::binary);
   std::mt19937_64 rng(42);
@@ -113,8 +134,24 @@ int make(const std::string& dir, const std::string& corpus, int modules, long fr
     line = "   at " + names[which[m]][i] + " in " + module_names[m] + tail;
     out << line;
   }
-  std::printf("%d modules (%zu distinct PEs), %ld frames, %llu bytes\n", modules, usable.size(), frames,
-              static_cast<unsigned long long>(fs::file_size(dir + "/trace.log")));
+  out.close();
+  // sparse.log: as many lines as trace.log has frames, one in 1,000 a frame of trace.log (in its
+  // order), the others ordinary log text: the shape of an application log with a few traces.
+  std::ifstream in(dir + "/trace.log", std::ios::binary);
+  std::ofstream sparse(dir + "/sparse.log", std::ios::binary);
+  for (long i = 0; i < frames; ++i) {
+    if (i % 1000 == 999) {
+      while (std::getline(in, line) && line.compare(0, 6, "   at ") != 0) {
+      }
+      sparse << line << '\n';
+    } else {
+      sparse << kProse[i % 5] << '\n';
+    }
+  }
+  sparse.close();
+  std::printf("%d modules (%zu distinct PEs), %ld frames, %llu bytes; sparse.log %llu bytes\n", modules,
+              usable.size(), frames, static_cast<unsigned long long>(fs::file_size(dir + "/trace.log")),
+              static_cast<unsigned long long>(fs::file_size(dir + "/sparse.log")));
   return 0;
 }
 
@@ -173,15 +210,6 @@ void make_variants() {
     exception.append(l);
   }
   record();
-  static constexpr const char* kProse[] = {
-      "2026-11-24T10:00:00.123Z info: Microsoft.AspNetCore.Hosting.Diagnostics[1] Request starting HTTP/1.1 GET "
-      "http://localhost:5000/api/items/42 - - -",
-      "2026-11-24T10:00:00.125Z dbug: App.Worker[0] Worker running at: 11/24/2026 10:00:00 +00:00, that is on time",
-      "2026-11-24T10:00:00.131Z warn: App.Cache[3] Cache miss for key user:1234, fetching from shard 0x1f",
-      "2026-11-24T10:00:00.140Z info: Microsoft.EntityFrameworkCore.Database.Command[20101] Executed DbCommand (3ms) "
-      "[Parameters=[@__p_0='?' (DbType = Int32)], CommandType='Text', CommandTimeout='30']",
-      "Nov 24 10:00:00 host app[123]: processed batch 17 in 12 ms, queue length 7, heap at 0x7ffd1234",
-  };
   std::size_t frame = 0;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     if (i % 1000 == 999) {
