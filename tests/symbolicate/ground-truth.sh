@@ -9,8 +9,9 @@
 #            (b) without PDBs and with Switch.System.Diagnostics.StackTrace.ShowILOffsets: "in X.dll:token".
 #            symbolicate(b) must equal (a), byte for byte. The same frames of (b) rendered in the
 #            Android form ("at NS.T.M + 0xOFF(Unknown Source)") and the ProductionStackTrace form
-#            ("at Asm!0xTOKEN!METHOD +0xOFF" + MODULE lines) must symbolicate to the lines of (a),
-#            except the overloads the Android form cannot tell apart (left as they were).
+#            ("at Asm!0xTOKEN!METHOD +0xOFF" + MODULE lines) must symbolicate to the lines of (a);
+#            in the Android form, overloads are told apart by their IL, and only those listed in
+#            $undecidable (the same IL shape) stay as they were, counted "ambiguous name".
 #   mono:    Trace.exe run by mono without symbols ("[0x..] in <mvid>:0") and by mono --debug with
 #            the PDB ("in FILE:N"): symbolicate of the first must equal the second, IL offsets in
 #            brackets aside (Mono --debug reports other ones), except the frames listed in
@@ -55,6 +56,10 @@ if [ "$mode" = coreclr ]; then
     rc true >"$tmp/lines.json"
     rc true >"$tmp/il.json"
     progs=("Ilmap.Trace.exe|")
+    # Overloads that answer with different lines are told apart by their IL (docs/symbolicate.md);
+    # these cannot be: the same IL shape at the top of the trace (Trace.cs, Twin).
+    undecidable=("Ilmap.Trace.Scenarios.Twin")
+    il_bound=0 il_call=0 ambiguous=0
     for case in cs-frames cs-signatures; do
         dll=$(ls "$root"/corpus/out/$case/*.dll 2>/dev/null | head -n1)
         [ -n "$dll" ] || continue
@@ -106,6 +111,24 @@ if [ "$mode" = coreclr ]; then
         left=$(grep -c 'Unknown Source' "$tmp/got")
         amb=$(sed -n 's/.*[( ]\([0-9][0-9]*\) ambiguous name.*/\1/p' "$tmp/err")
         if [ "$left" != "$((${amb:-0} + noline))" ]; then echo "FAIL android $name: $left frames left, ${amb:-0} counted ambiguous: $(cat "$tmp/err")"; fail=$((fail + 1)); fi
+        # How the overloads were decided (--json's chosen_by): by the IL (an instruction boundary
+        # at the offset, or the call of the frame above) or not at all (ambiguous name). Only
+        # the frames named in $undecidable may stay ambiguous, and each of them must.
+        sym --json "$tmp/android" >"$tmp/json" 2>/dev/null
+        n_bound=$(grep -c '"chosen_by":"il_boundary"' "$tmp/json")
+        n_call=$(grep -c '"chosen_by":"call_target"' "$tmp/json")
+        il_bound=$((il_bound + n_bound)) il_call=$((il_call + n_call)) ambiguous=$((ambiguous + ${amb:-0}))
+        echo "     android $name: $((n_bound + n_call + ${amb:-0})) overload frames: $n_bound decided by il_boundary, $n_call by call_target, ${amb:-0} ambiguous"
+        grep '"reason":"ambiguous name"' "$tmp/json" | sed 's/.*"method":"\([^"]*\)".*/\1/' | sort -u >"$tmp/amb"
+        printf '%s\n' "${undecidable[@]}" | sort -u >"$tmp/allowed"
+        if [ -n "$(comm -23 "$tmp/amb" "$tmp/allowed")" ]; then
+            echo "FAIL android $name: ambiguous, but the IL should decide: $(comm -23 "$tmp/amb" "$tmp/allowed" | tr '\n' ' ')"; fail=$((fail + 1))
+        fi
+        for u in "${undecidable[@]}"; do
+            if grep -q "at $u + 0x" "$tmp/android" && ! grep -qxF "$u" "$tmp/amb"; then
+                echo "FAIL android $name: $u resolved, but its overloads have the same IL shape"; fail=$((fail + 1))
+            fi
+        done
         # ProductionStackTrace form: "   at Asm!0xTOKEN!METHOD +0xOFF", then "==========" and a MODULE line.
         asm=${mod%.*}
         guid=$("$ilmap" info --json "$tmp/pdb/$mod" | sed -n 's/^ *"codeview_guid": "\([0-9a-f-]*\)".*/\1/p')
@@ -128,6 +151,9 @@ if [ "$mode" = coreclr ]; then
              { if (index(a[FNR], " in " m ":token 0x") && $0 ~ /!0x[0-9a-f]+!.* \+0x[0-9a-f]+$/) print $0; else print a[FNR] }' "$tmp/a" "$tmp/got2" >"$tmp/want"
         check "pst $name" "$tmp/want" "$tmp/got2"
     done
+    # The IL must have decided overloads of both kinds (Trace.cs: Over, Relay): a check that can fail.
+    echo "android overloads: $il_bound decided by il_boundary, $il_call by call_target, $ambiguous ambiguous"
+    if [ "$il_bound" -eq 0 ] || [ "$il_call" -eq 0 ]; then echo "FAIL android: the IL decided no overload by boundary or by call target"; fail=$((fail + 1)); fi
 else
     cp "$tmp/pdb/Ilmap.Trace.exe" "$tmp/nopdb/" 
     mono "$tmp/nopdb/Ilmap.Trace.exe" >"$tmp/b" 2>&1
