@@ -8,10 +8,14 @@
 // With (TOKEN, OFFSET) pairs (hex), one line per pair instead: "TOKEN OFFSET boundary|inside|none
 // OPCODE_AT OPCODE_BEFORE CALLEE_BEFORE" - what is at a runtime frame's IL offset (the instruction
 // starting there, the one ending there and the method it calls), to study the offsets runtimes print.
+//   ilmap_il_listing --bodies PE
+// One line per IL body instead: "TOKEN FILE_OFFSET SIZE" (decimal; header and code), for tests
+// that damage bodies in place (tests/symbolicate/ground-truth.sh).
 // Exit 0 ok, 1 usage, 2 unreadable or not a managed PE.
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "decode/MethodBody.h"
@@ -19,6 +23,8 @@
 #include "support/FileBytes.h"
 
 int main(int argc, char** argv) {
+  const bool bodies = argc == 3 && std::string_view(argv[1]) == "--bodies";
+  if (bodies) ++argv, --argc;
   if (argc < 2 || argc % 2 != 0) {
     std::fprintf(stderr, "usage: ilmap_il_listing PE [TOKEN OFFSET...]\n");
     return 1;
@@ -53,6 +59,15 @@ int main(int argc, char** argv) {
                 before && before->is_call() ? std::string(ilmap::called_method_name(*pe, before->token)).c_str() : "-");
   }
   if (argc > 2) return 0;
+  if (bodies) {
+    for (std::uint32_t rid = 1; rid <= pe->metadata()->rows(ilmap::kMethodDef); ++rid) {
+      auto body = ilmap::method_body_of(*pe, 0x06000000u | rid);
+      if (!body) continue;
+      const auto at = static_cast<std::size_t>(body->code.data() - pe->bytes().data()) - body->header.header_size;
+      std::printf("0x%08x %zu %u\n", 0x06000000u | rid, at, body->header.header_size + body->header.code_size);
+    }
+    return 0;
+  }
   const std::uint32_t rows = pe->metadata()->rows(ilmap::kMethodDef);
   for (std::uint32_t rid = 1; rid <= rows; ++rid) {
     const std::uint32_t token = 0x06000000u | rid;
