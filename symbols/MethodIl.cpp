@@ -40,13 +40,15 @@ bool same_module(const PeFile& pe, const CacheIdentity& id) {
 struct MethodIl::Impl {
   explicit Impl(const ModuleIndex& i) : index(i) {}
   const ModuleIndex& index;
-  std::vector<std::unique_ptr<OpenPe>> keep;                // the PEs that matched a cache
+  std::vector<std::unique_ptr<OpenPe>> keep;                // the managed PEs opened
   std::unordered_map<std::string, OpenPe*> by_path;         // each file opened once (nullptr: unusable)
   std::unordered_map<const Cache*, OpenPe*> cache_pe;       // nullptr: no PE for that cache
   std::vector<Instruction> code;                            // the last body decoded
-  std::size_t opened = 0;
 
-  OpenPe* open(const std::string& path, const CacheIdentity& id) {
+  // A managed PE at `path`, opened and parsed once whatever cache asks (nullptr: unusable).
+  OpenPe* open(const std::string& path) {
+    if (const auto it = by_path.find(path); it != by_path.end()) return it->second;
+    OpenPe*& slot = by_path[path];
     std::error_code ec;
     if (path.empty() || !fs::is_regular_file(path, ec)) return nullptr;
     auto file = FileBytes::open(path);
@@ -54,14 +56,15 @@ struct MethodIl::Impl {
     auto p = std::make_unique<OpenPe>();
     p->file = std::move(*file);
     auto pe = PeFile::parse(p->file.bytes());
-    ++opened;
-    if (!pe || !pe->metadata() || !same_module(*pe, id)) return nullptr;
+    if (!pe || !pe->metadata()) return nullptr;
     p->pe.emplace(std::move(*pe));
-    OpenPe* raw = p.get();
+    slot = p.get();
     keep.push_back(std::move(p));
-    return raw;
+    return slot;
   }
 
+  // Candidates in order: the search set's PE the cache answered, the file it came from if a
+  // PE, a PE of the same stem beside that file; the first whose identity is the cache's.
   OpenPe* pe_for(const Cache* c) {
     if (const auto it = cache_pe.find(c); it != cache_pe.end()) return it->second;
     const CacheIdentity id = c->identity();
@@ -79,14 +82,11 @@ struct MethodIl::Impl {
     OpenPe* found = nullptr;
     for (const std::string& t : tries) {
       if (t.empty()) continue;
-      if (const auto it = by_path.find(t); it != by_path.end()) {
-        if (it->second && same_module(*it->second->pe, id)) found = it->second;
-      } else {
-        by_path.emplace(t, nullptr);
-        found = open(t, id);
-        if (found) by_path[t] = found;
+      OpenPe* p = open(t);
+      if (p && same_module(*p->pe, id)) {
+        found = p;
+        break;
       }
-      if (found) break;
     }
     cache_pe.emplace(c, found);
     return found;
@@ -95,8 +95,6 @@ struct MethodIl::Impl {
 
 MethodIl::MethodIl(const ModuleIndex& index) : impl_(std::make_unique<Impl>(index)) {}
 MethodIl::~MethodIl() = default;
-
-std::size_t MethodIl::pes_opened() const { return impl_->opened; }
 
 IlSite MethodIl::site(const Cache* cache, std::uint32_t token, std::uint32_t il_offset) {
   IlSite s;

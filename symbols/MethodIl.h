@@ -43,7 +43,6 @@ class MethodIl {
 
   // What the IL of MethodDef `token` of the module of `cache` has at `il_offset`.
   IlSite site(const Cache* cache, std::uint32_t token, std::uint32_t il_offset);
-  std::size_t pes_opened() const;  // PEs read so far (each once)
 
  private:
   struct Impl;
