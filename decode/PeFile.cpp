@@ -112,6 +112,21 @@ std::optional<std::size_t> PeFile::rva_to_offset(std::uint32_t rva, std::uint32_
   return std::nullopt;
 }
 
+std::span<const std::uint8_t> PeFile::rva_bytes(std::uint32_t rva) const {
+  for (const pe::SectionHeader& s : sections_) {
+    if (rva < s.virtual_address || std::uint64_t(rva) >= std::uint64_t(s.virtual_address) + s.virtual_size)
+      continue;
+    const std::uint64_t backed = std::min(s.virtual_size, s.size_of_raw_data);
+    const std::uint64_t in = rva - s.virtual_address;
+    if (in >= backed) return {};
+    const std::uint64_t off = std::uint64_t(s.pointer_to_raw_data) + in;
+    if (off >= bytes_.size()) return {};
+    const std::uint64_t end = std::min<std::uint64_t>(std::uint64_t(s.pointer_to_raw_data) + backed, bytes_.size());
+    return bytes_.subspan(static_cast<std::size_t>(off), static_cast<std::size_t>(end - off));
+  }
+  return {};
+}
+
 Status PeFile::parse_debug_directory() {
   const auto dir = directory(pe::kDirDebug);
   if (!dir || dir->size == 0) return {};

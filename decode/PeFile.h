@@ -159,6 +159,9 @@ class PeFile {
   std::optional<pe::DataDirectory> directory(unsigned index) const;
   // File offset of [rva, rva+size) when it lies in the file-backed part of one section.
   std::optional<std::size_t> rva_to_offset(std::uint32_t rva, std::uint32_t size) const;
+  // The file-backed bytes of the section holding `rva`, from `rva` to the section's end (for
+  // data whose size is only known once read: a method body). Empty when no section backs it.
+  std::span<const std::uint8_t> rva_bytes(std::uint32_t rva) const;
   // The PE's own metadata (present when the PE is managed).
   const std::optional<Metadata>& metadata() const { return metadata_; }
 

@@ -1,13 +1,18 @@
 // fuzz_pe.cpp - libFuzzer target: PeFile::parse (headers, sections, debug directory, CLI
 // metadata), RVA mapping, the embedded Portable PDB inflated under a 1 MiB cap and decoded like
-// fuzz_pdb, PdbChecksum verification against it. Property: no crash, no sanitizer report, a
-// declared size over the cap is kTooLarge before any allocation.
+// fuzz_pdb, PdbChecksum verification against it; the IL of the first 1,024 method bodies
+// (decode/MethodBody) and the names of the methods they call. Property: no crash, no sanitizer
+// report, a declared size over the cap is kTooLarge before any allocation, decoded instructions
+// tile their code exactly.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "FuzzCommon.h"
 #include "decode/SymstoreKeys.h"
 #include "decode/PdbChecksum.h"
+#include "decode/MethodBody.h"
 #include "decode/PeFile.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -29,6 +34,28 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     (void)ssqp_portable_pdb_key(cv.path, cv.guid);
   }
   (void)symbol_checksum_header(info.checksums);
+  if (pe->metadata()) {
+    std::vector<Instruction> code;
+    const std::uint32_t rows = std::min<std::uint32_t>(pe->metadata()->rows(kMethodDef), 1024);
+    for (std::uint32_t rid = 1; rid <= rows; ++rid) {
+      auto body = method_body_of(*pe, 0x06000000u | rid);
+      if (!body) {
+        fuzz::check_error(body.error());
+        continue;
+      }
+      if (Status s = decode_instructions(body->code, code); !s) {
+        fuzz::check_error(s.error());
+        continue;
+      }
+      std::size_t at = 0;
+      for (const Instruction& i : code) {
+        ILMAP_FUZZ_CHECK(i.offset == at && i.size > 0, "instructions do not tile the code");
+        at += i.size;
+        if (i.is_call()) (void)called_method_name(*pe, i.token);
+      }
+      ILMAP_FUZZ_CHECK(at == body->code.size(), "instructions do not cover the code");
+    }
+  }
   if (info.embedded_pdb) {
     ILMAP_FUZZ_CHECK(info.embedded_pdb->uncompressed_size <= opt.max_embedded_pdb,
                      "embedded PDB over the cap was accepted");

@@ -78,7 +78,7 @@ const char* reason_name(Reason r) noexcept {
 }
 
 Symbolicator::Symbolicator(ModuleIndex& index, SymbolicateOptions options, std::function<void(std::string_view)> write)
-    : index_(index), opt_(options), write_(std::move(write)) {}
+    : index_(index), opt_(options), write_(std::move(write)), il_(index) {}
 
 Symbolicator::~Symbolicator() = default;
 
@@ -102,7 +102,8 @@ void Symbolicator::render_location(const LookupResult& r, bool mono_style, std::
 }
 
 void Symbolicator::json_frame(const ParsedFrame& f, std::string_view module, std::uint32_t token,
-                              const LookupResult* r, std::string_view method, const char* reason) {
+                              const LookupResult* r, std::string_view method, const char* reason,
+                              const char* chosen_by) {
   using J = nlohmann::ordered_json;
   J j;
   j["input_line"] = line_no_;
@@ -125,6 +126,7 @@ void Symbolicator::json_frame(const ParsedFrame& f, std::string_view module, std
     j["end_line"] = r->end_line;
     j["end_column"] = r->end_column;
     j["url"] = r->source_url.empty() ? J(nullptr) : J(std::string(r->source_url));
+    if (chosen_by) j["chosen_by"] = chosen_by;
   } else {
     j["reason"] = reason;
   }
@@ -285,22 +287,90 @@ bool Symbolicator::resolve(const ParsedFrame& f, const Modules* modules, bool to
     render_location(ag.result, true, out);
     return true;
   }
-  // Android: the method by full name over every module of the search set.
+  return resolve_android(f, out);
+}
+
+namespace {
+
+// The method's own name in a frame's text or a metadata name: what follows the last '.' that
+// is not the start of ".ctor"/".cctor" ("NS.T..ctor" -> ".ctor", "NS.T.I.M(Int32 x)" -> "M",
+// "System.IDisposable.Dispose" -> "Dispose"); generic arguments and parameters dropped.
+std::string_view simple_name(std::string_view text) {
+  const std::size_t paren = text.find('(');
+  if (paren != std::string_view::npos) text = text.substr(0, paren);
+  const std::size_t bracket = text.find('[');
+  if (bracket != std::string_view::npos) text = text.substr(0, bracket);
+  while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
+  std::size_t dot = text.rfind('.');
+  if (dot == std::string_view::npos) return text;
+  if (dot > 0 && text[dot - 1] == '.') --dot;  // "..ctor": the name is ".ctor"
+  else ++dot;
+  return text.substr(dot);
+}
+
+struct Candidate {
+  const Cache* cache;
+  std::uint32_t token;
+};
+
+}  // namespace
+
+// Android: the method by full name over every module of the search set. Overloads that answer
+// with different lines are told apart by their IL (docs/symbolicate.md), in two steps, each
+// only when the previous one leaves candidates that disagree:
+//   1. il_boundary: a runtime IL offset lies on an instruction of the method that printed it;
+//   2. call_target: a frame with a frame above it made a call (call, callvirt, newobj) of that
+//      frame's method name: the one ending at its offset, or one in the statement starting
+//      there (symbols::IlSite::calls: CoreCLR prints the statement's offset, not the call's).
+// A candidate whose IL is unknown (no matching PE, a body that does not decode) is never
+// excluded, so it keeps the frame ambiguous if it disagrees.
+bool Symbolicator::resolve_android(const ParsedFrame& f, std::string& out) {
   const auto& mods = index_.all_with_names();
   const std::string key = coreclr_key(f.method);
-  Agreement ag;
-  std::size_t candidates = 0;
+  std::vector<Candidate> cands;
   for (const Cache* c : mods) {
     c->find_methods(key, tokens_);
-    candidates += tokens_.size();
-    for (std::uint32_t t : tokens_) ag.add(c, t, f.il_offset);
+    for (std::uint32_t t : tokens_) cands.push_back({c, t});
   }
-  if (candidates == 0) return fail(f, mods.empty() ? Reason::kNoNames : Reason::kMethodNotFound, {});
+  if (cands.empty()) return fail(f, mods.empty() ? Reason::kNoNames : Reason::kMethodNotFound, {});
+  const auto agree = [&](const std::vector<Candidate>& v) {
+    Agreement ag;
+    for (const Candidate& k : v) ag.add(k.cache, k.token, f.il_offset);
+    return ag;
+  };
+  Agreement ag = agree(cands);
+  const char* chosen_by = "name";
+  if (ag.verdict() == Reason::kAmbiguous) {
+    std::vector<symbols::IlSite> sites;
+    std::vector<Candidate> on_boundary;
+    for (const Candidate& k : cands) {
+      const symbols::IlSite s = il_.site(k.cache, k.token, f.il_offset);
+      if (s.known && !s.boundary) continue;
+      on_boundary.push_back(k);
+      sites.push_back(s);
+    }
+    Agreement by_boundary = agree(on_boundary);
+    if (by_boundary.any && by_boundary.verdict() == Reason::kCount) {
+      ag = by_boundary, chosen_by = "il_boundary";
+    } else if (by_boundary.any && !simple_name(above_).empty()) {
+      const std::string_view callee = simple_name(above_);
+      std::vector<Candidate> calling;
+      for (std::size_t i = 0; i < on_boundary.size(); ++i) {
+        const symbols::IlSite& s = sites[i];
+        if (!s.known || std::any_of(s.calls.begin(), s.calls.end(), [&](std::string_view n) {
+              return !n.empty() && simple_name(n) == callee;
+            }))
+          calling.push_back(on_boundary[i]);
+      }
+      Agreement by_call = agree(calling);
+      if (by_call.any && by_call.verdict() == Reason::kCount) ag = by_call, chosen_by = "call_target";
+    }
+  }
   const Reason v = ag.verdict();
   if (v != Reason::kCount) return fail(f, v, {});
   ++stats_.resolved;
   const std::string_view name = ag.same_name && !ag.name.empty() ? ag.name : f.method;
-  if (opt_.json) return json_frame(f, ag.cache->module_name(), ag.token, &ag.result, name, nullptr), true;
+  if (opt_.json) return json_frame(f, ag.cache->module_name(), ag.token, &ag.result, name, nullptr, chosen_by), true;
   out.append(name);
   out += " in ";
   render_location(ag.result, false, out);
@@ -313,9 +383,11 @@ bool Symbolicator::rewrite_frames(std::string_view body, const ParsedFrame& firs
                                   bool too_far, std::string& out) {
   std::size_t copied = 0;
   bool changed = false;
+  if (first.format == FrameFormat::kNone) above_.clear();  // a line without frames ends a trace
   for (ParsedFrame f = first; f.format != FrameFormat::kNone; f = parse_frame(body, f.end)) {
     if (f.format == FrameFormat::kCoreClrWithLine) {
       ++stats_.with_lines;
+      above_.assign(f.method);
       continue;
     }
     const std::size_t mark = out.size();
@@ -326,6 +398,7 @@ bool Symbolicator::rewrite_frames(std::string_view body, const ParsedFrame& firs
     } else {
       out.resize(mark);
     }
+    above_.assign(f.method);
   }
   out.append(body.substr(copied));
   return changed;
@@ -403,6 +476,7 @@ bool Symbolicator::rewrite_text(std::string_view text, std::string& out, int dep
     const std::string_view sub = text.substr(start, nl - start);
     if (!may_hold_frame(sub)) {
       out.append(sub);
+      above_.clear();
     } else {
       const std::size_t brace = depth + 1 < kMaxJsonDepth ? json_object_start(sub) : std::string_view::npos;
       const JsonLine j = brace == std::string_view::npos ? JsonLine::kNotJson : rewrite_json(sub, brace, out, depth + 1);
@@ -423,6 +497,7 @@ void Symbolicator::handle(std::string_view line, const ParsedFrame& first, const
   const std::size_t brace = json_object_start(body);
   const bool json_line = brace != std::string_view::npos && may_hold_frame(body);
   if (first.format == FrameFormat::kNone && !json_line) {
+    above_.clear();
     if (!opt_.json) emit(line);
     return;
   }

@@ -34,6 +34,7 @@
 #include <utility>
 #include <vector>
 
+#include "symbols/MethodIl.h"
 #include "symbols/ModuleIndex.h"
 #include "symbolicate/TraceLine.h"
 
@@ -117,7 +118,8 @@ class Symbolicator {
   void render_location(const LookupResult& r, bool mono_style, std::string& out);
   bool fail(const ParsedFrame& f, Reason r, std::string_view module);
   void json_frame(const ParsedFrame& f, std::string_view module, std::uint32_t token, const LookupResult* r,
-                  std::string_view method, const char* reason);
+                  std::string_view method, const char* reason, const char* chosen_by = nullptr);
+  bool resolve_android(const ParsedFrame& f, std::string& out);
   std::optional<LookupResult> lookup_frame(const Cache* c, std::uint32_t token, std::uint32_t il, std::string_view text);
   const std::vector<std::uint32_t>& mono_state_machine(const Cache* c, std::string_view mono_text);
   struct PairHash {
@@ -135,6 +137,11 @@ class Symbolicator {
   std::vector<std::uint32_t> tokens_;
   std::unordered_map<std::pair<const Cache*, std::uint32_t>, std::vector<std::uint32_t>, PairHash> machines_;
   std::map<std::pair<const Cache*, std::string>, std::vector<std::uint32_t>> mono_machines_;
+  // The IL of the modules (their PEs, each opened once), for Android-form overloads; and the
+  // method text of the frame printed just above the current one ("" at the top of a trace: the
+  // first frame after a line without frames), whose caller's call instruction it names.
+  symbols::MethodIl il_;
+  std::string above_;
   // PST block
   bool in_block_ = false, in_modules_ = false;
   std::string block_;

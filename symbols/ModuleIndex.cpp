@@ -257,7 +257,9 @@ struct ModuleIndex::Impl : search::SearchSet {
   const ModuleAnswer& answer_pe(Entry& e) {
     auto it = pe_answers.find(e.path);
     if (it != pe_answers.end()) return it->second;
-    return pe_answers.emplace(e.path, answer_pe_uncached(e)).first->second;
+    const ModuleAnswer& a = pe_answers.emplace(e.path, answer_pe_uncached(e)).first->second;
+    if (a.cache) pe_files.emplace(a.cache, e.path);  // the first PE answered by a cache names it
+    return a;
   }
 
   // A standalone PDB with id `id` (no PE known): compiled without method names.
@@ -546,6 +548,11 @@ const ModuleAnswer& ModuleIndex::by_path(const std::string& path) {
 std::string ModuleIndex::file_of(const Cache* cache) const {
   const auto it = impl_->cache_files.find(cache);
   return it == impl_->cache_files.end() ? std::string() : it->second;
+}
+
+std::string ModuleIndex::pe_of(const Cache* cache) const {
+  const auto it = impl_->pe_files.find(cache);
+  return it == impl_->pe_files.end() ? std::string() : it->second;
 }
 
 }  // namespace ilmap::symbols

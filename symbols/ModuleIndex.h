@@ -98,6 +98,9 @@ class ModuleIndex {
   // The file a cache of this index was opened from ("" for one answered from memory, when the
   // cache directory could not be written).
   std::string file_of(const Cache* cache) const;
+  // The PE of the search set a cache of this index was the answer for ("" when none was: a
+  // cache or PDB found by id, a symbol store's download). Its identity matched the cache's.
+  std::string pe_of(const Cache* cache) const;
 
   // Every module of the search set that has method names (compiles what is needed): for
   // frames that name no module (Android).

@@ -92,6 +92,7 @@ struct SearchSet {
   std::vector<Entry> entries;
   std::vector<std::unique_ptr<Cache>> caches;  // caches opened for entries and answers
   std::unordered_map<const Cache*, std::string> cache_files;  // the file each was opened from
+  std::unordered_map<const Cache*, std::string> pe_files;     // the PE of the search set each answered
   std::size_t scans = 0;                       // passes over the whole set
 
   // Entry positions (in listing order) under a key. By lower-cased file name and by its stem:

@@ -16,6 +16,7 @@
 #include "compiler/CacheBuilder.h"
 #include "decode/DebugInput.h"
 #include "decode/Listing.h"
+#include "decode/MethodBody.h"
 #include "decode/PeFile.h"
 #include "decode/PortablePdb.h"
 #include "decode/SourceLink.h"
@@ -155,6 +156,31 @@ inline bool exercise_pdb_bytes(std::span<const std::uint8_t> bytes, const std::s
 
 // A PE: parse, then the PDB the CLI would use: `sibling` when its id matches a Portable
 // CodeView entry, else the embedded PDB (inflated under the cap).
+// Every method body of a PE's metadata (decode/MethodBody): a clean error, or instructions that
+// tile the code exactly; the names of the methods called resolved or empty.
+inline void exercise_method_bodies(const PeFile& pe, const std::string& where) {
+  if (!pe.metadata()) return;
+  std::vector<Instruction> code;
+  for (std::uint32_t rid = 1; rid <= pe.metadata()->rows(kMethodDef); ++rid) {
+    auto body = method_body_of(pe, 0x06000000u | rid);
+    if (!body) {
+      expect_clean(body.error(), where + " (method body)");
+      continue;
+    }
+    if (Status s = decode_instructions(body->code, code); !s) {
+      expect_clean(s.error(), where + " (IL)");
+      continue;
+    }
+    std::size_t at = 0;
+    for (const Instruction& i : code) {
+      if (i.offset != at || i.size == 0) ADD_FAILURE() << where << ": instructions do not tile the code";
+      at += i.size;
+      if (i.is_call()) (void)called_method_name(pe, i.token);
+    }
+    if (at != body->code.size()) ADD_FAILURE() << where << ": instructions do not cover the code";
+  }
+}
+
 inline bool exercise_pe_bytes(std::span<const std::uint8_t> bytes, const Bytes* sibling,
                               const std::string& where) {
   PeOptions po;
@@ -164,6 +190,7 @@ inline bool exercise_pe_bytes(std::span<const std::uint8_t> bytes, const Bytes* 
     expect_clean(pe.error(), where + " (pe)");
     return false;
   }
+  exercise_method_bodies(*pe, where);
   if (sibling) {
     auto pdb = PortablePdb::parse(*sibling);
     if (pdb && pdb->has_pdb_stream()) {

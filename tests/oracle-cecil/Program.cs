@@ -1,6 +1,10 @@
 // CecilOracle - prints the canonical sequence-point listing (docs/text-output.md) of an assembly's
 // Windows (MSF) PDB as Mono.Cecil's managed reader (Mono.Cecil.Pdb.NativePdbReader) decodes it.
 //   CecilOracle ASSEMBLY [PDB]     (PDB defaults to ASSEMBLY with the extension .pdb)
+//   CecilOracle --il ASSEMBLY      the instruction boundaries of every method body instead: one
+//                                  line per method with IL, in token order,
+//                                  "0x06000001 CODE_SIZE OFFSET OFFSET ..." (Instruction.Offset of
+//                                  each instruction Cecil decodes), the oracle of decode/MethodBody
 // Methods in token order; each method's points by IL offset, equal offsets in PDB order (a stable
 // sort). Exit 0 ok, 1 usage, 2 the PDB is not read as a Windows PDB or reading failed.
 using System;
@@ -16,6 +20,7 @@ namespace Ilmap.CecilOracle {
 
 internal static class Program {
   private static int Main(string[] args) {
+    if (args.Length == 2 && args[0] == "--il") return ListIl(args[1]);
     if (args.Length < 1 || args.Length > 2) {
       Console.Error.WriteLine("usage: CecilOracle ASSEMBLY [PDB]");
       return 1;
@@ -50,6 +55,31 @@ internal static class Program {
           if (p.IsHidden) sb.Append(" hidden");
           sb.Append('\n');
         }
+      }
+      var stdout = Console.OpenStandardOutput();
+      byte[] bytes = new UTF8Encoding(false).GetBytes(sb.ToString());
+      stdout.Write(bytes, 0, bytes.Length);
+      return 0;
+    } catch (Exception e) {
+      Console.Error.WriteLine("CecilOracle: error: " + e.GetType().Name + ": " + e.Message);
+      return 2;
+    }
+  }
+
+  private static int ListIl(string assembly) {
+    try {
+      using var module = ModuleDefinition.ReadModule(assembly);
+      var methods = new List<MethodDefinition>();
+      foreach (TypeDefinition type in module.GetTypes())
+        methods.AddRange(type.Methods);
+      var sb = new StringBuilder();
+      foreach (MethodDefinition m in methods.OrderBy(m => m.MetadataToken.ToUInt32())) {
+        if (!m.HasBody || m.RVA == 0) continue;
+        MethodBody body = m.Body;
+        sb.Append("0x").Append(m.MetadataToken.ToUInt32().ToString("x8")).Append(' ').Append(body.CodeSize);
+        foreach (Instruction i in body.Instructions)
+          sb.Append(' ').Append(i.Offset);
+        sb.Append('\n');
       }
       var stdout = Console.OpenStandardOutput();
       byte[] bytes = new UTF8Encoding(false).GetBytes(sb.ToString());

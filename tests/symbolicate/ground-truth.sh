@@ -1,5 +1,5 @@
 #!/bin/bash
-# ground-truth.sh REPO_ROOT ILMAP [coreclr|mono]
+# ground-truth.sh REPO_ROOT ILMAP [coreclr|mono] [IL_LISTING]
 # `ilmap symbolicate` against the runtimes' own answers (docs/symbolicate.md,
 # tests/symbolicate/README.md).
 #   coreclr: trace/Trace.cs (built by the SDK's Roslyn against Mono's mscorlib, so that both runtimes
@@ -9,17 +9,23 @@
 #            (b) without PDBs and with Switch.System.Diagnostics.StackTrace.ShowILOffsets: "in X.dll:token".
 #            symbolicate(b) must equal (a), byte for byte. The same frames of (b) rendered in the
 #            Android form ("at NS.T.M + 0xOFF(Unknown Source)") and the ProductionStackTrace form
-#            ("at Asm!0xTOKEN!METHOD +0xOFF" + MODULE lines) must symbolicate to the lines of (a),
-#            except the overloads the Android form cannot tell apart (left as they were).
+#            ("at Asm!0xTOKEN!METHOD +0xOFF" + MODULE lines) must symbolicate to the lines of (a);
+#            in the Android form, overloads are told apart by their IL, and only those listed in
+#            $undecidable (the same IL shape) stay as they were, counted "ambiguous name".
 #   mono:    Trace.exe run by mono without symbols ("[0x..] in <mvid>:0") and by mono --debug with
 #            the PDB ("in FILE:N"): symbolicate of the first must equal the second, IL offsets in
 #            brackets aside (Mono --debug reports other ones), except the frames listed in
 #            mono-differences.txt (Mono's own answer differs from the CoreCLR rule; the reason is there).
+#   With IL_LISTING (tests/decode/il_listing.cpp), coreclr also runs Trace.exe's Android frames
+#   with the IL unusable: every body overwritten with 0xFF, the PE truncated, another build's PE
+#   beside the cache: no crash, the resolved frames still equal (a), every overload frame the IL
+#   decided is left ambiguous; and with the right PE beside a cache given by --search alone (the
+#   PE found beside it, not in the search set): decided as before.
 # Exit: 0 equal, 1 different, 2 usage, 77 the runtime, the SDK's csc or Mono's mscorlib is absent.
 set -u
 export LC_ALL=C
-[ $# -eq 3 ] || { echo "usage: $0 REPO_ROOT ILMAP coreclr|mono" >&2; exit 2; }
-root=$1 ilmap=$2 mode=$3
+[ $# -eq 3 ] || [ $# -eq 4 ] || { echo "usage: $0 REPO_ROOT ILMAP coreclr|mono [IL_LISTING]" >&2; exit 2; }
+root=$1 ilmap=$2 mode=$3 listing=${4:-}
 here=$root/tests/symbolicate
 command -v dotnet >/dev/null || { echo "SKIP: dotnet not found"; exit 77; }
 sdk=$(dotnet --list-sdks 2>/dev/null | tail -n1 | sed -E 's/^([^ ]+) \[(.*)\]$/\2\/\1/')
@@ -55,6 +61,10 @@ if [ "$mode" = coreclr ]; then
     rc true >"$tmp/lines.json"
     rc true >"$tmp/il.json"
     progs=("Ilmap.Trace.exe|")
+    # Overloads that answer with different lines are told apart by their IL (docs/symbolicate.md);
+    # these cannot be: the same IL shape at the top of the trace (Trace.cs, Twin).
+    undecidable=("Ilmap.Trace.Scenarios.Twin")
+    il_bound=0 il_call=0 ambiguous=0 il_trace_bound=0 il_trace_call=0 il_trace_amb=0
     for case in cs-frames cs-signatures; do
         dll=$(ls "$root"/corpus/out/$case/*.dll 2>/dev/null | head -n1)
         [ -n "$dll" ] || continue
@@ -97,6 +107,7 @@ if [ "$mode" = coreclr ]; then
                 print head meth " + 0x" off "(Unknown Source)" tail; next }
             { print }' "$tmp/b" >"$tmp/android"
         sym "$tmp/android" >"$tmp/got" 2>"$tmp/err"
+        [ "$mod" = Ilmap.Trace.exe ] && cp "$tmp/android" "$tmp/trace.android" && cp "$tmp/a" "$tmp/trace.a"
         # Expected: (a), except overloads (ambiguous by name alone) and the frames the runtime
         # could not give a line either stay in the Android form.
         awk 'NR == FNR { a[FNR] = $0; next }
@@ -106,6 +117,25 @@ if [ "$mode" = coreclr ]; then
         left=$(grep -c 'Unknown Source' "$tmp/got")
         amb=$(sed -n 's/.*[( ]\([0-9][0-9]*\) ambiguous name.*/\1/p' "$tmp/err")
         if [ "$left" != "$((${amb:-0} + noline))" ]; then echo "FAIL android $name: $left frames left, ${amb:-0} counted ambiguous: $(cat "$tmp/err")"; fail=$((fail + 1)); fi
+        # How the overloads were decided (--json's chosen_by): by the IL (an instruction boundary
+        # at the offset, or the call of the frame above) or not at all (ambiguous name). Only
+        # the frames named in $undecidable may stay ambiguous, and each of them must.
+        sym --json "$tmp/android" >"$tmp/json" 2>/dev/null
+        n_bound=$(grep -c '"chosen_by":"il_boundary"' "$tmp/json")
+        n_call=$(grep -c '"chosen_by":"call_target"' "$tmp/json")
+        il_bound=$((il_bound + n_bound)) il_call=$((il_call + n_call)) ambiguous=$((ambiguous + ${amb:-0}))
+        [ "$mod" = Ilmap.Trace.exe ] && il_trace_bound=$n_bound il_trace_call=$n_call il_trace_amb=${amb:-0}
+        echo "     android $name: $((n_bound + n_call + ${amb:-0})) overload frames: $n_bound decided by il_boundary, $n_call by call_target, ${amb:-0} ambiguous"
+        grep '"reason":"ambiguous name"' "$tmp/json" | sed 's/.*"method":"\([^"]*\)".*/\1/' | sort -u >"$tmp/amb"
+        printf '%s\n' "${undecidable[@]}" | sort -u >"$tmp/allowed"
+        if [ -n "$(comm -23 "$tmp/amb" "$tmp/allowed")" ]; then
+            echo "FAIL android $name: ambiguous, but the IL should decide: $(comm -23 "$tmp/amb" "$tmp/allowed" | tr '\n' ' ')"; fail=$((fail + 1))
+        fi
+        for u in "${undecidable[@]}"; do
+            if grep -q "at $u + 0x" "$tmp/android" && ! grep -qxF "$u" "$tmp/amb"; then
+                echo "FAIL android $name: $u resolved, but its overloads have the same IL shape"; fail=$((fail + 1))
+            fi
+        done
         # ProductionStackTrace form: "   at Asm!0xTOKEN!METHOD +0xOFF", then "==========" and a MODULE line.
         asm=${mod%.*}
         guid=$("$ilmap" info --json "$tmp/pdb/$mod" | sed -n 's/^ *"codeview_guid": "\([0-9a-f-]*\)".*/\1/p')
@@ -128,6 +158,47 @@ if [ "$mode" = coreclr ]; then
              { if (index(a[FNR], " in " m ":token 0x") && $0 ~ /!0x[0-9a-f]+!.* \+0x[0-9a-f]+$/) print $0; else print a[FNR] }' "$tmp/a" "$tmp/got2" >"$tmp/want"
         check "pst $name" "$tmp/want" "$tmp/got2"
     done
+    # Hostile or missing IL: SEARCH... -> the Android frames of Trace.exe, each resolved one equal to
+    # (a), and EXPECTED frames counted "ambiguous name".
+    hostile_il() {  # NAME EXPECTED SEARCH...
+        local what=$1 want_amb=$2; shift 2
+        rm -rf "$tmp/hcache"
+        "$ilmap" symbolicate --cache-dir "$tmp/hcache" "$@" "$tmp/trace.android" >"$tmp/hgot" 2>"$tmp/herr"
+        local rc=$?
+        awk 'NR == FNR { a[FNR] = $0; next }
+             { if ($0 ~ / \+ 0x[0-9a-f]+\(Unknown Source\)(<---)?$/) print $0; else print a[FNR] }' "$tmp/trace.a" "$tmp/hgot" >"$tmp/hwant"
+        local amb
+        amb=$(sed -n 's/.*[( ]\([0-9][0-9]*\) ambiguous name.*/\1/p' "$tmp/herr")
+        if [ $rc -eq 0 ] && cmp -s "$tmp/hwant" "$tmp/hgot" && [ "${amb:-0}" = "$want_amb" ]; then
+            echo "ok   android il $what (${amb:-0} ambiguous)"; pass=$((pass + 1))
+        else
+            echo "FAIL android il $what: rc $rc, ${amb:-0} ambiguous (want $want_amb): $(cat "$tmp/herr")"
+            diff "$tmp/hwant" "$tmp/hgot" | head -n 10 | sed 's/^/     /'; fail=$((fail + 1))
+        fi
+    }
+    if [ -n "$listing" ] && [ -f "$tmp/trace.android" ]; then
+        all_amb=$((il_trace_bound + il_trace_call + il_trace_amb))
+        mkdir -p "$tmp/h1" "$tmp/h2" "$tmp/h3" "$tmp/h4"
+        # 1. Every body of the PE overwritten with 0xFF (a fat header claiming 4 GiB of code).
+        cp "$tmp/pdb/Ilmap.Trace.exe" "$tmp/pdb/Ilmap.Trace.pdb" "$tmp/h1/"
+        "$listing" --bodies "$tmp/h1/Ilmap.Trace.exe" >"$tmp/bodies"
+        while read -r _ at size; do
+            head -c "$size" /dev/zero | tr '\0' '\377' | dd of="$tmp/h1/Ilmap.Trace.exe" bs=1 seek="$at" conv=notrunc 2>/dev/null
+        done <"$tmp/bodies"
+        hostile_il "bodies of 0xFF" "$all_amb" --search "$tmp/h1"
+        # 2.-4. A cache given alone, and beside it: the PE cut in half, another build's PE, the PE.
+        "$ilmap" compile -q "$tmp/pdb/Ilmap.Trace.exe" -o "$tmp/h2/Ilmap.Trace.ilmap" || { echo "FAIL compile"; fail=$((fail + 1)); }
+        cp "$tmp/h2/Ilmap.Trace.ilmap" "$tmp/h3/" && cp "$tmp/h2/Ilmap.Trace.ilmap" "$tmp/h4/"
+        head -c $(($(stat -c %s "$tmp/pdb/Ilmap.Trace.exe") / 2)) "$tmp/pdb/Ilmap.Trace.exe" >"$tmp/h2/Ilmap.Trace.exe"
+        hostile_il "PE truncated beside the cache" "$all_amb" --search "$tmp/h2/Ilmap.Trace.ilmap"
+        cp "$(ls "$root"/corpus/out/cs-frames/*.dll | head -n1)" "$tmp/h3/Ilmap.Trace.exe"
+        hostile_il "another PE beside the cache" "$all_amb" --search "$tmp/h3/Ilmap.Trace.ilmap"
+        cp "$tmp/pdb/Ilmap.Trace.exe" "$tmp/h4/"
+        hostile_il "the PE beside the cache" "$il_trace_amb" --search "$tmp/h4/Ilmap.Trace.ilmap"
+    fi
+    # The IL must have decided overloads of both kinds (Trace.cs: Over, Relay): a check that can fail.
+    echo "android overloads: $il_bound decided by il_boundary, $il_call by call_target, $ambiguous ambiguous"
+    if [ "$il_bound" -eq 0 ] || [ "$il_call" -eq 0 ]; then echo "FAIL android: the IL decided no overload by boundary or by call target"; fail=$((fail + 1)); fi
 else
     cp "$tmp/pdb/Ilmap.Trace.exe" "$tmp/nopdb/" 
     mono "$tmp/nopdb/Ilmap.Trace.exe" >"$tmp/b" 2>&1

@@ -1,6 +1,6 @@
 // Trace.cs - the ground-truth program of tests/symbolicate: throws through frames of every
 // shape a trace holds (nested generic types, lambdas, local functions, iterators, async, an
-// async lambda, overloads, #line, an AggregateException) and prints each exception as the
+// async lambda, overloads (told apart by IL or not), #line, an AggregateException) and prints each exception as the
 // runtime formats it (Exception.ToString).
 // Built by Roslyn against Mono's mscorlib, it runs on CoreCLR and on Mono alike.
 using System;
@@ -30,6 +30,9 @@ namespace Ilmap.Trace
                 Pair("async", () => Scenarios.RunAsync().GetAwaiter().GetResult()),
                 Pair("overload-int", () => Scenarios.Over(1)),
                 Pair("overload-string", () => Scenarios.Over("s")),
+                Pair("overload-caller-int", () => Scenarios.Relay(1)),
+                Pair("overload-caller-string", () => Scenarios.Relay("s")),
+                Pair("overload-same-shape", () => Scenarios.Twin(2L)),
                 Pair("line-directive", Scenarios.Remapped),
                 Pair("aggregate", Scenarios.Aggregate),
                 Pair("async-lambda", Scenarios.AsyncLambda),
@@ -208,6 +211,33 @@ namespace Ilmap.Trace
         public static void Over(string s)
         {
             throw new ArgumentException("over string " + s);
+        }
+
+        // Overloads whose IL has the same shape (a call at the same offset) and calls of different
+        // methods: only the frame above tells them apart (docs/symbolicate.md, call_target).
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static void Relay(int x)
+        {
+            Plain.Level1(x);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static void Relay(string s)
+        {
+            Over(s);
+        }
+
+        // Overloads with the same IL shape at the top of a trace: their IL cannot tell them apart.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static void Twin(int x)
+        {
+            throw new ArgumentException("twin int " + x.ToString());
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static void Twin(long x)
+        {
+            throw new ArgumentException("twin long " + x.ToString());
         }
 
         // An AggregateException of two caught exceptions: its ToString ends the trace of each
