@@ -223,6 +223,8 @@ int run_symbolicate(const SymbolicateArgs& a) {
     io.symbol_path = std::move(*sp);
   }
   io.http.total_timeout_s = a.download_timeout_s;
+  // --context shows the embedded sources of the PDBs compiled here too.
+  io.embed_sources = a.context >= 0;
   if (a.verbose) io.note = [](const std::string& s) { std::fprintf(stderr, "ilmap: %s\n", escape_text(s).c_str()); };
   auto index = sym::ModuleIndex::create(std::move(io));
   if (!index) return report_error(index.error());

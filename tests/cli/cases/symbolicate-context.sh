@@ -9,33 +9,13 @@ need "$FRAMES.pdb" "$FRAMES.dll" "$trace" "$CORPUS/src/Frames/Scenarios.cs"
 mkdir app src
 cp "$FRAMES.pdb" "$FRAMES.dll" app/
 cp -r "$CORPUS/src/Frames" src/
-# check_blocks OUT ROOT - each block line "    [ >] NUM | TEXT" after a frame "in /_/PATH:line L"
-# must be line NUM of ROOT/PATH, the '>' line must be L.
-check_blocks() {
-  local l file="" want="" blocks=0 lines=0 bad=0 num text mark
-  while IFS= read -r l; do
-    if [[ $l =~ \ in\ /_/(.*):line\ ([0-9]+)$ ]]; then
-      file=$2/${BASH_REMATCH[1]} want=${BASH_REMATCH[2]}
-      continue
-    fi
-    [[ $l =~ ^\ \ \ \ ([\ \>])\ +([0-9]+)\ \|(\ (.*))?$ ]] || continue
-    mark=${BASH_REMATCH[1]} num=${BASH_REMATCH[2]} text=${BASH_REMATCH[4]}
-    lines=$((lines + 1))
-    if [[ $mark == ">" ]]; then
-      blocks=$((blocks + 1))
-      [[ $num == "$want" ]] || { echo "marked line $num, the frame's is $want"; bad=$((bad + 1)); }
-    fi
-    [[ $text == "$(sed -n "${num}p" "$file")" ]] || { echo "DIFFERS: $file:$num"; bad=$((bad + 1)); }
-  done <"$1"
-  echo "$blocks blocks, $lines lines, $bad wrong"
-}
 run() { ilmap symbolicate --search app --cache-dir cc "$@"; }
 echo "-- the first scenario, --context 2"
 sed -n '1,7p' "$trace" >plain.txt
 run --context 2 --source-root /_/=src plain.txt 2>/dev/null; echo "exit $?"
 echo "-- the whole trace, --context 3: every block is the source file's lines"
 run --context 3 --source-root /_/=src "$trace" >all.txt 2>/dev/null; echo "exit $?"
-check_blocks all.txt src
+check_context_blocks all.txt src
 echo "frames resolved: $(grep -c ':line [0-9]*$' all.txt); without a block (no such file, a line past its end):"
 awk '/:line [0-9]+$/ { if (held) print held; held = $0; next } /^    [ >]/ { held = "" } END { if (held) print held }' all.txt
 echo "-- --context 0: the frame's line alone"
