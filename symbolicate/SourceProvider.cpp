@@ -16,6 +16,9 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+
+#include "support/AtomicFile.h"
 
 namespace ilmap {
 namespace {
@@ -147,30 +150,71 @@ bool SourceProvider::from_root(const SourceRoot& root, std::string_view path, co
     note(mapped + " leads outside " + root.dir + " (to " + real + "): not read");
     return false;
   }
+  if (!read_regular(real, text, [&](const std::string& why) { note(mapped + ": " + why); })) return false;
+  if (!hash_matches(text, sum)) {
+    note(mapped + ": its hash differs from the document checksum the PDB records (another revision?): not shown");
+    return false;
+  }
+  return true;
+}
+
+// `file` (no symlink) into `text` when it is a regular file within max_source_bytes.
+bool SourceProvider::read_regular(const std::string& file, std::string& text,
+                                  const std::function<void(const std::string&)>& note) {
   // O_NONBLOCK: a FIFO put there must not hang the run (it is refused below).
-  const int fd = ::open(real.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
   if (fd < 0) {
-    note(mapped + ": " + std::strerror(errno));
+    note(std::strerror(errno));
     return false;
   }
   struct stat st{};
   bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-  if (!ok) note(mapped + ": not a regular file");
+  if (!ok) note("not a regular file");
   if (ok && std::uint64_t(st.st_size) > options_.max_source_bytes) {
-    note(mapped + ": " + std::to_string(st.st_size) + " bytes, more than the limit of " +
-         std::to_string(options_.max_source_bytes));
+    note(std::to_string(st.st_size) + " bytes, more than the limit of " + std::to_string(options_.max_source_bytes));
     ok = false;
   }
   if (ok && !read_file(fd, std::uint64_t(st.st_size), text)) {
-    note(mapped + ": read failed or the file changed while read");
+    note("read failed or the file changed while read");
     ok = false;
   }
   ::close(fd);
-  if (ok && !hash_matches(text, sum)) {
-    note(mapped + ": its hash differs from the document checksum the PDB records (another revision?): not shown");
-    ok = false;
-  }
   return ok;
+}
+
+bool SourceProvider::from_url(std::string_view url, std::string_view path, const DocumentChecksum& sum,
+                              std::string& text) {
+  const auto note = [&](const std::string& why) {
+    if (options_.note) options_.note("source " + std::string(path) + ": " + why);
+  };
+  std::string kept;
+  if (!options_.download_dir.empty()) {
+    static const char* const kHex = "0123456789abcdef";
+    kept = options_.download_dir + (sum.algorithm == DocumentHashAlgorithm::kSha1 ? "/sha1/" : "/sha256/");
+    for (std::uint8_t b : sum.hash) kept += kHex[b >> 4], kept += kHex[b & 15];
+    std::error_code ec;
+    if (std::filesystem::exists(kept, ec)) {
+      if (read_regular(kept, text, [](const std::string&) {}) && hash_matches(text, sum)) return true;
+      note(kept + ": kept download unreadable or changed: fetched again");
+    }
+  }
+  auto body = options_.fetch(std::string(url), options_.max_source_bytes);
+  if (!body) {
+    note(body.error().message);
+    return false;
+  }
+  if (!hash_matches(*body, sum)) {
+    note(std::string(url) + ": its hash differs from the document checksum the PDB records: not shown");
+    return false;
+  }
+  text = std::move(*body);
+  if (!kept.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(std::filesystem::path(kept).parent_path(), ec);
+    const Status s = write_file_atomically(kept, {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()}, false);
+    if (!s) note("cannot keep the download: " + s.error().message);
+  }
+  return true;
 }
 
 const SourceLines* SourceProvider::find(const Cache& cache, std::uint32_t document) {
@@ -182,18 +226,21 @@ const SourceLines* SourceProvider::find(const Cache& cache, std::uint32_t docume
   if (auto embedded = cache.embedded_source(document, options_.max_source_bytes)) {
     text = std::move(*embedded);
     have = true;
-  } else if (!options_.roots.empty()) {
+  } else if (!options_.roots.empty() || options_.fetch) {
     const std::string_view path = cache.document_path(document);
+    const std::string_view url = cache.document_source_url(document);
+    const bool fetchable = options_.fetch && (url.starts_with("https://") || url.starts_with("http://"));
     auto sum = cache.document_checksum(document);
     if (sum && (sum->algorithm == DocumentHashAlgorithm::kSha1 || sum->algorithm == DocumentHashAlgorithm::kSha256)) {
       for (const SourceRoot& root : options_.roots) {
         if (path.size() <= root.prefix.size() || path.compare(0, root.prefix.size(), root.prefix) != 0) continue;
         if ((have = from_root(root, path, *sum, text))) break;
       }
-    } else if (options_.note && std::any_of(options_.roots.begin(), options_.roots.end(), [&](const SourceRoot& r) {
-                 return path.compare(0, r.prefix.size(), r.prefix) == 0;
-               })) {
-      options_.note("source " + std::string(path) + ": the PDB records no SHA-1 or SHA-256 checksum to verify a local file against");
+      if (!have && fetchable) have = from_url(url, path, *sum, text);
+    } else if (options_.note && (fetchable || std::any_of(options_.roots.begin(), options_.roots.end(), [&](const SourceRoot& r) {
+                                   return path.compare(0, r.prefix.size(), r.prefix) == 0;
+                                 }))) {
+      options_.note("source " + std::string(path) + ": the PDB records no SHA-1 or SHA-256 checksum to verify a file against");
     }
   }
   if (have) {

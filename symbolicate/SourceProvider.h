@@ -1,11 +1,12 @@
 // SourceProvider.h - the source text of a frame's document, for source context around it
 // (`ilmap symbolicate --context`, Sentry's pre_context/context_line/post_context).
 //
-// Two sources, asked in this order: the text embedded in the cache (caches compiled with
+// Three sources, asked in this order: the text embedded in the cache (caches compiled with
 // --embed-sources; it is what the PDB holds), then a local checkout named by a source root
-// (`PREFIX=DIR`: a document path that starts with PREFIX maps to DIR plus the rest of the path).
-// A local file is used only when its SHA-1 or SHA-256 equals the checksum the PDB records for
-// the document: a checkout of another revision must never show wrong code beside a frame. The
+// (`PREFIX=DIR`: a document path that starts with PREFIX maps to DIR plus the rest of the path),
+// then, when the caller gives a fetcher, the document's SourceLink URL. A file or download is
+// used only when its SHA-1 or SHA-256 equals the checksum the PDB records for the document: a
+// checkout or server of another revision must never show wrong code beside a frame. The
 // mapped path is refused when its rest is absolute or has `.`, `..` or empty components, and
 // when it resolves (symlinks followed) to anything outside DIR or to anything but a regular
 // file; files larger than max_source_bytes are not read.
@@ -55,6 +56,12 @@ struct SourceOptions {
   std::uint64_t max_source_bytes = std::uint64_t{64} << 20;  // one source, embedded (inflated) or read
   // Told why a local file was not used (checksum differs, path refused, too large); may be empty.
   std::function<void(const std::string&)> note;
+  // SourceLink, last: the document's http(s) URL is given to `fetch` (none: never fetched) and
+  // the body used only when its hash is the PDB's checksum. Kept in `download_dir` (when not
+  // empty) under the checksum, sha256/<hex> or sha1/<hex>, so a file is fetched once whatever
+  // its URL; a kept file is checked again when read.
+  std::function<Result<std::string>(const std::string& url, std::uint64_t max_bytes)> fetch;
+  std::string download_dir;
 };
 
 class SourceProvider {
@@ -66,6 +73,8 @@ class SourceProvider {
 
  private:
   bool from_root(const SourceRoot& root, std::string_view path, const DocumentChecksum& sum, std::string& text);
+  bool from_url(std::string_view url, std::string_view path, const DocumentChecksum& sum, std::string& text);
+  bool read_regular(const std::string& file, std::string& text, const std::function<void(const std::string&)>& note);
   struct KeyHash {
     std::size_t operator()(const std::pair<const Cache*, std::uint32_t>& k) const noexcept {
       return std::hash<const void*>()(k.first) ^ (std::size_t{k.second} * 0x9E3779B97F4A7C15ull);

@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "tools/Commands.h"
+#include "symbols/HttpGet.h"
 #include "symbols/ModuleIndex.h"
 #include "symbolicate/SentryEvent.h"
 #include "symbolicate/SourceProvider.h"
@@ -35,6 +36,7 @@ struct SymbolicateArgs {
   int context = -1;     // --context N: source lines around each frame (-1: none)
   std::vector<std::string> source_roots;  // PREFIX=DIR
   std::string color = "auto";
+  bool fetch_sources = false;  // --fetch-sources: SourceLink URLs over HTTP
 };
 
 // --color=auto: bold only on a terminal, and not when NO_COLOR is set to anything
@@ -235,6 +237,18 @@ int run_symbolicate(const SymbolicateArgs& a) {
     source_options.roots.push_back(std::move(*root));
   }
   if (a.verbose) source_options.note = [](const std::string& s) { std::fprintf(stderr, "ilmap: %s\n", escape_text(s).c_str()); };
+  if (a.fetch_sources) {
+    source_options.download_dir = (a.cache_dir.empty() ? sym::default_cache_dir() : a.cache_dir) + "/sources";
+    symbols::HttpOptions http;
+    http.total_timeout_s = a.download_timeout_s;
+    source_options.fetch = [http](const std::string& url, std::uint64_t max_bytes) -> Result<std::string> {
+      symbols::HttpOptions o = http;
+      o.max_bytes = max_bytes;
+      auto body = symbols::http_get(url, {}, o);
+      if (!body) return body.error();
+      return std::string(body->begin(), body->end());
+    };
+  }
   SourceProvider sources(std::move(source_options));
   sym::SymbolicateOptions so;
   so.columns = a.columns, so.urls = a.urls, so.json = a.json;
@@ -406,6 +420,10 @@ void register_symbolicate(CLI::App& app, int& rc) {
           },
           "PREFIX=DIR"))
       ->allow_extra_args(false);
+  cmd->add_flag("--fetch-sources", a->fetch_sources,
+                "For --context and Sentry events, download a document that no other source has from its "
+                "SourceLink URL (http/https); shown only when its hash is the PDB's checksum, kept in "
+                "the cache directory's sources/");
   cmd->add_option("--color", a->color,
                   "Show the frame's line of a --context block in bold: auto (when standard output is a "
                   "terminal and NO_COLOR is not set), always, never (default auto)")
