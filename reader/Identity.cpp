@@ -120,6 +120,24 @@ Result<std::string> Cache::embedded_source(std::uint32_t document, std::uint64_t
   return text;
 }
 
+Result<DocumentChecksum> Cache::document_checksum(std::uint32_t document) const {
+  auto d = details();
+  if (!d) return d.error();
+  DocumentChecksum out;
+  const auto* docs = static_cast<const fb::Details*>(*d)->documents();
+  if (!docs || document >= docs->size()) return out;
+  const fb::DocumentDetails* dd = docs->Get(document);
+  switch (dd->hash_algorithm()) {
+    case fb::HashAlgorithm::Sha1: out.algorithm = DocumentHashAlgorithm::kSha1; break;
+    case fb::HashAlgorithm::Sha256: out.algorithm = DocumentHashAlgorithm::kSha256; break;
+    case fb::HashAlgorithm::None: out.algorithm = DocumentHashAlgorithm::kNone; break;
+    default: out.algorithm = DocumentHashAlgorithm::kOther; break;
+  }
+  if (const auto* h = dd->hash()) out.hash = {h->data(), h->size()};
+  if (changed()) return impl_->changed_error().error();
+  return out;
+}
+
 const fb::Cache* CacheRaw::root(const Cache& cache) noexcept { return static_cast<const fb::Cache*>(cache.root()); }
 
 Result<const fb::Details*> CacheRaw::details(const Cache& cache) {

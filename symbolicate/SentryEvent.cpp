@@ -60,17 +60,17 @@ std::string_view last_component(std::string_view path) {
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
-// The lines of one embedded source, inflated once per (cache, document).
-struct SourceText {
-  bool ok = false;
-  std::string bytes;
-  std::vector<std::pair<std::size_t, std::size_t>> lines;  // [begin, end) without EOL
-};
-
 class EventSymbolicator {
  public:
   EventSymbolicator(SentryModuleProvider& provider, const SentryOptions& options, SentryStats& stats)
-      : provider_(provider), options_(options), stats_(stats) {}
+      : provider_(provider), options_(options), stats_(stats) {
+    if (!options.sources) {
+      SourceOptions so;
+      so.max_source_bytes = options.max_source_bytes;
+      own_sources_ = std::make_unique<SourceProvider>(std::move(so));
+    }
+    sources_ = options.sources ? options.sources : own_sources_.get();
+  }
 
   void event(Json& event) {
     if (!event.is_object()) {
@@ -275,50 +275,11 @@ class EventSymbolicator {
       ++stats_.with_url;
     }
     if (!options_.source_context) return;
-    const SourceText& src = source(cache, r.document);
-    if (!src.ok || r.line > src.lines.size()) return;
-    const std::size_t at = r.line - 1;
-    const std::size_t n = options_.context_lines;
-    Json pre = Json::array(), post = Json::array();
-    for (std::size_t i = at >= n ? at - n : 0; i < at; ++i) pre.push_back(line(src, i));
-    for (std::size_t i = at + 1; i < src.lines.size() && i <= at + n; ++i) post.push_back(line(src, i));
-    f["pre_context"] = std::move(pre);
-    f["context_line"] = line(src, at);
-    f["post_context"] = std::move(post);
+    const SourceLines* src = sources_->find(cache, r.document);
+    if (!src || r.line == 0 || r.line > src->count()) return;
+    add_source_context(f, *src, r.line, options_.context_lines, options_.max_context_line);
     ++stats_.with_context;
   }
-
-  std::string line(const SourceText& s, std::size_t i) const {
-    const auto [b, e] = s.lines[i];
-    return s.bytes.substr(b, std::min(e - b, options_.max_context_line));
-  }
-
-  const SourceText& source(const Cache& cache, std::uint32_t document) {
-    const std::pair<const Cache*, std::uint32_t> key{&cache, document};
-    auto it = sources_.find(key);
-    if (it != sources_.end()) return it->second;
-    SourceText& s = sources_[key];
-    auto text = cache.embedded_source(document, options_.max_source_bytes);
-    if (!text) return s;
-    s.bytes = std::move(*text);
-    // UTF-8 byte order mark, then lines split at LF, CR LF or CR as the compiler counts them.
-    std::size_t b = s.bytes.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
-    for (std::size_t i = b; i < s.bytes.size(); ++i) {
-      if (s.bytes[i] != '\n' && s.bytes[i] != '\r') continue;
-      s.lines.emplace_back(b, i);
-      if (s.bytes[i] == '\r' && i + 1 < s.bytes.size() && s.bytes[i + 1] == '\n') ++i;
-      b = i + 1;
-    }
-    if (b < s.bytes.size()) s.lines.emplace_back(b, s.bytes.size());
-    s.ok = !s.lines.empty();
-    return s;
-  }
-
-  struct PairHash {
-    std::size_t operator()(const std::pair<const Cache*, std::uint32_t>& k) const noexcept {
-      return std::hash<const void*>()(k.first) ^ (std::size_t{k.second} * 0x9E3779B97F4A7C15ull);
-    }
-  };
 
   SentryModuleProvider& provider_;
   const SentryOptions& options_;
@@ -328,7 +289,8 @@ class EventSymbolicator {
   const std::vector<ValueRange>* image_ranges_ = nullptr; // and the images in it
   std::size_t frames_in_event_ = 0;
   std::unordered_map<std::size_t, ImageCache> images_;
-  std::unordered_map<std::pair<const Cache*, std::uint32_t>, SourceText, PairHash> sources_;
+  std::unique_ptr<SourceProvider> own_sources_;  // embedded sources only, when the caller gives none
+  SourceProvider* sources_ = nullptr;
 };
 
 // Deepest nesting of arrays and objects in JSON text (strings skipped), so that parsing and
@@ -459,6 +421,18 @@ Status envelope(std::string_view in, std::string& out, EventSymbolicator& sym, S
 }
 
 }  // namespace
+
+void add_source_context(nlohmann::ordered_json& frame, const SourceLines& source, std::uint32_t line,
+                        std::uint32_t around, std::size_t max_line_bytes) {
+  const auto text = [&](std::size_t i) { return std::string(source.line(i).substr(0, max_line_bytes)); };
+  const std::size_t at = line - 1;
+  Json pre = Json::array(), post = Json::array();
+  for (std::size_t i = at >= around ? at - around : 0; i < at; ++i) pre.push_back(text(i));
+  for (std::size_t i = at + 1; i < source.count() && i <= at + around; ++i) post.push_back(text(i));
+  frame["pre_context"] = std::move(pre);
+  frame["context_line"] = text(at);
+  frame["post_context"] = std::move(post);
+}
 
 bool looks_like_sentry_json(std::string_view input) noexcept {
   for (char c : input) {

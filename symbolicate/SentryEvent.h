@@ -31,6 +31,7 @@
 
 #include "ilmap/cache.h"
 #include "ilmap/status.h"
+#include "symbolicate/SourceProvider.h"
 
 namespace ilmap {
 
@@ -73,6 +74,9 @@ struct SentryOptions {
   std::uint32_t context_lines = 5;        // lines before and after (Sentry's default)
   std::size_t max_context_line = 1000;    // longer source lines are cut to this many bytes
   std::uint64_t max_source_bytes = std::uint64_t{64} << 20;  // one embedded source, inflated
+  // Where the context comes from (a local checkout too: symbolicate/SourceProvider.h); nullptr:
+  // the embedded sources only, read within max_source_bytes. Must outlive the call.
+  SourceProvider* sources = nullptr;
   bool overwrite = false;                 // also resolve frames that already have a lineno
   std::size_t max_frames = 1'000'000;     // per event; frames past it are counted, not read
   // symbolicate_sentry_text reads its input whole and writes its output whole; the event is
@@ -134,6 +138,13 @@ void symbolicate_sentry_event(nlohmann::ordered_json& event, SentryModuleProvide
 Status symbolicate_sentry_text(std::string_view input, std::string& output,
                                SentryModuleProvider& provider, const SentryOptions& options,
                                SentryStats& stats);
+
+// Sets `pre_context` (the `around` lines before `line`, fewer at the start), `context_line` and
+// `post_context` (the `around` lines after) of `frame` from `source`, each line cut to
+// `max_line_bytes`. `line` is 1-based and at most source.count(). Also what `ilmap symbolicate
+// --json --context N` writes into its frame objects.
+void add_source_context(nlohmann::ordered_json& frame, const SourceLines& source, std::uint32_t line,
+                        std::uint32_t around, std::size_t max_line_bytes);
 
 // True when the first byte that is not white space is '{': the input may be for the Sentry
 // mode; sentry_start tells by its first line.

@@ -2,6 +2,8 @@
 #include "symbolicate/Symbolicator.h"
 
 #include "symbolicate/EventScan.h"
+#include "symbolicate/SentryEvent.h"
+#include "support/TextEscape.h"
 
 #include <nlohmann/json.hpp>
 
@@ -103,7 +105,7 @@ void Symbolicator::render_location(const LookupResult& r, bool mono_style, std::
 
 void Symbolicator::json_frame(const ParsedFrame& f, std::string_view module, std::uint32_t token,
                               const LookupResult* r, std::string_view method, const char* reason,
-                              const char* chosen_by) {
+                              const char* chosen_by, const Cache* cache) {
   using J = nlohmann::ordered_json;
   J j;
   j["input_line"] = line_no_;
@@ -127,6 +129,9 @@ void Symbolicator::json_frame(const ParsedFrame& f, std::string_view module, std
     j["end_column"] = r->end_column;
     j["url"] = r->source_url.empty() ? J(nullptr) : J(std::string(r->source_url));
     if (chosen_by) j["chosen_by"] = chosen_by;
+    if (opt_.context && opt_.sources && cache)
+      if (const SourceLines* src = opt_.sources->find(*cache, r->document); src && r->line >= 1 && r->line <= src->count())
+        add_source_context(j, *src, r->line, *opt_.context, opt_.max_context_line);
   } else {
     j["reason"] = reason;
   }
@@ -257,7 +262,8 @@ bool Symbolicator::resolve(const ParsedFrame& f, const Modules* modules, bool to
     const auto r = lookup_frame(ans->cache, f.token, f.il_offset, f.format == FrameFormat::kPst ? std::string_view{} : f.method);
     if (!r) return fail(f, Reason::kNoPoint, f.module);
     ++stats_.resolved;
-    if (opt_.json) return json_frame(f, f.module, f.token, &*r, f.method, nullptr), true;
+    if (opt_.json) return json_frame(f, f.module, f.token, &*r, f.method, nullptr, nullptr, ans->cache), true;
+    want_context(ans->cache, *r);
     if (f.format == FrameFormat::kPst) out.append(f.method);
     out += " in ";
     render_location(*r, false, out);
@@ -283,7 +289,8 @@ bool Symbolicator::resolve(const ParsedFrame& f, const Modules* modules, bool to
     const Reason v = ag.verdict();
     if (v != Reason::kCount) return fail(f, v, f.module);
     ++stats_.resolved;
-    if (opt_.json) return json_frame(f, f.module, ag.token, &ag.result, f.method, nullptr), true;
+    if (opt_.json) return json_frame(f, f.module, ag.token, &ag.result, f.method, nullptr, nullptr, c), true;
+    want_context(c, ag.result);
     render_location(ag.result, true, out);
     return true;
   }
@@ -370,7 +377,8 @@ bool Symbolicator::resolve_android(const ParsedFrame& f, std::string& out) {
   if (v != Reason::kCount) return fail(f, v, {});
   ++stats_.resolved;
   const std::string_view name = ag.same_name && !ag.name.empty() ? ag.name : f.method;
-  if (opt_.json) return json_frame(f, ag.cache->module_name(), ag.token, &ag.result, name, nullptr, chosen_by), true;
+  if (opt_.json) return json_frame(f, ag.cache->module_name(), ag.token, &ag.result, name, nullptr, chosen_by, ag.cache), true;
+  want_context(ag.cache, ag.result);
   out.append(name);
   out += " in ";
   render_location(ag.result, false, out);
@@ -502,14 +510,64 @@ void Symbolicator::handle(std::string_view line, const ParsedFrame& first, const
     return;
   }
   tmp_.clear();
+  pending_.clear();
   bool changed = false;
   const JsonLine j = json_line ? rewrite_json(body, brace, tmp_, 0) : JsonLine::kNotJson;
-  if (j == JsonLine::kNotJson) changed = rewrite_frames(body, first, modules, too_far, tmp_);
-  else changed = j == JsonLine::kChanged;
+  if (j == JsonLine::kNotJson) {
+    collect_context_ = true;
+    changed = rewrite_frames(body, first, modules, too_far, tmp_);
+    collect_context_ = false;
+  } else {
+    changed = j == JsonLine::kChanged;
+  }
   if (opt_.json) return;
   if (!changed) return emit(line);
   tmp_.append(line.substr(body.size()));
+  if (!pending_.empty()) {
+    // The block follows the line; a last line without an end gets one first.
+    const std::string_view eol = !body.empty() && body.back() == '\r' ? "\r\n" : "\n";
+    if (line.size() == body.size()) tmp_.append(eol);
+    append_context(tmp_, eol);
+  }
   emit(tmp_);
+}
+
+void Symbolicator::want_context(const Cache* c, const LookupResult& r) {
+  if (collect_context_ && opt_.context && opt_.sources) pending_.push_back({c, r.document, r.line});
+}
+
+// docs/text-output.md "Source context": per frame, lines max(1, L-N) .. min(L+N, last line),
+// each "    " + ('>' on the frame's line L, else ' ') + ' ' + the line number right-aligned to
+// the width of the block's last one + " |" + (' ' + the text, when not empty). The text is
+// escaped as all file-supplied text is (docs/text-output.md), but for its tabs: a source file
+// is full of them and they carry no danger.
+void Symbolicator::append_context(std::string& out, std::string_view eol) {
+  const std::uint32_t n = *opt_.context;
+  for (const PendingContext& p : pending_) {
+    const SourceLines* src = opt_.sources->find(*p.cache, p.document);
+    if (!src || p.line == 0 || p.line > src->count()) continue;
+    const std::size_t from = p.line > n ? p.line - n : 1;
+    const std::size_t to = std::min<std::size_t>(src->count(), std::size_t{p.line} + n);
+    const int width = std::snprintf(nullptr, 0, "%zu", to);
+    for (std::size_t i = from; i <= to; ++i) {
+      const bool at = i == p.line;
+      if (at && opt_.color) out += "\x1b[1m";
+      char head[40];
+      const int len = std::snprintf(head, sizeof head, "    %c %*zu |", at ? '>' : ' ', width, i);
+      out.append(head, std::size_t(len));
+      std::string_view text = src->line(i - 1).substr(0, opt_.max_context_line);
+      if (!text.empty()) {
+        out += ' ';
+        for (std::size_t tab; (tab = text.find('\t')) != std::string_view::npos; text.remove_prefix(tab + 1)) {
+          append_escaped(out, text.substr(0, tab));
+          out += '\t';
+        }
+        append_escaped(out, text);
+      }
+      if (at && opt_.color) out += "\x1b[0m";
+      out.append(eol);
+    }
+  }
 }
 
 void Symbolicator::flush_block(bool too_far) {

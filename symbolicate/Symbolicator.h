@@ -36,6 +36,7 @@
 
 #include "symbols/MethodIl.h"
 #include "symbols/ModuleIndex.h"
+#include "symbolicate/SourceProvider.h"
 #include "symbolicate/TraceLine.h"
 
 namespace ilmap::symbolicate {
@@ -69,6 +70,14 @@ const char* reason_name(Reason r) noexcept;
 
 struct SymbolicateOptions {
   bool columns = false, urls = false, json = false;
+  // Source context (docs/text-output.md "Source context"): with a value N and `sources`, each
+  // resolved frame of a text line is followed by N lines of source before and after its line
+  // (--json: pre_context/context_line/post_context members). Frames inside JSON log lines get
+  // none in text output: lines put after them would break the JSON lines.
+  std::optional<std::uint32_t> context;
+  SourceProvider* sources = nullptr;
+  std::size_t max_context_line = 1000;  // longer source lines are cut to this many bytes
+  bool color = false;                   // the frame's line of a context block in bold (ANSI)
   std::size_t max_block_bytes = std::size_t(4) << 20;
   std::size_t max_block_lines = 10000;
 };
@@ -118,8 +127,11 @@ class Symbolicator {
   void render_location(const LookupResult& r, bool mono_style, std::string& out);
   bool fail(const ParsedFrame& f, Reason r, std::string_view module);
   void json_frame(const ParsedFrame& f, std::string_view module, std::uint32_t token, const LookupResult* r,
-                  std::string_view method, const char* reason, const char* chosen_by = nullptr);
+                  std::string_view method, const char* reason, const char* chosen_by = nullptr,
+                  const Cache* cache = nullptr);
   bool resolve_android(const ParsedFrame& f, std::string& out);
+  void want_context(const Cache* c, const LookupResult& r);
+  void append_context(std::string& out, std::string_view eol);
   std::optional<LookupResult> lookup_frame(const Cache* c, std::uint32_t token, std::uint32_t il, std::string_view text);
   const std::vector<std::uint32_t>& mono_state_machine(const Cache* c, std::string_view mono_text);
   struct PairHash {
@@ -135,6 +147,13 @@ class Symbolicator {
   std::string out_;
   std::string tmp_;
   std::vector<std::uint32_t> tokens_;
+  // Context blocks owed to the frames of the line being rewritten, written after it.
+  struct PendingContext {
+    const Cache* cache;
+    std::uint32_t document, line;
+  };
+  std::vector<PendingContext> pending_;
+  bool collect_context_ = false;  // the frames rewritten now stand in a text line (not a JSON string)
   std::unordered_map<std::pair<const Cache*, std::uint32_t>, std::vector<std::uint32_t>, PairHash> machines_;
   std::map<std::pair<const Cache*, std::string>, std::vector<std::uint32_t>> mono_machines_;
   // The IL of the modules (their PEs, each opened once), for Android-form overloads; and the

@@ -95,14 +95,16 @@ struct ModuleIndex::Impl : search::SearchSet {
     return a;
   }
 
-  // A ready cache recording `id` (with names when `need_names`): the cache directory's, else a
-  // .ilmap of the search set.
+  bool has_sources_wanted(const Cache& c) const { return !opt.embed_sources || c.identity().holds_embedded_sources; }
+
+  // A ready cache recording `id` (with names when `need_names`, with embedded sources when
+  // asked for): the cache directory's, else a .ilmap of the search set.
   const Cache* ready_cache(const std::string& path, const std::array<std::uint8_t, 20>& id, bool need_names) {
     std::error_code ec;
     if (!path.empty() && fs::is_regular_file(path, ec)) {
       if (check_cache(path, id)) {
         auto c = Cache::open(path);
-        if (c && (!need_names || c->has_method_names())) {
+        if (c && (!need_names || c->has_method_names()) && has_sources_wanted(*c)) {
           ++stats.reused;
           note("reused " + path);
           return keep(std::move(*c), path);
@@ -113,7 +115,7 @@ struct ModuleIndex::Impl : search::SearchSet {
     }
     for (std::size_t i : at(cache_index(), key_of(id))) {
       Entry& e = entries[i];
-      if (e.cache && e.pdb_id == id && (!need_names || e.cache->has_method_names())) {
+      if (e.cache && e.pdb_id == id && (!need_names || e.cache->has_method_names()) && has_sources_wanted(*e.cache)) {
         ++stats.reused;
         return e.cache;
       }
@@ -129,6 +131,7 @@ struct ModuleIndex::Impl : search::SearchSet {
     for (const std::string& w : module.warnings) note(w);
     CacheBuildOptions bo;
     bo.zstd_level = 3;
+    bo.embed_sources = opt.embed_sources;
     auto bytes = compile_module(module, bo);
     if (!bytes) return {nullptr, Miss::kBadFile, in.path + ": " + bytes.error().message};
     std::error_code ec;

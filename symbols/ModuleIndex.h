@@ -58,6 +58,10 @@ struct ModuleIndexOptions {
   std::vector<SymbolPathEntry> symbol_path;
   HttpOptions http;  // for the symbol path's servers
   std::function<void(const std::string&)> note;  // -v: one line per compile / reuse / refusal
+  // Compile the PDBs' embedded sources into the caches (symbolicate --context shows them); a
+  // ready cache without them is compiled again (as often as asked, for a PDB that has none:
+  // a cache cannot tell "none" from "not asked for").
+  bool embed_sources = false;
 };
 
 struct ModuleIndexStats {

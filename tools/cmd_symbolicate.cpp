@@ -6,13 +6,16 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <memory>
 
 #include "tools/Commands.h"
+#include "symbols/HttpGet.h"
 #include "symbols/ModuleIndex.h"
 #include "symbolicate/SentryEvent.h"
+#include "symbolicate/SourceProvider.h"
 #include "symbols/SymbolPath.h"
 #include "tools/SymbolPathOption.h"
 #include "symbolicate/Symbolicator.h"
@@ -30,7 +33,20 @@ struct SymbolicateArgs {
   long download_timeout_s = symbols::HttpOptions{}.total_timeout_s;
   bool columns = false, urls = false, json = false, verbose = false;
   bool strict = false;  // --strict: exit 3 when a frame stays unresolved
+  int context = -1;     // --context N: source lines around each frame (-1: none)
+  std::vector<std::string> source_roots;  // PREFIX=DIR
+  std::string color = "auto";
+  bool fetch_sources = false;  // --fetch-sources: SourceLink URLs over HTTP
 };
+
+// --color=auto: bold only on a terminal, and not when NO_COLOR is set to anything
+// (https://no-color.org).
+bool use_color(const std::string& mode) {
+  if (mode == "always") return true;
+  if (mode == "never") return false;
+  const char* no_color = std::getenv("NO_COLOR");
+  return ::isatty(STDOUT_FILENO) && !(no_color && *no_color);
+}
 
 constexpr std::size_t kReadBuffer = 256 * 1024;  // also the longest line parsed as a frame
 
@@ -209,11 +225,36 @@ int run_symbolicate(const SymbolicateArgs& a) {
     io.symbol_path = std::move(*sp);
   }
   io.http.total_timeout_s = a.download_timeout_s;
+  // --context shows the embedded sources of the PDBs compiled here too.
+  io.embed_sources = a.context >= 0;
   if (a.verbose) io.note = [](const std::string& s) { std::fprintf(stderr, "ilmap: %s\n", escape_text(s).c_str()); };
   auto index = sym::ModuleIndex::create(std::move(io));
   if (!index) return report_error(index.error());
+  SourceOptions source_options;
+  for (const std::string& spec : a.source_roots) {
+    auto root = parse_source_root(spec);  // checked when parsed; the directory may have gone since
+    if (!root) return report_error({root.error().code, "--source-root " + root.error().message});
+    source_options.roots.push_back(std::move(*root));
+  }
+  if (a.verbose) source_options.note = [](const std::string& s) { std::fprintf(stderr, "ilmap: %s\n", escape_text(s).c_str()); };
+  if (a.fetch_sources) {
+    source_options.download_dir = (a.cache_dir.empty() ? sym::default_cache_dir() : a.cache_dir) + "/sources";
+    symbols::HttpOptions http;
+    http.total_timeout_s = a.download_timeout_s;
+    source_options.fetch = [http](const std::string& url, std::uint64_t max_bytes) -> Result<std::string> {
+      symbols::HttpOptions o = http;
+      o.max_bytes = max_bytes;
+      auto body = symbols::http_get(url, {}, o);
+      if (!body) return body.error();
+      return std::string(body->begin(), body->end());
+    };
+  }
+  SourceProvider sources(std::move(source_options));
   sym::SymbolicateOptions so;
   so.columns = a.columns, so.urls = a.urls, so.json = a.json;
+  if (a.context >= 0) so.context = std::uint32_t(a.context);
+  so.sources = &sources;
+  so.color = use_color(a.color);
   bool write_failed = false;
   sym::Symbolicator s(**index, so, [&](std::string_view out) {
     if (!write_failed && std::fwrite(out.data(), 1, out.size(), stdout) != out.size()) write_failed = true;
@@ -224,6 +265,8 @@ int run_symbolicate(const SymbolicateArgs& a) {
   };
   IndexSentryProvider sentry_provider(**index);
   SentryOptions sentry_options;
+  sentry_options.sources = &sources;
+  if (so.context) sentry_options.context_lines = *so.context;
   SentryStats sentry_stats;
   bool saw_sentry = false, saw_text = false;
   int rc = 0;
@@ -335,7 +378,8 @@ void register_symbolicate(CLI::App& app, int& rc) {
       "line by line. Sentry events or envelopes (an input whose first line is an event with frames, an\n"
       "envelope header, or the start of a longer JSON text): frames with function_id + instruction_addr,\n"
       "images by debug_id; read whole, at most 100 MiB; written back with abs_path, filename, lineno,\n"
-      "colno, source_link and source context from embedded sources. Modules are found in the --search\n"
+      "colno, source_link and source context from embedded sources (or --source-root). --context N puts\n"
+      "N lines of source around each resolved frame below it. Modules are found in the --search\n"
       "paths by file name, MVID or PDB id; what they need is compiled into the cache directory once.\n"
       "A summary goes to standard error.\n"
       "Exit codes: 0 done (some frames may remain unresolved: see the summary), 1 usage error,\n"
@@ -355,6 +399,35 @@ void register_symbolicate(CLI::App& app, int& rc) {
   cmd->add_flag("--columns", a->columns, "Add ':COLUMN' after the line number");
   cmd->add_flag("--urls", a->urls, "Print the SourceLink URL instead of the path when the document has one");
   cmd->add_flag("--json", a->json, "Print one JSON object per frame (resolved or not) instead of the text");
+  cmd->add_option("--context", a->context,
+                  "Print N lines of source before and after each resolved frame's line, below the frame "
+                  "(0-100; --json: pre_context, context_line, post_context; Sentry events: N instead of 5), "
+                  "from the sources embedded in the cache or a --source-root")
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            const bool digits = !v.empty() && v.size() <= 3 && v.find_first_not_of("0123456789") == std::string::npos;
+            return digits && std::stoi(v) <= 100 ? std::string() : "'" + v + "': N is a whole number from 0 to 100";
+          },
+          "N"));
+  cmd->add_option("--source-root", a->source_roots,
+                  "PREFIX=DIR: a document path starting with PREFIX (e.g. /_/) is read from DIR plus the rest "
+                  "of the path, for --context and Sentry events; used only when the file's SHA-1/SHA-256 equals "
+                  "the checksum the PDB records, and never outside DIR (repeatable)")
+      ->check(CLI::Validator(
+          [](std::string& spec) {
+            auto r = parse_source_root(spec);
+            return r ? std::string() : r.error().message;
+          },
+          "PREFIX=DIR"))
+      ->allow_extra_args(false);
+  cmd->add_flag("--fetch-sources", a->fetch_sources,
+                "For --context and Sentry events, download a document that no other source has from its "
+                "SourceLink URL (http/https); shown only when its hash is the PDB's checksum, kept in "
+                "the cache directory's sources/");
+  cmd->add_option("--color", a->color,
+                  "Show the frame's line of a --context block in bold: auto (when standard output is a "
+                  "terminal and NO_COLOR is not set), always, never (default auto)")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
   cmd->add_flag("--strict", a->strict, "Exit 3 when a frame stays unresolved (the text is written all the same)");
   cmd->add_flag("-v,--verbose", a->verbose, "Say which caches were compiled or reused and why modules were refused");
   cmd->callback([a, &rc] { rc = run_symbolicate(*a); });

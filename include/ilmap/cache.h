@@ -49,6 +49,14 @@ struct LookupResult {
   std::uint32_t line = 0, column = 0, end_line = 0, end_column = 0;
 };
 
+// A document's checksum as the PDB's Document table records it (SPEC.md 3.4). The hash views
+// borrow from the Cache.
+enum class DocumentHashAlgorithm : std::uint8_t { kNone = 0, kSha1 = 1, kSha256 = 2, kOther = 3 };
+struct DocumentChecksum {
+  DocumentHashAlgorithm algorithm = DocumentHashAlgorithm::kNone;
+  std::span<const std::uint8_t> hash;
+};
+
 struct CachePoint {
   std::uint32_t il_offset = 0;
   std::uint32_t start_line = 0, start_column = 0, end_line = 0, end_column = 0;
@@ -229,6 +237,12 @@ class Cache {
   Result<std::uint64_t> embedded_source_size(std::uint32_t document) const;
   // The documents that have an embedded source, ascending (empty without any).
   std::vector<std::uint32_t> embedded_source_documents() const;
+  // The checksum the PDB records for document `document` (SPEC.md 3.4 DocumentDetails), so a
+  // source file found elsewhere can be shown only when it is the file compiled. The hash bytes
+  // are as stored (their length is not checked against the algorithm; compare both). Algorithm
+  // kNone with no bytes when the document has none or is out of range; the details section's
+  // errors (kMalformed, kIo when the file changed) otherwise.
+  Result<DocumentChecksum> document_checksum(std::uint32_t document) const;
   // Bytes used by the method directory and the point blocks.
   std::uint64_t point_section_bytes() const noexcept;
 

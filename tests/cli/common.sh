@@ -21,3 +21,27 @@ mtime() { stat -c %Y "$1"; }
 # O_NONBLOCK, which a reader's read lease (docs/library.md "Files changed while open") answers with
 # EWOULDBLOCK once while it releases the lease; truncate(2) by path waits for the release.
 shrink() { perl -e 'truncate($ARGV[1], $ARGV[0]) or die "truncate $ARGV[1]: $!\n"' "$1" "$2"; }
+# check_context_blocks OUT ROOT [PREFIX] - symbolicate --context output: each block line
+# "    [ >] NUM | TEXT" after a frame "in PREFIX/PATH:line L" (PREFIX: /_/ unless given; '\' in
+# PATH read as '/') must be line NUM of ROOT/PATH, the '>' line must be L (docs/text-output.md
+# "Source context").
+check_context_blocks() {
+  local l file="" want="" blocks=0 lines=0 bad=0 num text mark path prefix=${3:-/_/}
+  while IFS= read -r l; do
+    if [[ $l =~ \ in\ (.*):line\ ([0-9]+)$ ]]; then
+      path=${BASH_REMATCH[1]} want=${BASH_REMATCH[2]}
+      path=${path#"$prefix"}
+      file=$2/${path//\\//}
+      continue
+    fi
+    [[ $l =~ ^\ \ \ \ ([\ \>])\ +([0-9]+)\ \|(\ (.*))?$ ]] || continue
+    mark=${BASH_REMATCH[1]} num=${BASH_REMATCH[2]} text=${BASH_REMATCH[4]}
+    lines=$((lines + 1))
+    if [[ $mark == ">" ]]; then
+      blocks=$((blocks + 1))
+      [[ $num == "$want" ]] || { echo "marked line $num, the frame's is $want"; bad=$((bad + 1)); }
+    fi
+    [[ $text == "$(sed -n "${num}p" "$file")" ]] || { echo "DIFFERS: $file:$num"; bad=$((bad + 1)); }
+  done <"$1"
+  echo "$blocks blocks, $lines lines, $bad wrong"
+}
