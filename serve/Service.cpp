@@ -1,0 +1,177 @@
+// Service.cpp - see Service.h: routing, admission checks and the answers of `ilmap serve`.
+#include "serve/Service.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cctype>
+
+#include "symbolicate/Symbolicator.h"
+
+namespace ilmap::serve {
+namespace {
+
+// The longest line given to the Symbolicator as one line: `ilmap symbolicate` reads in buffers
+// of this size and passes longer lines through unparsed, as pieces; so does the service, so
+// that both answer the same bytes.
+constexpr std::size_t kMaxLine = 256 * 1024;
+
+struct Route {
+  std::string_view path;  // exact, or a prefix when it ends with '/'
+  std::string_view allow; // the methods, as the Allow header lists them
+};
+constexpr Route kRoutes[] = {
+    {"/symbolicate", "POST"},
+    {"/healthz", "GET, HEAD"},
+    {"/readyz", "GET, HEAD"},
+};
+
+const Route* find_route(std::string_view path) {
+  for (const Route& r : kRoutes) {
+    if (r.path.back() == '/' ? path.starts_with(r.path) : path == r.path) return &r;
+  }
+  return nullptr;
+}
+
+bool method_allowed(const Route& r, std::string_view method) {
+  std::string_view allow = r.allow;
+  while (!allow.empty()) {
+    const std::size_t comma = allow.find(", ");
+    if (allow.substr(0, comma) == method) return true;
+    if (comma == std::string_view::npos) break;
+    allow.remove_prefix(comma + 2);
+  }
+  return false;
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+// The media type of a Content-Type value, lowercased, parameters (charset) dropped.
+std::string media_type(std::string_view content_type) {
+  return lower(trim(content_type.substr(0, content_type.find(';'))));
+}
+
+// Compares without an early exit, so the time taken does not tell how much of a guess matched.
+bool same_secret(std::string_view a, std::string_view b) {
+  unsigned char diff = a.size() == b.size() ? 0 : 1;
+  const std::string_view& longer = a.size() >= b.size() ? a : b;
+  for (std::size_t i = 0; i < longer.size(); ++i) {
+    const unsigned char x = i < a.size() ? static_cast<unsigned char>(a[i]) : 0;
+    const unsigned char y = i < b.size() ? static_cast<unsigned char>(b[i]) : 0;
+    diff |= static_cast<unsigned char>(x ^ y);
+  }
+  return diff == 0;
+}
+
+// "Bearer <token>" (the scheme in any case, RFC 7235) naming `token`.
+bool bearer_ok(std::string_view authorization, std::string_view token) {
+  authorization = trim(authorization);
+  if (authorization.size() < 7 || lower(authorization.substr(0, 7)) != "bearer ") return false;
+  return same_secret(trim(authorization.substr(7)), token);
+}
+
+// Feeds `text` to `s` line by line, as `ilmap symbolicate` reads a file (see kMaxLine).
+void feed(symbolicate::Symbolicator& s, std::string_view text) {
+  while (!text.empty()) {
+    const std::size_t nl = text.find('\n');
+    const std::size_t len = nl == std::string_view::npos ? text.size() : nl + 1;
+    if (len <= kMaxLine) {
+      s.line(text.substr(0, len));
+    } else {
+      for (std::size_t at = 0; at < len; at += kMaxLine) s.line(text.substr(at, std::min(kMaxLine, len - at)), true);
+    }
+    text.remove_prefix(len);
+  }
+}
+
+}  // namespace
+
+Response error_response(unsigned status, const std::string& message) {
+  nlohmann::ordered_json j;
+  j["error"] = message;
+  Response r;
+  r.status = status;
+  r.content_type = "application/json";
+  r.body = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  return r;
+}
+
+Service::Service(std::unique_ptr<symbols::ModuleIndex> index, ServiceOptions options)
+    : index_(std::move(index)), opt_(std::move(options)) {}
+Service::~Service() = default;
+
+std::optional<Response> Service::admit(const RequestHead& head) const {
+  const Route* route = find_route(head.path);
+  if (!route) return error_response(404, "no endpoint " + std::string(head.path) +
+                                             " (endpoints: POST /symbolicate, GET /healthz, GET /readyz)");
+  if (!method_allowed(*route, head.method)) {
+    Response r = error_response(405, "method " + std::string(head.method) + " not allowed on " +
+                                         std::string(route->path) + " (allowed: " + std::string(route->allow) + ")");
+    r.headers.emplace_back("Allow", std::string(route->allow));
+    return r;
+  }
+  if (is_health(head.path)) return std::nullopt;
+  if (!opt_.token.empty() && !bearer_ok(head.authorization, opt_.token)) {
+    Response r = error_response(401, head.authorization.empty() ? "this server asks for a bearer token (Authorization: Bearer ...)"
+                                                                : "the bearer token is not the one this server was given");
+    r.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"ilmap\"");
+    return r;
+  }
+  if (head.method == "POST") {
+    const std::string type = media_type(head.content_type);
+    // text/plain is the trace; no type, or curl's default for --data-binary, is taken as text
+    // too (the body is never form-decoded), so `curl --data-binary @trace.txt` works as is.
+    if (type == "application/json")
+      return error_response(415, "Content-Type application/json (Sentry events) is not served yet: send the trace as text/plain");
+    if (!type.empty() && type != "text/plain" && type != "application/x-www-form-urlencoded")
+      return error_response(415, "Content-Type " + type + " is not accepted by " + std::string(head.path) +
+                                     " (send text/plain)");
+    if (head.content_length && *head.content_length > opt_.max_body)
+      return error_response(413, "body of " + std::to_string(*head.content_length) + " bytes (Content-Length) is over the limit of " +
+                                     std::to_string(opt_.max_body) + " bytes (--max-body)");
+  }
+  return std::nullopt;
+}
+
+Response Service::handle(const Request& request) {
+  const std::string_view path = request.head.path;
+  if (path == "/healthz") return Response{200, "text/plain; charset=utf-8", "ok\n", {}};
+  if (path == "/readyz") {
+    if (draining_.load()) return Response{503, "text/plain; charset=utf-8", "draining\n", {}};
+    return Response{200, "text/plain; charset=utf-8", "ready\n", {}};
+  }
+  if (path == "/symbolicate") return symbolicate(request);
+  return error_response(404, "no endpoint " + std::string(path));
+}
+
+Response Service::symbolicate(const Request& request) {
+  symbolicate::SymbolicateOptions so;
+  so.columns = request.columns, so.urls = request.urls, so.json = request.json;
+  Response r;
+  if (request.json) r.content_type = "application/x-ndjson";
+  symbolicate::SymbolicateStats stats;
+  {
+    const std::lock_guard<std::mutex> lock(index_mutex_);
+    symbolicate::Symbolicator s(*index_, so, [&r](std::string_view out) { r.body.append(out); });
+    feed(s, request.body);
+    s.finish();
+    stats = s.stats();
+  }
+  std::uint64_t unresolved = 0;
+  for (const std::uint64_t n : stats.unresolved) unresolved += n;
+  r.headers.emplace_back("X-Ilmap-Frames", std::to_string(stats.frames));
+  r.headers.emplace_back("X-Ilmap-Resolved", std::to_string(stats.resolved));
+  r.headers.emplace_back("X-Ilmap-Unresolved", std::to_string(unresolved));
+  return r;
+}
+
+}  // namespace ilmap::serve

@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# serve.sh ILMAP CORPUS_DIR - `ilmap serve` over HTTP, checked with curl against the CLI: the
+# server runs on 127.0.0.1 and a free port (--port 0, read from its first stderr line) in a
+# temporary directory, over corpus/out/cs-frames and the CoreCLR trace recorded with
+# ShowILOffsets. Every check compares a result (bytes, status, header); the first failure
+# prints what differed and the test exits 1. Exit 77 only without curl.
+set -uo pipefail
+export LC_ALL=C
+ILMAP=$(realpath "$1") CORPUS=$(realpath "$2")
+command -v curl >/dev/null || { echo "SKIP: curl not found (install the Debian package curl)"; exit 77; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/ilmap-serve.XXXXXX")
+pids=()
+cleanup() {
+  local p
+  for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+cd "$work" || exit 1
+# No default cache directory outside $work, whatever the environment.
+export XDG_CACHE_HOME=$work/xdg HOME=$work/home
+unset _NT_SYMBOL_PATH
+mkdir bin srv
+cp "$CORPUS/out/cs-frames/Ilmap.Corpus.Frames.dll" "$CORPUS/out/cs-frames/Ilmap.Corpus.Frames.pdb" bin/
+cp "$CORPUS/traces/cs-frames.il-offsets.txt" trace.txt
+echo 's3cret-token' >token
+
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+check_eq() {  # check_eq WHAT WANT GOT
+  [[ $2 == "$3" ]] || fail "$1: want '$2', got '$3'"
+}
+
+# start_server NAME ARGS...: starts `ilmap serve --port 0 ARGS` in srv/ (its stderr in NAME.log);
+# sets PID_<NAME> and URL_<NAME>.
+start_server() {
+  local name=$1 i line
+  shift
+  (cd srv && exec "$ILMAP" serve --port 0 --search ../bin --cache-dir ../cache "$@") 2>"$name.log" &
+  local pid=$!
+  pids+=("$pid")
+  for i in $(seq 100); do
+    line=$(head -n 1 "$name.log" 2>/dev/null)
+    if [[ $line =~ ^ilmap\ serve:\ listening\ on\ (http://127\.0\.0\.1:[0-9]+)$ ]]; then
+      printf -v "PID_$name" '%s' "$pid"
+      printf -v "URL_$name" '%s' "${BASH_REMATCH[1]}"
+      return 0
+    fi
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.05
+  done
+  echo "FAIL: server $name did not start:"; cat "$name.log"; exit 1
+}
+# req OUT ARGS...: curl, body in OUT, headers in OUT.h; prints the status.
+req() {
+  local out=$1
+  shift
+  curl -sS -o "$out" -D "$out.h" -w '%{http_code}' "$@"
+}
+header() {  # header FILE NAME: the value of a response header (first one)
+  sed -n "s/^$2: \\(.*\\)\\r\$/\\1/Ip" "$1.h" | head -n 1
+}
+
+touch marker
+sleep 1  # file times have a resolution: what the server writes must be newer than the marker
+
+# --- what the CLI prints, the reference -------------------------------------------------------
+"$ILMAP" symbolicate --search bin --cache-dir cli-cache <trace.txt >want.txt 2>/dev/null
+"$ILMAP" symbolicate --search bin --cache-dir cli-cache --columns --urls <trace.txt >want-columns.txt 2>/dev/null
+grep -q 'Scenarios.cs:line 37' want.txt || fail "the CLI reference did not resolve the trace"
+
+start_server A --token-file ../token --max-body 64KiB
+A=$URL_A
+auth=(-H 'Authorization: Bearer s3cret-token')
+
+# --- health ---------------------------------------------------------------------------------------
+check_eq "GET /healthz status" 200 "$(req h.out "$A/healthz")"
+check_eq "GET /healthz body" ok "$(cat h.out)"
+check_eq "GET /readyz status" 200 "$(req r.out "$A/readyz")"
+
+# --- POST /symbolicate equals `ilmap symbolicate`, byte for byte ---------------------------------
+check_eq "POST /symbolicate status" 200 "$(req s.out "${auth[@]}" -H 'Content-Type: text/plain' --data-binary @trace.txt "$A/symbolicate")"
+cmp -s want.txt s.out || { fail "POST /symbolicate differs from ilmap symbolicate:"; diff want.txt s.out | head -10; }
+check_eq "X-Ilmap-Frames" 61 "$(header s.out X-Ilmap-Frames)"
+check_eq "X-Ilmap-Resolved" 47 "$(header s.out X-Ilmap-Resolved)"
+check_eq "X-Ilmap-Unresolved" 14 "$(header s.out X-Ilmap-Unresolved)"
+# curl's default type for --data-binary is taken as text too
+check_eq "POST without text/plain" 200 "$(req s2.out "${auth[@]}" --data-binary @trace.txt "$A/symbolicate")"
+cmp -s want.txt s2.out || fail "POST /symbolicate with curl's default type differs"
+check_eq "POST ?columns=1&urls=1" 200 "$(req s3.out "${auth[@]}" -H 'Content-Type: text/plain; charset=utf-8' --data-binary @trace.txt "$A/symbolicate?columns=1&urls=1")"
+cmp -s want-columns.txt s3.out || fail "POST /symbolicate?columns=1&urls=1 differs from symbolicate --columns --urls"
+
+# --- 8 requests at once: the same answer each time -------------------------------------------------
+for i in 1 2 3 4 5 6 7 8; do
+  curl -sS -o "par$i.out" -w '%{http_code}\n' "${auth[@]}" -H 'Content-Type: text/plain' --data-binary @trace.txt "$A/symbolicate" >"par$i.code" &
+done
+wait_curls() { local p; for p in $(jobs -p); do [[ " ${pids[*]} " == *" $p "* ]] || wait "$p"; done; }
+wait_curls
+for i in 1 2 3 4 5 6 7 8; do
+  check_eq "parallel request $i status" 200 "$(cat "par$i.code")"
+  cmp -s want.txt "par$i.out" || fail "parallel request $i differs from ilmap symbolicate"
+done
+
+# --- errors: status, JSON body, headers -----------------------------------------------------------
+is_json_error() { grep -qE '^\{"error":".+"\}$' "$1" || fail "$2: body is not a JSON error: $(head -c 200 "$1")"; }
+check_eq "no token" 401 "$(req e.out -H 'Content-Type: text/plain' --data-binary @trace.txt "$A/symbolicate")"
+is_json_error e.out "no token"
+check_eq "no token: WWW-Authenticate" 'Bearer realm="ilmap"' "$(header e.out WWW-Authenticate)"
+check_eq "wrong token" 401 "$(req e.out -H 'Authorization: Bearer s3cret-tokeN' --data-binary @trace.txt "$A/symbolicate")"
+check_eq "token of another scheme" 401 "$(req e.out -H 'Authorization: Basic czNjcmV0LXRva2Vu' --data-binary @trace.txt "$A/symbolicate")"
+check_eq "lower-case scheme" 200 "$(req e.out -H 'Authorization: bearer s3cret-token' --data-binary @trace.txt "$A/symbolicate")"
+check_eq "unknown path" 404 "$(req e.out "${auth[@]}" "$A/nope")"
+is_json_error e.out "unknown path"
+check_eq "wrong method" 405 "$(req e.out "${auth[@]}" "$A/symbolicate")"
+is_json_error e.out "wrong method"
+check_eq "wrong method: Allow" POST "$(header e.out Allow)"
+check_eq "POST /healthz" 405 "$(req e.out -X POST "$A/healthz")"
+check_eq "POST /healthz: Allow" 'GET, HEAD' "$(header e.out Allow)"
+check_eq "content type" 415 "$(req e.out "${auth[@]}" -H 'Content-Type: image/png' --data-binary @trace.txt "$A/symbolicate")"
+is_json_error e.out "content type"
+head -c 65537 /dev/zero | tr '\0' a >big.txt
+check_eq "body over --max-body (Content-Length)" 413 "$(req e.out "${auth[@]}" -H 'Content-Type: text/plain' -H 'Expect: 100-continue' --data-binary @big.txt "$A/symbolicate")"
+is_json_error e.out "413 (Content-Length)"
+check_eq "body over --max-body (chunked)" 413 "$(req e.out "${auth[@]}" -H 'Content-Type: text/plain' -H 'Expect:' -X POST -T - "$A/symbolicate" <big.txt)"
+is_json_error e.out "413 (chunked)"
+head -c 65536 /dev/zero | tr '\0' a >fits.txt
+check_eq "body of exactly --max-body" 200 "$(req e.out "${auth[@]}" -H 'Content-Type: text/plain' --data-binary @fits.txt "$A/symbolicate")"
+cmp -s fits.txt e.out || fail "a body of exactly --max-body did not come back unchanged"
+check_eq "healthz needs no token, server still up" 200 "$(req h.out "$A/healthz")"
+
+# --- access log: one line per request, key=value fields --------------------------------------------
+grep -qE '^ilmap serve: access method=POST path=/symbolicate status=200 bytes=[0-9]+ ms=[0-9]+\.[0-9] end=ok$' A.log ||
+  fail "no access line for POST /symbolicate in A.log"
+grep -qE '^ilmap serve: access method=GET path=/nope status=404 bytes=[0-9]+ ms=[0-9.]+ end=ok$' A.log ||
+  fail "no access line for GET /nope"
+
+# --- --max-concurrent 1: a second request while one is in flight gets 503; SIGTERM drains --------
+start_server B --max-concurrent 1 --timeout 10
+B=$URL_B
+# A request that stays in flight for about 2 seconds: its body arrives in two parts.
+{ head -n 20 trace.txt; sleep 2; tail -n +21 trace.txt; } |
+  curl -sS -o slow.out -w '%{http_code}' -H 'Content-Type: text/plain' -H 'Expect:' -X POST -T - "$B/symbolicate" >slow.code &
+slow=$!
+sleep 0.7
+check_eq "over --max-concurrent" 503 "$(req e.out -H 'Content-Type: text/plain' --data-binary @trace.txt "$B/symbolicate")"
+is_json_error e.out "503"
+check_eq "503: Retry-After" 1 "$(header e.out Retry-After)"
+check_eq "healthz while busy" 200 "$(req h.out "$B/healthz")"
+kill -TERM "$PID_B"
+wait "$slow"
+check_eq "request in flight at SIGTERM" 200 "$(cat slow.code)"
+cmp -s want.txt slow.out || fail "the request in flight at SIGTERM was not answered in full"
+wait "$PID_B"
+check_eq "exit status after SIGTERM" 0 "$?"
+port_b=${B##*:}
+if (exec 3<>"/dev/tcp/127.0.0.1/$port_b") 2>/dev/null; then fail "port $port_b still accepts after SIGTERM"; fi
+grep -q '^ilmap serve: stopped$' B.log || fail "B.log does not end with 'stopped'"
+
+kill -TERM "$PID_A"
+wait "$PID_A"
+check_eq "A exit status after SIGTERM" 0 "$?"
+
+# --- the servers wrote in their cache directory only ------------------------------------------------
+written=$(find . -newer marker -type f ! -path './cache/*' ! -path './cli-cache/*' ! -name '*.out' ! -name '*.h' \
+  ! -name '*.code' ! -name '*.log' ! -name 'want*.txt' ! -name 'big.txt' ! -name 'fits.txt' | sort)
+[[ -z $written ]] || fail "files written outside the cache directory: $written"
+[[ -n $(find cache -name '*.ilmap') ]] || fail "no cache compiled into --cache-dir"
+[[ ! -e xdg && ! -e home ]] || fail "the default cache directory was created"
+
+if [[ $failures -ne 0 ]]; then
+  echo "--- A.log"; tail -n 20 A.log; echo "--- B.log"; tail -n 20 B.log
+  echo "serve.sh: $failures checks failed"
+  exit 1
+fi
+echo "serve.sh: all checks passed"
