@@ -5,6 +5,9 @@
 
 #include <cctype>
 
+#include "support/TextEscape.h"
+#include "symbolicate/LookupAnswer.h"
+#include "symbolicate/QueryParse.h"
 #include "symbolicate/Symbolicator.h"
 
 namespace ilmap::serve {
@@ -23,7 +26,29 @@ constexpr Route kRoutes[] = {
     {"/symbolicate", "POST"},
     {"/healthz", "GET, HEAD"},
     {"/readyz", "GET, HEAD"},
+    {"/lookup/", "GET, HEAD"},
 };
+constexpr std::string_view kEndpoints =
+    "endpoints: POST /symbolicate, GET /lookup/<debug_id>/<token>/<il_offset>, GET /healthz, GET /readyz";
+
+// A request's text quoted in a message: escaped, and cut, so that an error stays one short line.
+std::string quoted(std::string_view s) {
+  constexpr std::size_t kMax = 80;
+  // Built by appending: GCC 12 warns (-Wrestrict, a false positive) on "'" + std::string.
+  std::string out(1, '\'');
+  append_escaped(out, s.substr(0, kMax));
+  out += s.size() > kMax ? "'..." : "'";
+  return out;
+}
+
+// The debug id segment: hex digits and dashes only, checked before parse_debug_id reads it, so
+// nothing of a request but those characters ever reaches the module index.
+bool debug_id_chars(std::string_view s) {
+  if (s.empty() || s.size() > 64) return false;
+  for (const char c : s)
+    if (!std::isxdigit(static_cast<unsigned char>(c)) && c != '-') return false;
+  return true;
+}
 
 const Route* find_route(std::string_view path) {
   for (const Route& r : kRoutes) {
@@ -111,8 +136,7 @@ Service::~Service() = default;
 
 std::optional<Response> Service::admit(const RequestHead& head) const {
   const Route* route = find_route(head.path);
-  if (!route) return error_response(404, "no endpoint " + std::string(head.path) +
-                                             " (endpoints: POST /symbolicate, GET /healthz, GET /readyz)");
+  if (!route) return error_response(404, "no endpoint " + quoted(head.path) + " (" + std::string(kEndpoints) + ")");
   if (!method_allowed(*route, head.method)) {
     Response r = error_response(405, "method " + std::string(head.method) + " not allowed on " +
                                          std::string(route->path) + " (allowed: " + std::string(route->allow) + ")");
@@ -150,7 +174,38 @@ Response Service::handle(const Request& request) {
     return Response{200, "text/plain; charset=utf-8", "ready\n", {}};
   }
   if (path == "/symbolicate") return symbolicate(request);
-  return error_response(404, "no endpoint " + std::string(path));
+  if (path.starts_with("/lookup/")) return lookup(path.substr(8));
+  return error_response(404, "no endpoint " + quoted(path));
+}
+
+Response Service::lookup(std::string_view segments) {
+  // The path is already percent-decoded (libmicrohttpd), so an encoded '/' makes a segment too.
+  std::vector<std::string_view> seg;
+  for (std::size_t at = 0;;) {
+    const std::size_t slash = segments.find('/', at);
+    seg.push_back(segments.substr(at, slash == std::string_view::npos ? std::string_view::npos : slash - at));
+    if (slash == std::string_view::npos || seg.size() > 3) break;
+    at = slash + 1;
+  }
+  if (seg.size() != 3)
+    return error_response(400, "GET /lookup/<debug_id>/<token>/<il_offset>: " + quoted(segments) +
+                                   " is not three segments separated by '/'");
+  if (!debug_id_chars(seg[0]) || !symbols::parse_debug_id(seg[0]))
+    return error_response(400, "segment 1 of /lookup/: " + quoted(seg[0]) +
+                                   " is not a debug id (<guid>-<stamp as 8 hex digits>, or <guid>-<age>)");
+  const auto rid = symbolicate::parse_method(seg[1]);
+  if (!rid) return error_response(400, "segment 2 of /lookup/ (token): " + rid.error().message);
+  const auto il = symbolicate::parse_il_offset(seg[2]);
+  if (!il) return error_response(400, "segment 3 of /lookup/ (IL offset): " + il.error().message);
+  Response r;
+  r.content_type = "application/json";
+  const std::lock_guard<std::mutex> lock(index_mutex_);
+  const symbols::ModuleAnswer& m = index_->by_debug_id(seg[0]);
+  if (!m.cache)
+    return error_response(404, "debug id " + std::string(seg[0]) + ": " + symbols::miss_name(m.miss));
+  std::vector<std::uint32_t> scratch;
+  r.body = symbolicate::answer_json(*rid, *il, symbolicate::answer(*m.cache, *rid, *il, scratch)) + "\n";
+  return r;
 }
 
 Response Service::symbolicate(const Request& request) {

@@ -75,6 +75,7 @@ class Service {
 
  private:
   Response symbolicate(const Request& request);
+  Response lookup(std::string_view segments);  // what follows "/lookup/"
 
   std::unique_ptr<symbols::ModuleIndex> index_;
   std::mutex index_mutex_;  // every use of index_ (see the top of this file)

@@ -136,8 +136,9 @@ void register_serve(CLI::App& app, int& rc) {
       "serve",
       "Symbolicate over HTTP (docs/serve.md). POST /symbolicate with trace text (text/plain) answers\n"
       "exactly what 'ilmap symbolicate' prints for it (?columns=1, ?urls=1, ?json=1 as its flags), with\n"
-      "X-Ilmap-Frames, X-Ilmap-Resolved and X-Ilmap-Unresolved headers; GET /healthz and GET /readyz\n"
-      "(503 while draining). Modules are found as symbolicate finds them (--search, --symbol-path,\n"
+      "X-Ilmap-Frames, X-Ilmap-Resolved and X-Ilmap-Unresolved headers. GET\n"
+      "/lookup/<debug_id>/<token>/<il_offset> answers as 'ilmap lookup --json' for the module of that Sentry\n"
+      "debug id (404 when none is found). GET /healthz and GET /readyz (503 while draining). Modules are found as symbolicate finds them (--search, --symbol-path,\n"
       "--cache-dir). Errors are JSON {\"error\": ...}: 400 bad request, 401 token missing or wrong,\n"
       "404 no such endpoint, 405 method (with Allow), 413 body over --max-body, 415 content type,\n"
       "503 over --max-concurrent (with Retry-After). Listens on 127.0.0.1 unless --listen says\n"

@@ -57,6 +57,7 @@ req() {
   shift
   curl -sS -o "$out" -D "$out.h" -w '%{http_code}' "$@"
 }
+is_json_error() { grep -qE '^\{"error":".+"\}$' "$1" || fail "$2: body is not a JSON error: $(head -c 200 "$1")"; }
 header() {  # header FILE NAME: the value of a response header (first one)
   sed -n "s/^$2: \\(.*\\)\\r\$/\\1/Ip" "$1.h" | head -n 1
 }
@@ -101,8 +102,29 @@ for i in 1 2 3 4 5 6 7 8; do
   cmp -s want.txt "par$i.out" || fail "parallel request $i differs from ilmap symbolicate"
 done
 
+# --- GET /lookup/<debug_id>/<token>/<il_offset> equals `ilmap lookup --json` ---------------------
+id=$("$ILMAP" info bin/Ilmap.Corpus.Frames.pdb | sed -n 's/^debug_id: *//p')
+[[ $id =~ ^[0-9a-f-]{45}$ ]] || fail "no debug id from ilmap info: '$id'"
+for q in "0x600000a 7" "0x6000014 9" "0x6000013 0x5" "19 0" "0x60000ff 0"; do
+  set -- $q
+  "$ILMAP" lookup --json --cache-dir cli-cache bin/Ilmap.Corpus.Frames.dll "$1" "$2" >want-lookup.txt 2>/dev/null
+  check_eq "GET /lookup/ID/$1/$2 status" 200 "$(req l.out "${auth[@]}" "$A/lookup/$id/$1/$2")"
+  cmp -s want-lookup.txt l.out || fail "GET /lookup/ID/$1/$2: '$(cat l.out)', lookup --json: '$(cat want-lookup.txt)'"
+  check_eq "GET /lookup/ID/$1/$2 Content-Type" application/json "$(header l.out Content-Type)"
+done
+grep -q '"file":null' want-lookup.txt || fail "the last lookup should have no answer"
+check_eq "debug id without dashes" 200 "$(req l.out "${auth[@]}" "$A/lookup/${id//-/}/0x600000a/7")"
+grep -q '"line":37,' l.out || fail "debug id without dashes: $(cat l.out)"
+check_eq "lookup without token" 401 "$(req l.out "$A/lookup/$id/0x600000a/7")"
+for bad in "../../etc/passwd" "..%2F..%2Fetc/0x600000a/7" "$id/0x600000a" "$id/0x600000a/7/8" "$id//7" \
+           "zz/0x600000a/7" "..-..-../1/1" "$id%00/1/1" "$id/0x0200000a/7" "$id/0x600000a/-2" "$id/0x600000a/0x1ffffffff"; do
+  check_eq "GET /lookup/$bad" 400 "$(req l.out "${auth[@]}" --path-as-is "$A/lookup/$bad")"
+  is_json_error l.out "GET /lookup/$bad"
+done
+check_eq "unknown debug id" 404 "$(req l.out "${auth[@]}" "$A/lookup/00000000-0000-0000-0000-000000000000-00000000/1/0")"
+grep -q 'module not found' l.out || fail "unknown debug id: $(cat l.out)"
+
 # --- errors: status, JSON body, headers -----------------------------------------------------------
-is_json_error() { grep -qE '^\{"error":".+"\}$' "$1" || fail "$2: body is not a JSON error: $(head -c 200 "$1")"; }
 check_eq "no token" 401 "$(req e.out -H 'Content-Type: text/plain' --data-binary @trace.txt "$A/symbolicate")"
 is_json_error e.out "no token"
 check_eq "no token: WWW-Authenticate" 'Bearer realm="ilmap"' "$(header e.out WWW-Authenticate)"
