@@ -15,6 +15,7 @@
 #include "symbols/ModuleIndex.h"
 #include "symbols/SymbolPath.h"
 #include "tools/Commands.h"
+#include "tools/HelpFormatter.h"
 #include "tools/SymbolPathOption.h"
 
 namespace ilmap::cli {
@@ -134,17 +135,18 @@ void register_serve(CLI::App& app, int& rc) {
   auto a = std::make_shared<ServeArgs>();
   CLI::App* cmd = app.add_subcommand(
       "serve",
-      "Symbolicate over HTTP (docs/serve.md). POST /symbolicate with trace text (text/plain) answers\n"
-      "exactly what 'ilmap symbolicate' prints for it (?columns=1, ?urls=1, ?json=1 as its flags), with\n"
-      "X-Ilmap-Frames, X-Ilmap-Resolved and X-Ilmap-Unresolved headers. GET\n"
-      "/lookup/<debug_id>/<token>/<il_offset> answers as 'ilmap lookup --json' for the module of that Sentry\n"
-      "debug id (404 when none is found). GET /healthz and GET /readyz (503 while draining). Modules are found as symbolicate finds them (--search, --symbol-path,\n"
-      "--cache-dir). Errors are JSON {\"error\": ...}: 400 bad request, 401 token missing or wrong,\n"
-      "404 no such endpoint, 405 method (with Allow), 413 body over --max-body, 415 content type,\n"
-      "503 over --max-concurrent (with Retry-After). Listens on 127.0.0.1 unless --listen says\n"
-      "otherwise; the first line on standard error is 'ilmap serve: listening on http://HOST:PORT',\n"
-      "then one access line per request. SIGTERM or SIGINT: stop accepting, answer the requests in\n"
-      "flight (at most --timeout seconds), exit 0.\n"
+      "Symbolicate over HTTP (docs/serve.md). POST /symbolicate with trace text (text/plain)\n"
+      "answers exactly what 'ilmap symbolicate' prints for it (?columns=1, ?urls=1, ?json=1 as its\n"
+      "flags), with X-Ilmap-Frames, X-Ilmap-Resolved and X-Ilmap-Unresolved headers.\n"
+      "GET /lookup/<debug_id>/<token>/<il_offset> answers as 'ilmap lookup --json' for the module\n"
+      "with that Sentry debug id (404 when none has it). GET /healthz; GET /readyz (503 while\n"
+      "draining). Modules are found as symbolicate finds them (--search, --symbol-path, --cache-dir).\n"
+      "Errors are JSON {\"error\": ...}: 400 bad request, 401 token missing or wrong, 404 no such\n"
+      "endpoint, 405 method (with Allow), 413 body over --max-body, 415 content type, 503 over\n"
+      "--max-concurrent (with Retry-After). Listens on 127.0.0.1 unless --listen says otherwise; the\n"
+      "first line on standard error is 'ilmap serve: listening on http://HOST:PORT', then one access\n"
+      "line per request. SIGTERM or SIGINT: stop accepting, answer the requests in flight (at most\n"
+      "--timeout seconds), exit 0.\n"
       "Exit codes: 0 stopped by a signal, 1 usage error, 2 the address cannot be bound or\n"
       "libmicrohttpd is missing, 3 a --search path or --token-file does not exist.");
   cmd->add_option("--listen", a->listen,
@@ -163,10 +165,11 @@ void register_serve(CLI::App& app, int& rc) {
   cmd->add_option("--cache-dir", a->cache_dir,
                   "Where compiled caches are kept (default $XDG_CACHE_HOME/ilmap, else $HOME/.cache/ilmap); the "
                   "server writes nowhere else");
-  cmd->add_option("--max-body", a->max_body,
+  CLI::Option* max_body = cmd->add_option("--max-body", a->max_body,
                   "Largest request body (bytes, or with a unit: 64KiB, 10MiB; default 10MiB); larger: 413")
       ->transform(CLI::AsSizeValue(false))
       ->check(CLI::Range(std::uint64_t(1), std::uint64_t(1) << 32));
+  show_as_size(max_body);
   cmd->add_option("--max-concurrent", a->max_concurrent,
                   "Most requests in flight at once, health checks aside (default 8); more: 503 with Retry-After")
       ->check(CLI::Range(1u, 4096u));

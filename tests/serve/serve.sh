@@ -150,6 +150,13 @@ check_eq "body of exactly --max-body" 200 "$(req e.out "${auth[@]}" -H 'Content-
 cmp -s fits.txt e.out || fail "a body of exactly --max-body did not come back unchanged"
 check_eq "healthz needs no token, server still up" 200 "$(req h.out "$A/healthz")"
 
+# --- start-up errors: a port in use (exit 2), a bad address (exit 1) -------------------------------
+(cd srv && timeout 10 "$ILMAP" serve --listen "127.0.0.1:${A##*:}" --search ../bin --cache-dir ../cache 2>../busy.log)
+check_eq "serve on a port in use: exit" 2 "$?"
+grep -q "^ilmap: error: cannot listen on 127.0.0.1:${A##*:}" busy.log || fail "port in use: $(cat busy.log)"
+(cd srv && timeout 10 "$ILMAP" serve --listen 127.0.0.1:65536 --search ../bin --cache-dir ../cache 2>../busy.log)
+check_eq "serve --listen with a bad port: exit" 1 "$?"
+
 # --- access log: one line per request, key=value fields --------------------------------------------
 grep -qE '^ilmap serve: access method=POST path=/symbolicate status=200 bytes=[0-9]+ ms=[0-9]+\.[0-9] end=ok$' A.log ||
   fail "no access line for POST /symbolicate in A.log"
