@@ -6,6 +6,7 @@
 #include <cctype>
 
 #include "support/TextEscape.h"
+#include "symbolicate/IndexSentryProvider.h"
 #include "symbolicate/LookupAnswer.h"
 #include "symbolicate/QueryParse.h"
 #include "symbolicate/Symbolicator.h"
@@ -104,6 +105,12 @@ bool bearer_ok(std::string_view authorization, std::string_view token) {
   return same_secret(trim(authorization.substr(7)), token);
 }
 
+// A Sentry event (application/json) or envelope (application/x-sentry-envelope, as the SDKs
+// send them).
+bool is_sentry_type(std::string_view media) {
+  return media == "application/json" || media == "application/x-sentry-envelope";
+}
+
 // Feeds `text` to `s` line by line, as `ilmap symbolicate` reads a file (see kMaxLine).
 void feed(symbolicate::Symbolicator& s, std::string_view text) {
   while (!text.empty()) {
@@ -154,11 +161,9 @@ std::optional<Response> Service::admit(const RequestHead& head) const {
     const std::string type = media_type(head.content_type);
     // text/plain is the trace; no type, or curl's default for --data-binary, is taken as text
     // too (the body is never form-decoded), so `curl --data-binary @trace.txt` works as is.
-    if (type == "application/json")
-      return error_response(415, "Content-Type application/json (Sentry events) is not served yet: send the trace as text/plain");
-    if (!type.empty() && type != "text/plain" && type != "application/x-www-form-urlencoded")
+    if (!type.empty() && type != "text/plain" && type != "application/x-www-form-urlencoded" && !is_sentry_type(type))
       return error_response(415, "Content-Type " + type + " is not accepted by " + std::string(head.path) +
-                                     " (send text/plain)");
+                                     " (send text/plain, or a Sentry event as application/json)");
     if (head.content_length && *head.content_length > opt_.max_body)
       return error_response(413, "body of " + std::to_string(*head.content_length) + " bytes (Content-Length) is over the limit of " +
                                      std::to_string(opt_.max_body) + " bytes (--max-body)");
@@ -176,6 +181,28 @@ Response Service::handle(const Request& request) {
   if (path == "/symbolicate") return symbolicate(request);
   if (path.starts_with("/lookup/")) return lookup(path.substr(8));
   return error_response(404, "no endpoint " + quoted(path));
+}
+
+// The event or envelope back with its frames filled in, as `ilmap symbolicate` writes it. Unlike
+// the command, which reads an input that is no Sentry event as trace text, a body sent as JSON
+// that is none is an error: the client said what it sent.
+Response Service::sentry(const Request& request, const std::string& type) {
+  SentryOptions so;
+  so.max_input_bytes = std::size_t(opt_.max_body);
+  SentryStats stats;
+  Response r;
+  r.content_type = type;
+  Status st;
+  {
+    const std::lock_guard<std::mutex> lock(index_mutex_);
+    symbolicate::IndexSentryProvider provider(*index_);
+    st = symbolicate_sentry_text(request.body, r.body, provider, so, stats);
+  }
+  if (!st) return error_response(400, "the body is not a Sentry event or envelope: " + st.error().message);
+  r.headers.emplace_back("X-Ilmap-Frames", std::to_string(stats.frames));
+  r.headers.emplace_back("X-Ilmap-Resolved", std::to_string(stats.resolved));
+  r.headers.emplace_back("X-Ilmap-Unresolved", std::to_string(stats.left()));
+  return r;
 }
 
 Response Service::lookup(std::string_view segments) {
@@ -209,6 +236,7 @@ Response Service::lookup(std::string_view segments) {
 }
 
 Response Service::symbolicate(const Request& request) {
+  if (const std::string type = media_type(request.head.content_type); is_sentry_type(type)) return sentry(request, type);
   symbolicate::SymbolicateOptions so;
   so.columns = request.columns, so.urls = request.urls, so.json = request.json;
   Response r;

@@ -75,6 +75,7 @@ class Service {
 
  private:
   Response symbolicate(const Request& request);
+  Response sentry(const Request& request, const std::string& type);
   Response lookup(std::string_view segments);  // what follows "/lookup/"
 
   std::unique_ptr<symbols::ModuleIndex> index_;

@@ -137,7 +137,8 @@ void register_serve(CLI::App& app, int& rc) {
       "serve",
       "Symbolicate over HTTP (docs/serve.md). POST /symbolicate with trace text (text/plain)\n"
       "answers exactly what 'ilmap symbolicate' prints for it (?columns=1, ?urls=1, ?json=1 as its\n"
-      "flags), with X-Ilmap-Frames, X-Ilmap-Resolved and X-Ilmap-Unresolved headers.\n"
+      "flags), with X-Ilmap-Frames, X-Ilmap-Resolved and X-Ilmap-Unresolved headers; a Sentry event\n"
+      "(application/json) or envelope (application/x-sentry-envelope) comes back with its frames filled.\n"
       "GET /lookup/<debug_id>/<token>/<il_offset> answers as 'ilmap lookup --json' for the module\n"
       "with that Sentry debug id (404 when none has it). GET /healthz; GET /readyz (503 while\n"
       "draining). Modules are found as symbolicate finds them (--search, --symbol-path, --cache-dir).\n"

@@ -124,6 +124,19 @@ done
 check_eq "unknown debug id" 404 "$(req l.out "${auth[@]}" "$A/lookup/00000000-0000-0000-0000-000000000000-00000000/1/0")"
 grep -q 'module not found' l.out || fail "unknown debug id: $(cat l.out)"
 
+# --- POST /symbolicate with a Sentry event (application/json) equals `ilmap symbolicate` -----------
+printf '{"event_id":"0123456789abcdef0123456789abcdef","exception":{"values":[{"type":"ScenarioException","stacktrace":{"frames":[%s,%s]}}]},"debug_meta":{"images":[{"type":"pe_dotnet","debug_id":"%s","debug_file":"Ilmap.Corpus.Frames.pdb"}]}}\n' \
+  '{"function":"Fail","function_id":"0xa","instruction_addr":"0x7","addr_mode":"rel:0"}' \
+  '{"function":"Level2","function_id":"0x14","instruction_addr":"0x9","addr_mode":"rel:0"}' "$id" >event.json
+"$ILMAP" symbolicate --search bin --cache-dir cli-cache event.json >want-event.json 2>/dev/null
+grep -q '"lineno":37' want-event.json || fail "the CLI did not resolve the Sentry event: $(cat want-event.json)"
+check_eq "POST /symbolicate (Sentry event)" 200 "$(req ev.out "${auth[@]}" -H 'Content-Type: application/json' --data-binary @event.json "$A/symbolicate")"
+cmp -s want-event.json ev.out || fail "Sentry event: '$(cat ev.out)', symbolicate: '$(cat want-event.json)'"
+check_eq "Sentry event: Content-Type" application/json "$(header ev.out Content-Type)"
+check_eq "Sentry event: X-Ilmap-Resolved" 2 "$(header ev.out X-Ilmap-Resolved)"
+check_eq "not a Sentry event as JSON" 400 "$(req ev.out "${auth[@]}" -H 'Content-Type: application/json' --data-binary @trace.txt "$A/symbolicate")"
+grep -qE '^\{"error":"the body is not a Sentry event' ev.out || fail "not a Sentry event: $(cat ev.out)"
+
 # --- errors: status, JSON body, headers -----------------------------------------------------------
 check_eq "no token" 401 "$(req e.out -H 'Content-Type: text/plain' --data-binary @trace.txt "$A/symbolicate")"
 is_json_error e.out "no token"
@@ -191,7 +204,7 @@ check_eq "A exit status after SIGTERM" 0 "$?"
 
 # --- the servers wrote in their cache directory only ------------------------------------------------
 written=$(find . -newer marker -type f ! -path './cache/*' ! -path './cli-cache/*' ! -name '*.out' ! -name '*.h' \
-  ! -name '*.code' ! -name '*.log' ! -name 'want*.txt' ! -name 'big.txt' ! -name 'fits.txt' | sort)
+  ! -name '*.code' ! -name '*.log' ! -name 'want*' ! -name 'event.json' ! -name 'big.txt' ! -name 'fits.txt' | sort)
 [[ -z $written ]] || fail "files written outside the cache directory: $written"
 [[ -n $(find cache -name '*.ilmap') ]] || fail "no cache compiled into --cache-dir"
 [[ ! -e xdg && ! -e home ]] || fail "the default cache directory was created"
