@@ -163,8 +163,9 @@ struct HttpServer::Impl {
     auto* x = static_cast<Exchange*>(*con_cls);
     if (!x) return;
     *con_cls = nullptr;
+    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - x->start).count();
+    s.service_.metrics().request(x->path, x->status, ms / 1000);
     if (s.opt_.log) {
-      const double ms = std::chrono::duration<double, std::milli>(Clock::now() - x->start).count();
       char line[96];
       std::snprintf(line, sizeof line, " status=%u bytes=%zu ms=%.1f end=%s", x->status, x->bytes, ms, ending(toe));
       s.opt_.log("access method=" + log_path(x->method) + " path=" + log_path(x->path) + line);

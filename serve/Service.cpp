@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cctype>
+#include <map>
 
 #include "support/TextEscape.h"
 #include "symbolicate/IndexSentryProvider.h"
@@ -28,9 +29,11 @@ constexpr Route kRoutes[] = {
     {"/healthz", "GET, HEAD"},
     {"/readyz", "GET, HEAD"},
     {"/lookup/", "GET, HEAD"},
+    {"/metrics", "GET, HEAD"},
 };
 constexpr std::string_view kEndpoints =
-    "endpoints: POST /symbolicate, GET /lookup/<debug_id>/<token>/<il_offset>, GET /healthz, GET /readyz";
+    "endpoints: POST /symbolicate, GET /lookup/<debug_id>/<token>/<il_offset>, GET /healthz, GET /readyz, "
+    "GET /metrics";
 
 // A request's text quoted in a message: escaped, and cut, so that an error stays one short line.
 std::string quoted(std::string_view s) {
@@ -179,6 +182,7 @@ Response Service::handle(const Request& request) {
     return Response{200, "text/plain; charset=utf-8", "ready\n", {}};
   }
   if (path == "/symbolicate") return symbolicate(request);
+  if (path == "/metrics") return Response{200, "text/plain; version=0.0.4; charset=utf-8", metrics_.render(), {}};
   if (path.starts_with("/lookup/")) return lookup(path.substr(8));
   return error_response(404, "no endpoint " + quoted(path));
 }
@@ -199,6 +203,16 @@ Response Service::sentry(const Request& request, const std::string& type) {
     st = symbolicate_sentry_text(request.body, r.body, provider, so, stats);
   }
   if (!st) return error_response(400, "the body is not a Sentry event or envelope: " + st.error().message);
+  metrics_.frames(stats.resolved,
+                  {{"module not found", stats.module_not_found},
+                   {symbolicate::reason_name(symbolicate::Reason::kNoPoint), stats.no_line},
+                   {"not a frame object", stats.not_an_object},
+                   {"had a line already", stats.already},
+                   {"no function_id", stats.no_function_id},
+                   {"unreadable field", stats.bad_field},
+                   {"absurd value", stats.absurd_value},
+                   {"no image", stats.no_image},
+                   {"over the frame limit", stats.over_limit}});
   r.headers.emplace_back("X-Ilmap-Frames", std::to_string(stats.frames));
   r.headers.emplace_back("X-Ilmap-Resolved", std::to_string(stats.resolved));
   r.headers.emplace_back("X-Ilmap-Unresolved", std::to_string(stats.left()));
@@ -250,7 +264,12 @@ Response Service::symbolicate(const Request& request) {
     stats = s.stats();
   }
   std::uint64_t unresolved = 0;
-  for (const std::uint64_t n : stats.unresolved) unresolved += n;
+  std::map<std::string, std::uint64_t> by_reason;
+  for (std::size_t i = 0; i < stats.unresolved.size(); ++i) {
+    unresolved += stats.unresolved[i];
+    by_reason[symbolicate::reason_name(symbolicate::Reason(i))] = stats.unresolved[i];
+  }
+  metrics_.frames(stats.resolved, by_reason);
   r.headers.emplace_back("X-Ilmap-Frames", std::to_string(stats.frames));
   r.headers.emplace_back("X-Ilmap-Resolved", std::to_string(stats.resolved));
   r.headers.emplace_back("X-Ilmap-Unresolved", std::to_string(unresolved));

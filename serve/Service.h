@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "serve/Metrics.h"
 #include "symbols/ModuleIndex.h"
 
 namespace ilmap::serve {
@@ -72,6 +73,7 @@ class Service {
   // After this, /readyz answers 503 (a load balancer stops sending), the rest as before.
   void set_draining() { draining_.store(true); }
   std::uint64_t max_body() const { return opt_.max_body; }
+  Metrics& metrics() { return metrics_; }
 
  private:
   Response symbolicate(const Request& request);
@@ -82,6 +84,7 @@ class Service {
   std::mutex index_mutex_;  // every use of index_ (see the top of this file)
   ServiceOptions opt_;
   std::atomic<bool> draining_{false};
+  Metrics metrics_;
 };
 
 }  // namespace ilmap::serve

@@ -163,6 +163,22 @@ check_eq "body of exactly --max-body" 200 "$(req e.out "${auth[@]}" -H 'Content-
 cmp -s fits.txt e.out || fail "a body of exactly --max-body did not come back unchanged"
 check_eq "healthz needs no token, server still up" 200 "$(req h.out "$A/healthz")"
 
+# --- GET /metrics: Prometheus text, counters by endpoint and status, frames by result ------------
+check_eq "metrics without token" 401 "$(req m.out "$A/metrics")"
+check_eq "GET /metrics" 200 "$(req m.out "${auth[@]}" "$A/metrics")"
+check_eq "metrics: Content-Type" 'text/plain; version=0.0.4; charset=utf-8' "$(header m.out Content-Type)"
+bad_lines=$(grep -vE '^# (HELP|TYPE) ' m.out | grep -vE '^[a-z_]+(\{[a-z_]+="[^"]*"(,[a-z_]+="[^"]*")*\})? [0-9]+(\.[0-9]+)?$')
+[[ -z $bad_lines ]] || fail "metrics lines not in the text format: $bad_lines"
+metric() { grep -v '^#' m.out | grep -F "$1 " | sed 's/.* //'; }
+check_eq "metrics: 404 of /nope" 1 "$(metric 'ilmap_serve_requests_total{endpoint="other",status="404"}')"
+check_eq "metrics: 400 of /lookup" 11 "$(metric 'ilmap_serve_requests_total{endpoint="lookup",status="400"}')"
+n=$(metric 'ilmap_serve_requests_total{endpoint="symbolicate",status="200"}')
+[[ ${n:-0} -ge 12 ]] || fail "metrics: symbolicate 200 counted ${n:-0} times, want at least 12"
+n=$(metric 'ilmap_serve_frames_resolved_total')
+[[ ${n:-0} -ge $((47 * 12)) ]] || fail "metrics: ${n:-0} frames resolved, want at least $((47 * 12))"
+n=$(metric 'ilmap_serve_frames_unresolved_total{reason="module not found"}')
+[[ ${n:-0} -ge $((14 * 12)) ]] || fail "metrics: ${n:-0} frames of modules not found, want at least $((14 * 12))"
+
 # --- start-up errors: a port in use (exit 2), a bad address (exit 1) -------------------------------
 (cd srv && timeout 10 "$ILMAP" serve --listen "127.0.0.1:${A##*:}" --search ../bin --cache-dir ../cache 2>../busy.log)
 check_eq "serve on a port in use: exit" 2 "$?"
