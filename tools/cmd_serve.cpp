@@ -175,7 +175,7 @@ void register_serve(CLI::App& app, int& rc) {
                   "Most requests in flight at once, health checks aside (default 8); more: 503 with Retry-After")
       ->check(CLI::Range(1u, 4096u));
   cmd->add_option("--max-connections", a->max_connections,
-                  "Most open connections (default 64); more are refused by closing them")
+                  "Most open connections (default 64); at the limit, new ones wait until one closes")
       ->check(CLI::Range(1u, 65536u));
   cmd->add_option("--timeout", a->timeout_s,
                   "Seconds a connection may stay idle (a slow client) before it is closed, and the longest wait "

@@ -192,6 +192,21 @@ grep -qE '^ilmap serve: access method=POST path=/symbolicate status=200 bytes=[0
 grep -qE '^ilmap serve: access method=GET path=/nope status=404 bytes=[0-9]+ ms=[0-9.]+ end=ok$' A.log ||
   fail "no access line for GET /nope"
 
+# --- --max-connections 1 and --timeout 3: an idle connection holds the only slot (the next one
+# waits, not served), until the server closes it for idleness ---------------------------------------
+start_server C --max-connections 1 --timeout 3
+C=$URL_C
+exec 3<>"/dev/tcp/127.0.0.1/${C##*:}"  # connected, sends nothing (a slow client)
+sleep 0.3
+check_eq "over --max-connections" 000 "$(curl -s -o /dev/null -w '%{http_code}' --max-time 1 "$C/healthz")"
+sleep 2.5  # past --timeout: the server closes the idle connection
+check_eq "after the idle connection timed out" 200 "$(req h.out --max-time 5 "$C/healthz")"
+exec 3>&-
+grep -qE '^ilmap serve: access method=GET path=/healthz status=200 ' C.log || fail "C.log has no access line for /healthz"
+kill -TERM "$PID_C"
+wait "$PID_C"
+check_eq "C exit status after SIGTERM" 0 "$?"
+
 # --- --max-concurrent 1: a second request while one is in flight gets 503; SIGTERM drains --------
 start_server B --max-concurrent 1 --timeout 10
 B=$URL_B
