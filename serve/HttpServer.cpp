@@ -134,7 +134,9 @@ struct HttpServer::Impl {
       return MHD_YES;
     }
     if (*upload_size != 0) {
-      if (!x->answered && !x->over) {
+      // Only POST bodies are kept: a body sent with GET (a health check is not counted in
+      // flight) is read and dropped, so it cannot hold memory.
+      if (!x->answered && !x->over && x->method == "POST") {
         if (x->body.size() + *upload_size > s.service_.max_body()) {
           x->over = true;
           std::string().swap(x->body);

@@ -5,7 +5,7 @@
 // answer, the next ones answered 503 with Retry-After at once. A body is read only after the
 // Service admitted the request (so 404/405/401/415 and a Content-Length over the cap are
 // answered without reading it); one that goes over the cap while it streams (chunked) is
-// counted, not kept, and answered 413 when it ends.
+// counted, not kept, and answered 413 when it ends. Bodies of other methods are dropped.
 #pragma once
 
 #include <atomic>

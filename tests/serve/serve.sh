@@ -161,6 +161,8 @@ is_json_error e.out "413 (chunked)"
 head -c 65536 /dev/zero | tr '\0' a >fits.txt
 check_eq "body of exactly --max-body" 200 "$(req e.out "${auth[@]}" -H 'Content-Type: text/plain' --data-binary @fits.txt "$A/symbolicate")"
 cmp -s fits.txt e.out || fail "a body of exactly --max-body did not come back unchanged"
+check_eq "GET /healthz with a large body" 200 "$(req h.out -X GET -H 'Expect:' --data-binary @big.txt "$A/healthz")"
+check_eq "GET /healthz with a large body: answer" ok "$(cat h.out)"
 check_eq "healthz needs no token, server still up" 200 "$(req h.out "$A/healthz")"
 
 # --- GET /metrics: Prometheus text, counters by endpoint and status, frames by result ------------
