@@ -19,8 +19,8 @@ namespace {
 class ServiceTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/ilmap-serve-test.XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    std::string tmpl = (std::filesystem::temp_directory_path() / "ilmap-serve-test.XXXXXX").string();
+    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
     dir_ = tmpl;
     std::filesystem::create_directory(dir_ + "/search");
     symbols::ModuleIndexOptions io;
