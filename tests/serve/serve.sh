@@ -68,6 +68,7 @@ sleep 1  # file times have a resolution: what the server writes must be newer th
 # --- what the CLI prints, the reference -------------------------------------------------------
 "$ILMAP" symbolicate --search bin --cache-dir cli-cache <trace.txt >want.txt 2>/dev/null
 "$ILMAP" symbolicate --search bin --cache-dir cli-cache --columns --urls <trace.txt >want-columns.txt 2>/dev/null
+"$ILMAP" symbolicate --search bin --cache-dir cli-cache --json <trace.txt >want-json.txt 2>/dev/null
 grep -q 'Scenarios.cs:line 37' want.txt || fail "the CLI reference did not resolve the trace"
 
 start_server A --token-file ../token --max-body 64KiB
@@ -90,6 +91,10 @@ check_eq "POST without text/plain" 200 "$(req s2.out "${auth[@]}" --data-binary 
 cmp -s want.txt s2.out || fail "POST /symbolicate with curl's default type differs"
 check_eq "POST ?columns=1&urls=1" 200 "$(req s3.out "${auth[@]}" -H 'Content-Type: text/plain; charset=utf-8' --data-binary @trace.txt "$A/symbolicate?columns=1&urls=1")"
 cmp -s want-columns.txt s3.out || fail "POST /symbolicate?columns=1&urls=1 differs from symbolicate --columns --urls"
+
+check_eq "POST ?json=1" 200 "$(req s4.out "${auth[@]}" -H 'Content-Type: text/plain' --data-binary @trace.txt "$A/symbolicate?json=1")"
+cmp -s want-json.txt s4.out || fail "POST /symbolicate?json=1 differs from symbolicate --json"
+check_eq "POST ?json=1 Content-Type" application/x-ndjson "$(header s4.out Content-Type)"
 
 # --- 8 requests at once: the same answer each time -------------------------------------------------
 for i in 1 2 3 4 5 6 7 8; do
