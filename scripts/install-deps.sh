@@ -11,6 +11,7 @@ pkgs=(
   libdeflate-dev libssl-dev nlohmann-json3-dev
   libcurl4-openssl-dev nginx
   libzip-dev
+  libmicrohttpd-dev curl
   mono-runtime mono-mcs
   valgrind
 )

@@ -21,6 +21,7 @@ void register_verify(CLI::App& app, int& rc);
 void register_store(CLI::App& app, int& rc);
 void register_fetch(CLI::App& app, int& rc);
 void register_symbolicate(CLI::App& app, int& rc);
+void register_serve(CLI::App& app, int& rc);
 
 // Prints an info object as aligned "key: value" lines, or as JSON (cmd_info.cpp).
 void print_info(const nlohmann::ordered_json& j, bool json);

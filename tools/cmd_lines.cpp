@@ -23,12 +23,16 @@
 
 #include "tools/Commands.h"
 #include "tools/LineReader.h"
-#include "tools/QueryParse.h"
+#include "symbolicate/QueryParse.h"
 #include "support/TextEscape.h"
 #include "ilmap/cache.h"
 
 namespace ilmap::cli {
 namespace {
+
+using symbolicate::LineQuery;
+using symbolicate::parse_line_query;
+using symbolicate::parse_line_query_line;
 
 struct LinesOptions {
   std::string cache;

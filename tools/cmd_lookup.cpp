@@ -34,7 +34,8 @@
 #include "tools/Commands.h"
 #include "decode/DebugInput.h"
 #include "tools/LineReader.h"
-#include "tools/QueryParse.h"
+#include "symbolicate/LookupAnswer.h"
+#include "symbolicate/QueryParse.h"
 #include "tools/SymbolPathOption.h"
 #include "symbols/ModuleIndex.h"
 #include "support/TextEscape.h"
@@ -43,6 +44,13 @@
 
 namespace ilmap::cli {
 namespace {
+
+using symbolicate::Answer;
+using symbolicate::answer;
+using symbolicate::answer_json;
+using symbolicate::parse_il_offset;
+using symbolicate::parse_method;
+using symbolicate::parse_query_line;
 
 struct LookupOptions {
   std::string cache;
@@ -83,34 +91,6 @@ Status resolve_cache_argument(LookupOptions& o) {
   return {};
 }
 
-// One query's answer: the lookup's, or that of the state machine of a kickoff method (`via`).
-struct Answer {
-  std::optional<LookupResult> result;
-  std::uint32_t via = 0;       // the state-machine method that answered, else 0
-  std::string_view function;   // CoreCLR's text of the method, empty without names
-};
-
-Answer answer(const Cache& cache, std::uint32_t rid, std::uint32_t il, std::vector<std::uint32_t>& scratch) {
-  Answer a;
-  const std::uint32_t token = 0x06000000u | rid;
-  if (rid < 0x01000000u)
-    if (const auto n = cache.method_name(token)) a.function = n->coreclr;
-  a.result = cache.lookup_row(rid, il);
-  if (a.result || rid >= 0x01000000u || cache.state_machine_methods(token, scratch) == 0) return a;
-  for (std::uint32_t t : scratch) {
-    const auto r = cache.lookup(t, il);
-    if (!r) continue;
-    if (a.result && (a.result->file != r->file || a.result->line != r->line || a.result->column != r->column)) {
-      a.result.reset();  // its state machine's methods disagree: no answer
-      a.via = 0;
-      return a;
-    }
-    if (!a.result) a.via = t;
-    a.result = r;
-  }
-  return a;
-}
-
 std::string answer_text(const Answer& a, bool functions) {
   std::string out;
   if (functions) {
@@ -121,27 +101,6 @@ std::string answer_text(const Answer& a, bool functions) {
   if (!a.result) return out + "??:0:0";
   append_escaped(out, a.result->file);
   return out + ':' + std::to_string(a.result->line) + ':' + std::to_string(a.result->column);
-}
-
-std::string answer_json(std::uint32_t rid, std::uint32_t il, const Answer& a) {
-  const std::optional<LookupResult>& r = a.result;
-  nlohmann::ordered_json j;
-  j["method"] = format("0x%08x", 0x06000000u | rid);
-  j["il_offset"] = il;
-  j["function"] = a.function.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(std::string(a.function));
-  if (a.via) j["state_machine_method"] = format("0x%08x", a.via);
-  if (r) {
-    j["file"] = std::string(r->file);
-    j["language"] = language_label(r->language);
-    j["line"] = r->line;
-    j["column"] = r->column;
-    j["end_line"] = r->end_line;
-    j["end_column"] = r->end_column;
-    j["url"] = r->source_url.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(std::string(r->source_url));
-  } else {
-    j["file"] = nullptr;
-  }
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 // A PE or PDB given as CACHE (no symbol path): its cache, compiled into (or reused from) the

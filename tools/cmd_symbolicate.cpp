@@ -14,6 +14,7 @@
 #include "tools/Commands.h"
 #include "symbols/HttpGet.h"
 #include "symbols/ModuleIndex.h"
+#include "symbolicate/IndexSentryProvider.h"
 #include "symbolicate/SentryEvent.h"
 #include "symbolicate/SourceProvider.h"
 #include "symbols/SymbolPath.h"
@@ -49,12 +50,6 @@ bool use_color(const std::string& mode) {
 }
 
 constexpr std::size_t kReadBuffer = 256 * 1024;  // also the longest line parsed as a frame
-
-// What follows the last '/' or '\' of a path as an event names it.
-std::string_view last_component(std::string_view path) {
-  const std::size_t slash = path.find_last_of("/\\");
-  return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
 
 // True when a read of `fd` would not block: input is waiting (or the input has ended).
 bool input_waiting(int fd) {
@@ -183,37 +178,6 @@ Status feed_then_pump(int fd, const std::string& name, std::string& text, sym::S
   return pump(fd, name, tail, s, idle, long_line);
 }
 
-// Sentry images are found in the search set (and the symbol path) by their debug id (the PDB
-// id: never answered from a PDB with another id); an image without a debug id by its code
-// file's name, as CoreCLR frames are. The symbol path is asked under the debug file's name, else
-// the code file's (an SSQP key needs a file name; the resolver validates it).
-class IndexSentryProvider : public SentryModuleProvider {
- public:
-  explicit IndexSentryProvider(sym::ModuleIndex& index) : index_(index) {}
-  const Cache* find(const SentryImage& image, std::string& why_not) override {
-    std::string what;
-    const sym::ModuleAnswer* a = nullptr;
-    if (!image.debug_id.empty()) {
-      const std::string_view hint = !image.debug_file.empty() ? last_component(image.debug_file) : last_component(image.code_file);
-      a = &index_.by_debug_id(image.debug_id, hint);
-      what = "debug id " + image.debug_id;
-    } else if (!image.code_file.empty()) {
-      const std::string_view f = last_component(image.code_file);
-      a = &index_.by_file_name(f);
-      what = "code file " + std::string(f);
-    } else {
-      why_not = "image without debug_id or code_file";
-      return nullptr;
-    }
-    if (a->cache) return a->cache;
-    why_not = std::string(sym::miss_name(a->miss)) + " (" + what + ")";
-    return nullptr;
-  }
-
- private:
-  sym::ModuleIndex& index_;
-};
-
 int run_symbolicate(const SymbolicateArgs& a) {
   sym::ModuleIndexOptions io;
   // No --search: the current directory, as dotnet-stack searches it.
@@ -263,7 +227,7 @@ int run_symbolicate(const SymbolicateArgs& a) {
     s.flush();
     if (!write_failed && std::fflush(stdout) != 0) write_failed = true;
   };
-  IndexSentryProvider sentry_provider(**index);
+  sym::IndexSentryProvider sentry_provider(**index);
   SentryOptions sentry_options;
   sentry_options.sources = &sources;
   if (so.context) sentry_options.context_lines = *so.context;

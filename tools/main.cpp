@@ -63,7 +63,7 @@ constexpr CommandEntry kCommands[] = {
     {"lines", ilmap::cli::register_lines},     {"dump", ilmap::cli::register_dump},
     {"info", ilmap::cli::register_info},       {"verify", ilmap::cli::register_verify},
     {"store", ilmap::cli::register_store},     {"fetch", ilmap::cli::register_fetch},
-    {"symbolicate", ilmap::cli::register_symbolicate},
+    {"symbolicate", ilmap::cli::register_symbolicate}, {"serve", ilmap::cli::register_serve},
 };
 
 int run(int argc, char** argv) {

@@ -20,7 +20,8 @@ declare -A allowed=(
   [reader]="format support"
   [symbols]="reader compiler decode support"
   [symbolicate]="symbols reader support"
-  [tools]="symbolicate symbols reader compiler decode format support"
+  [serve]="symbolicate symbols reader support"
+  [tools]="serve symbolicate symbols reader compiler decode format support"
 )
 layer_of_include() {  # the layer an include path belongs to, or "" for a system/local header
   case $1 in

@@ -1,9 +1,9 @@
 // QueryParse.cpp - strict parsing of lookup and lines queries (no signs, no trailing garbage).
-#include "tools/QueryParse.h"
+#include "symbolicate/QueryParse.h"
 
 #include <charconv>
 
-namespace ilmap::cli {
+namespace ilmap::symbolicate {
 namespace {
 
 std::string printable(std::string_view s) {
@@ -123,4 +123,4 @@ Result<Query> parse_query_line(std::string_view line) {
 
 Result<LineQuery> parse_line_query_line(std::string_view line) { return parse_line_query(query_text(line)); }
 
-}  // namespace ilmap::cli
+}  // namespace ilmap::symbolicate

@@ -1,4 +1,4 @@
-// QueryParse.h - the query syntax of `lookup` and `lines`: their command-line arguments and the
+// QueryParse.h - the query syntax of `lookup`, `lines` and `serve` (GET /lookup): their arguments and the
 // query lines of their --batch modes (docs/text-output.md "Query arguments", "Query lines").
 //
 // METHOD: a MethodDef token "0x06RRRRRR" (hex, table byte must be 0x06, row nonzero), a hex
@@ -20,7 +20,7 @@
 
 #include "ilmap/status.h"
 
-namespace ilmap::cli {
+namespace ilmap::symbolicate {
 
 struct Query {
   std::uint32_t rid = 0;
@@ -45,4 +45,4 @@ Result<Query> parse_query_line(std::string_view line);
 // A lines --batch line: FILE:LINE[:COLUMN].
 Result<LineQuery> parse_line_query_line(std::string_view line);
 
-}  // namespace ilmap::cli
+}  // namespace ilmap::symbolicate

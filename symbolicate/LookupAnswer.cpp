@@ -1,0 +1,52 @@
+// LookupAnswer.cpp - see LookupAnswer.h.
+#include "symbolicate/LookupAnswer.h"
+
+#include <nlohmann/json.hpp>
+
+#include "ilmap/status.h"
+
+namespace ilmap::symbolicate {
+
+Answer answer(const Cache& cache, std::uint32_t rid, std::uint32_t il, std::vector<std::uint32_t>& scratch) {
+  Answer a;
+  const std::uint32_t token = 0x06000000u | rid;
+  if (rid < 0x01000000u)
+    if (const auto n = cache.method_name(token)) a.function = n->coreclr;
+  a.result = cache.lookup_row(rid, il);
+  if (a.result || rid >= 0x01000000u || cache.state_machine_methods(token, scratch) == 0) return a;
+  for (std::uint32_t t : scratch) {
+    const auto r = cache.lookup(t, il);
+    if (!r) continue;
+    if (a.result && (a.result->file != r->file || a.result->line != r->line || a.result->column != r->column)) {
+      a.result.reset();  // its state machine's methods disagree: no answer
+      a.via = 0;
+      return a;
+    }
+    if (!a.result) a.via = t;
+    a.result = r;
+  }
+  return a;
+}
+
+std::string answer_json(std::uint32_t rid, std::uint32_t il, const Answer& a) {
+  const std::optional<LookupResult>& r = a.result;
+  nlohmann::ordered_json j;
+  j["method"] = format("0x%08x", 0x06000000u | rid);
+  j["il_offset"] = il;
+  j["function"] = a.function.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(std::string(a.function));
+  if (a.via) j["state_machine_method"] = format("0x%08x", a.via);
+  if (r) {
+    j["file"] = std::string(r->file);
+    j["language"] = language_label(r->language);
+    j["line"] = r->line;
+    j["column"] = r->column;
+    j["end_line"] = r->end_line;
+    j["end_column"] = r->end_column;
+    j["url"] = r->source_url.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(std::string(r->source_url));
+  } else {
+    j["file"] = nullptr;
+  }
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace ilmap::symbolicate

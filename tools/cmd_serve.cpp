@@ -1,0 +1,191 @@
+// cmd_serve.cpp - `ilmap serve`: symbolication as an HTTP service (serve/, docs/serve.md).
+// This file parses the options, builds the module index as `ilmap symbolicate` does, starts
+// the server and waits for SIGTERM or SIGINT, then drains and exits 0.
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <memory>
+
+#include "serve/HttpServer.h"
+#include "serve/Service.h"
+#include "symbols/ModuleIndex.h"
+#include "symbols/SymbolPath.h"
+#include "tools/Commands.h"
+#include "tools/HelpFormatter.h"
+#include "tools/SymbolPathOption.h"
+
+namespace ilmap::cli {
+namespace {
+
+struct ServeArgs {
+  std::string listen = "127.0.0.1:8327";
+  int port = -1;  // --port: overrides the port of --listen
+  std::vector<std::string> search;
+  std::string symbol_path;
+  std::string cache_dir;
+  long download_timeout_s = symbols::HttpOptions{}.total_timeout_s;
+  std::uint64_t max_body = std::uint64_t(10) << 20;
+  unsigned max_concurrent = 8;
+  unsigned max_connections = 64;
+  unsigned timeout_s = 30;
+  std::string token_file;
+  bool verbose = false;
+};
+
+// One line on standard error in a single write, so that lines of concurrent requests never mix.
+void log_line(const std::string& s) {
+  const std::string line = "ilmap serve: " + escape_text(s) + "\n";
+  for (std::size_t at = 0; at < line.size();) {
+    const ssize_t n = ::write(2, line.data() + at, line.size() - at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    at += std::size_t(n);
+  }
+}
+
+// "HOST:PORT", ":PORT" (127.0.0.1) or "HOST" (port 8327).
+Status parse_listen(const std::string& text, std::string& host, std::uint16_t& port) {
+  const std::size_t colon = text.rfind(':');
+  host = colon == std::string::npos ? text : text.substr(0, colon);
+  if (host.empty()) host = "127.0.0.1";
+  if (colon == std::string::npos) return {};
+  const std::string p = text.substr(colon + 1);
+  if (p.empty() || p.size() > 5 || p.find_first_not_of("0123456789") != std::string::npos || std::stoul(p) > 65535)
+    return Error{Errc::kUsage, "--listen " + text + ": the port is not a number from 0 to 65535"};
+  port = static_cast<std::uint16_t>(std::stoul(p));
+  return {};
+}
+
+// The token: the first line of the file, without its line end and surrounding blanks.
+Status read_token(const std::string& path, std::string& token) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{Errc::kNotFound, "--token-file " + path + ": " + std::strerror(errno)};
+  char buf[4096];
+  in.read(buf, sizeof buf);
+  std::string_view text(buf, std::size_t(in.gcount()));
+  text = text.substr(0, text.find('\n'));
+  while (!text.empty() && (text.back() == '\r' || text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  if (text.empty()) return Error{Errc::kUsage, "--token-file " + path + ": the first line is empty"};
+  for (const unsigned char c : text)
+    if (c < 0x21 || c > 0x7e)
+      return Error{Errc::kUsage, "--token-file " + path + ": the token holds a byte that a header cannot carry"};
+  token = std::string(text);
+  return {};
+}
+
+int run_serve(const ServeArgs& a) {
+  serve::ServerOptions so;
+  if (Status st = parse_listen(a.listen, so.host, so.port); !st) return report_error(st.error());
+  if (a.port >= 0) so.port = static_cast<std::uint16_t>(a.port);
+  so.max_concurrent = a.max_concurrent;
+  so.connection_limit = a.max_connections;
+  so.timeout_s = a.timeout_s;
+  so.log = log_line;
+
+  serve::ServiceOptions svc;
+  svc.max_body = a.max_body;
+  if (!a.token_file.empty())
+    if (Status st = read_token(a.token_file, svc.token); !st) return report_error(st.error());
+
+  symbols::ModuleIndexOptions io;
+  io.search = a.search.empty() ? std::vector<std::string>{"."} : a.search;
+  io.cache_dir = a.cache_dir.empty() ? symbols::default_cache_dir() : a.cache_dir;
+  if (const std::string spec = symbol_path_or_env(a.symbol_path); !spec.empty()) {
+    auto sp = symbols::parse_symbol_path(spec);
+    if (!sp) return report_error({sp.error().code, "--symbol-path: " + sp.error().message});
+    io.symbol_path = std::move(*sp);
+  }
+  io.http.total_timeout_s = a.download_timeout_s;
+  if (a.verbose) io.note = log_line;
+  auto index = symbols::ModuleIndex::create(std::move(io));
+  if (!index) return report_error(index.error());
+  serve::Service service(std::move(*index), svc);
+
+  // SIGTERM and SIGINT are taken by this thread only (sigwait below): blocked before the
+  // server's threads start, so they inherit the mask. A client that goes away must not kill
+  // the process with SIGPIPE.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  ::pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  ::signal(SIGPIPE, SIG_IGN);
+
+  auto server = serve::HttpServer::start(service, so);
+  if (!server) return report_error(server.error());
+  // The first line on standard error: scripts and tests read the port from it (--port 0).
+  log_line("listening on " + (*server)->url());
+  int sig = 0;
+  while (::sigwait(&stop_signals, &sig) != 0) {
+  }
+  log_line(std::string("stopping (") + (sig == SIGTERM ? "SIGTERM" : "SIGINT") + "): draining requests in flight");
+  (*server)->stop(a.timeout_s);
+  log_line("stopped");
+  return 0;
+}
+
+}  // namespace
+
+void register_serve(CLI::App& app, int& rc) {
+  auto a = std::make_shared<ServeArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "serve",
+      "Symbolicate over HTTP (docs/serve.md). POST /symbolicate with trace text (text/plain)\n"
+      "answers exactly what 'ilmap symbolicate' prints for it (?columns=1, ?urls=1, ?json=1 as its\n"
+      "flags), with X-Ilmap-Frames, X-Ilmap-Resolved and X-Ilmap-Unresolved headers; a Sentry event\n"
+      "(application/json) or envelope (application/x-sentry-envelope) comes back with its frames filled.\n"
+      "GET /lookup/<debug_id>/<token>/<il_offset> answers as 'ilmap lookup --json' for the module\n"
+      "with that Sentry debug id (404 when none has it). GET /metrics (Prometheus text). GET /healthz;\n"
+      "GET /readyz (503 while draining). Modules are found as symbolicate finds them (--search, --symbol-path, --cache-dir).\n"
+      "Errors are JSON {\"error\": ...}: 400 bad request, 401 token missing or wrong, 404 no such\n"
+      "endpoint, 405 method (with Allow), 413 body over --max-body, 415 content type, 503 over\n"
+      "--max-concurrent (with Retry-After). Listens on 127.0.0.1 unless --listen says otherwise; the\n"
+      "first line on standard error is 'ilmap serve: listening on http://HOST:PORT', then one access\n"
+      "line per request. SIGTERM or SIGINT: stop accepting, answer the requests in flight (at most\n"
+      "--timeout seconds), exit 0.\n"
+      "Exit codes: 0 stopped by a signal, 1 usage error, 2 the address cannot be bound or\n"
+      "libmicrohttpd is missing, 3 a --search path or --token-file does not exist.");
+  cmd->add_option("--listen", a->listen,
+                  "Address to listen on: HOST:PORT, :PORT (127.0.0.1) or HOST (port 8327); HOST an IPv4 address "
+                  "(0.0.0.0: every interface). Default 127.0.0.1:8327");
+  cmd->add_option("--port", a->port, "Port to listen on (overrides the port of --listen; 0: any free port)")
+      ->check(CLI::Range(0, 65535));
+  cmd->add_option("--search", a->search,
+                  "Directories and files to find modules in, as symbolicate takes them (repeatable; default: the "
+                  "current directory)")
+      ->allow_extra_args(false);
+  cmd->add_option("--symbol-path", a->symbol_path,
+                  "Symbol servers and stores to fetch PDBs from (srv*CACHE*https://server;DIR), as symbolicate takes "
+                  "it (default $_NT_SYMBOL_PATH)");
+  add_download_timeout_option(cmd, a->download_timeout_s);
+  cmd->add_option("--cache-dir", a->cache_dir,
+                  "Where compiled caches are kept (default $XDG_CACHE_HOME/ilmap, else $HOME/.cache/ilmap); the "
+                  "server writes nowhere else");
+  CLI::Option* max_body = cmd->add_option("--max-body", a->max_body,
+                  "Largest request body (bytes, or with a unit: 64KiB, 10MiB; default 10MiB); larger: 413")
+      ->transform(CLI::AsSizeValue(false))
+      ->check(CLI::Range(std::uint64_t(1), std::uint64_t(1) << 32));
+  show_as_size(max_body);
+  cmd->add_option("--max-concurrent", a->max_concurrent,
+                  "Most requests in flight at once, health checks aside (default 8); more: 503 with Retry-After")
+      ->check(CLI::Range(1u, 4096u));
+  cmd->add_option("--max-connections", a->max_connections,
+                  "Most open connections (default 64); at the limit, new ones wait until one closes")
+      ->check(CLI::Range(1u, 65536u));
+  cmd->add_option("--timeout", a->timeout_s,
+                  "Seconds a connection may stay idle (a slow client) before it is closed, and the longest wait "
+                  "for requests in flight at SIGTERM (default 30)")
+      ->check(CLI::Range(1u, 86400u));
+  cmd->add_option("--token-file", a->token_file,
+                  "File whose first line is a bearer token every request but /healthz and /readyz must send "
+                  "(Authorization: Bearer TOKEN); else 401");
+  cmd->add_flag("-v,--verbose", a->verbose, "Say which caches were compiled or reused and why modules were refused");
+  cmd->callback([a, &rc] { rc = run_serve(*a); });
+}
+
+}  // namespace ilmap::cli
