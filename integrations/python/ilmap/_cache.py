@@ -106,6 +106,9 @@ class Cache:
     Use it as a context manager: ``with ilmap.Cache("App.ilmap") as cache: ...``. Opening a file
     that is not a valid cache raises Error. A closed cache raises Error (code USAGE) on use.
     `read=True` reads the file into memory instead of mapping it (ILMAP_OPEN_READ).
+
+    close() must not run while another thread is inside a call on the same cache: the
+    library frees the mapping.
     """
 
     def __init__(self, path: PathLike, *, read: bool = False) -> None:

@@ -40,6 +40,7 @@ def test_installed_package_is_imported():
     assert Path(ilmap.__file__).resolve().is_relative_to(VENV), ilmap.__file__
     assert Path(ilmap.library_path).resolve().is_relative_to(VENV), ilmap.library_path
     assert Path(ilmap.library_path).name == "libilmap.so.1"
+    assert ilmap._native.library_candidates()[0] == ilmap.library_path  # the bundled copy first
     assert ilmap.__version__ == identity()["version"]
 
 
