@@ -14,6 +14,7 @@ pkgs=(
   libmicrohttpd-dev curl
   mono-runtime mono-mcs
   valgrind
+  python3-venv python3-pip python3-setuptools python3-wheel python3-pytest
 )
 if [[ "${1:-}" == "--fuzz" ]]; then
   pkgs+=(clang libclang-rt-14-dev)

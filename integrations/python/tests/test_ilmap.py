@@ -1,0 +1,213 @@
+"""Tests of the installed ilmap package (run by ../test.sh from outside the source tree, in a venv
+where the wheel is installed). Expected values come from outside this package: the .NET runtime's
+own frames (corpus/runtime-frames.tsv) and trace text (corpus/traces/cs-frames.il-offsets.txt),
+and what the `ilmap` program prints (`info` of the PDB and the PE, `lines`).
+
+Environment (set by test.sh): ILMAP_TEST_DIR holds frames.ilmap (compiled from the corpus PE,
+with names), pdb-only.ilmap (from the PDB alone), sources.ilmap (--embed-sources), identity
+("key value" lines), lines.tsv (query, then `ilmap lines` output), source (the embedded file's
+path), not-a-cache; ILMAP_TEST_CORPUS is the corpus folder; ILMAP_TEST_VENV the venv.
+"""
+
+from __future__ import annotations
+
+import csv
+import gc
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+import ilmap
+
+DIR = Path(os.environ["ILMAP_TEST_DIR"])
+CORPUS = Path(os.environ["ILMAP_TEST_CORPUS"])
+VENV = Path(os.environ["ILMAP_TEST_VENV"]).resolve()
+
+
+def identity() -> dict:
+    return dict(line.split(" ", 1) for line in (DIR / "identity").read_text().splitlines())
+
+
+@pytest.fixture
+def cache():
+    with ilmap.Cache(DIR / "frames.ilmap") as c:
+        yield c
+
+
+def test_installed_package_is_imported():
+    assert Path(ilmap.__file__).resolve().is_relative_to(VENV), ilmap.__file__
+    assert Path(ilmap.library_path).resolve().is_relative_to(VENV), ilmap.library_path
+    assert Path(ilmap.library_path).name == "libilmap.so.1"
+    assert ilmap._native.library_candidates()[0] == ilmap.library_path  # the bundled copy first
+    assert ilmap.__version__ == identity()["version"]
+
+
+def test_every_runtime_frame(cache):
+    rows = list(csv.DictReader((CORPUS / "runtime-frames.tsv").open(newline=""), delimiter="\t"))
+    rows = [r for r in rows if not r["#scenario"].startswith("#")]
+    assert len(rows) > 40
+    for r in rows:
+        loc = cache.lookup(int(r["token"], 16), int(r["il_offset"]))
+        where = f"{r['#scenario']} frame {r['frame']}"
+        assert loc is not None, where
+        assert (loc.file, loc.line, loc.column) == (r["file"], int(r["line"]), int(r["column"])), where
+        assert loc.language == "C#"
+        assert loc.end_line >= loc.line
+        assert loc.il_offset <= int(r["il_offset"])
+        assert loc.method is not None
+
+
+def test_runtime_trace(cache):
+    """The runtime's trace printed without the PDB ('at NAME in DLL:token T+IL') and, line for
+    line, the same run printed with the PDB ('at NAME in FILE:line N'): each frame's lookup
+    gives the runtime's file and line, and Location.method its NAME, async and iterator frames
+    (kickoff token, state machine's offset) included."""
+    traces = CORPUS / "traces"
+    without = (traces / "cs-frames.il-offsets.txt").read_text(encoding="utf-8").splitlines()
+    with_pdb = (traces / "cs-frames.lines.txt").read_text(encoding="utf-8").splitlines()
+    assert len(without) == len(with_pdb)
+    frame = re.compile(r"^\s+at (.*) in Ilmap\.Corpus\.Frames\.dll:token (0x[0-9a-f]+)\+(0x[0-9a-f]+)$")
+    seen = 0
+    for line, printed in zip(without, with_pdb):
+        m = frame.match(line)
+        if not m:
+            continue
+        where = re.match(r"^\s+at (.*) in (.*):line (\d+)$", printed)
+        assert where and where[1] == m[1], (line, printed)
+        loc = cache.lookup(int(m[2], 16), int(m[3], 16))
+        assert loc is not None, line
+        assert (loc.method, loc.file, loc.line) == (m[1], where[2], int(where[3])), line
+        seen += 1
+    assert seen > 40
+    # Without the state-machine step, the C API's own answer: none for a kickoff token.
+    assert cache.lookup(0x0600000E, 0x69, state_machines=False) is None
+
+
+def test_mono_flavour_and_find_methods(cache):
+    token = cache.find_methods("Ilmap.Corpus.Frames.Scenarios.Fail")
+    assert token == [0x0600000A]
+    assert cache.method_name(0x0600000A, ilmap.Flavor.MONO) == "Ilmap.Corpus.Frames.Scenarios.Fail (System.String why)"
+    assert cache.find_methods("No.Such.Method") == []
+    assert cache.has_names
+
+
+def test_identity_equals_ilmap_info(cache):
+    want = identity()
+    assert cache.debug_id == want["debug_id"]
+    assert cache.pdb_key == want["pdb_key"]
+    assert cache.pe_name == want["pe_name"]
+    assert cache.pe_key == want["pe_key"]
+    assert cache.code_id == want["code_id"]
+    assert str(cache.mvid) == want["mvid"]
+    assert cache.pdb_id.hex() == want["pdb_id"]
+    assert cache.assembly_name == want["assembly_name"]
+    assert cache.compiler_version.startswith(f"ilmap {want['version']}/format ")
+
+
+def test_pdb_only_cache_has_no_pe_identity_or_names():
+    with ilmap.Cache(DIR / "pdb-only.ilmap") as c:
+        assert c.debug_id == identity()["debug_id"]
+        assert c.pe_name is None and c.mvid is None and c.code_id is None
+        assert c.method_name(0x0600000A) is None
+        assert c.find_methods("Ilmap.Corpus.Frames.Scenarios.Fail") == []
+        loc = c.lookup(0x0600000A, 7)
+        assert loc is not None and loc.method is None
+
+
+def test_misses_give_none(cache):
+    assert cache.lookup(0x06000000 | (cache.method_count + 1), 0) is None
+    assert cache.lookup(0x06000000, 7) is None
+    assert cache.lookup(0x0200000A, 7) is None  # a TypeDef token
+    assert cache.lookup(0x0600000A, 0xFFFFFFFF) is None  # the runtime's -1
+    assert cache.lookup(0x0600000A, -1) is None
+    assert cache.lookup(1 << 40, 0) is None
+    assert cache.method_name(0x0200000A) is None
+
+
+def test_not_a_cache_raises_with_message():
+    with pytest.raises(ilmap.Error) as e:
+        ilmap.Cache(DIR / "not-a-cache")
+    assert e.value.code != ilmap.Status.OK
+    assert e.value.message
+    with pytest.raises(ilmap.Error) as e:
+        ilmap.Cache(DIR / "no-such-file")
+    assert e.value.code == ilmap.Status.IO and e.value.message
+    with pytest.raises(ilmap.Error):
+        ilmap.Cache.from_bytes(b"not a cache")
+
+
+def test_closed_cache_raises():
+    c = ilmap.Cache(DIR / "frames.ilmap")
+    c.close()
+    c.close()
+    assert c.closed
+    for use in (lambda: c.lookup(0x0600000A, 7), lambda: c.method_name(0x0600000A), lambda: c.debug_id,
+                lambda: c.documents, lambda: c.lines("Scenarios.cs", 37), lambda: c.verify(),
+                lambda: c.embedded_source(0), lambda: c.find_methods("x"), lambda: c.mvid):
+        with pytest.raises(ilmap.Error) as e:
+            use()
+        assert e.value.code == ilmap.Status.USAGE
+    with ilmap.Cache(DIR / "frames.ilmap") as d:
+        pass
+    with pytest.raises(ilmap.Error):
+        d.lookup(0x0600000A, 7)
+    del c, d
+    gc.collect()
+
+
+def test_lines_equal_ilmap_lines(cache):
+    """lines.tsv: 'FILE:LINE' then the lines `ilmap lines` printed ('TOKEN IL PATH L:C-EL:EC')."""
+    queries = {}
+    for row in (DIR / "lines.tsv").read_text(encoding="utf-8").splitlines():
+        query, _, printed = row.partition("\t")
+        queries.setdefault(query, [])
+        if printed:
+            queries[query].append(printed)
+    assert len(queries) >= 3 and any(len(v) > 0 for v in queries.values())
+    for query, want in queries.items():
+        document, line = query.rsplit(":", 1)
+        got = [f"0x{m.token:08x} {m.il_offset} {m.file} {m.line}:{m.column}-{m.end_line}:{m.end_column}"
+               for m in cache.lines(document, int(line))]
+        assert got == want, query
+        for m in cache.lines(document, int(line)):
+            assert cache.documents[m.document] == m.file
+            assert cache.lookup(m.token, m.il_offset).line == m.line
+
+
+def test_lines_unknown_document_raises(cache):
+    with pytest.raises(ilmap.Error) as e:
+        cache.lines("NoSuchFile.cs", 1)
+    assert e.value.code == ilmap.Status.NOT_FOUND and e.value.message
+
+
+def test_documents_and_embedded_source(cache):
+    assert "/_/Frames/Scenarios.cs" in cache.documents
+    assert cache.embedded_source(0) is None
+    assert cache.embedded_source(10**6) is None
+    source = Path((DIR / "source").read_text().strip()).read_bytes()
+    with ilmap.Cache(DIR / "sources.ilmap") as c:
+        found = [d for d in c.documents if d.endswith("/Inventory.cs")]
+        assert len(found) == 1
+        assert c.embedded_source(found[0]) == source
+        assert c.embedded_source(c.documents.index(found[0])) == source
+
+
+def test_verify_and_read_mode(cache):
+    cache.verify()
+    assert not cache.changed and not cache.file_changed
+    with ilmap.Cache(DIR / "frames.ilmap", read=True) as c:
+        assert c.lookup(0x0600000A, 7) == cache.lookup(0x0600000A, 7)
+    data = (DIR / "frames.ilmap").read_bytes()
+    with ilmap.Cache.from_bytes(data) as c:
+        c.verify()
+    damaged = bytearray(data)
+    damaged[len(damaged) // 2] ^= 0xFF
+    try:
+        c = ilmap.Cache.from_bytes(bytes(damaged))
+    except ilmap.Error:
+        return  # refused at open: also a correct answer
+    with c, pytest.raises(ilmap.Error) as e:
+        c.verify()
+    assert e.value.message
