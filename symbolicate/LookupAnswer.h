@@ -23,7 +23,9 @@ struct Answer {
 };
 
 // `rid`: the MethodDef row (QueryParse.h parse_method); `scratch` is reused between calls.
-Answer answer(const Cache& cache, std::uint32_t rid, std::uint32_t il, std::vector<std::uint32_t>& scratch);
+// `state_machines` false: the lookup rule of SPEC.md section 6 alone (`lookup --no-state-machine`).
+Answer answer(const Cache& cache, std::uint32_t rid, std::uint32_t il, std::vector<std::uint32_t>& scratch,
+              bool state_machines = true);
 
 // One JSON object, no newline: method, il_offset, function, [state_machine_method], file, and
 // with an answer language, line, column, end_line, end_column, url.

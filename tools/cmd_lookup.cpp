@@ -60,6 +60,7 @@ struct LookupOptions {
   bool json = false;
   bool verify = false;
   bool functions = false;
+  bool no_state_machine = false;  // the SPEC.md section 6 rule alone
   std::string cache_dir;    // where a PE or PDB given as CACHE is compiled
   std::string symbol_path;  // --symbol-path: CACHE may be a PE or PDB whose cache is found there
   long download_timeout_s = symbols::HttpOptions{}.total_timeout_s;
@@ -263,7 +264,7 @@ int run_batch(const LookupOptions& o, Cache first, std::optional<Stamp> stamp) {
       Answer r;
       bool answered = false;
       for (int attempt = 0; attempt < 2 && live.get(); ++attempt) {
-        r = answer(*live.get(), q->rid, q->il_offset, scratch);
+        r = answer(*live.get(), q->rid, q->il_offset, scratch, !o.no_state_machine);
         if (!live.get()->changed()) {
           answered = true;
           break;
@@ -318,7 +319,7 @@ int run_lookup(const LookupOptions& given) {
   if (!cache) return report_error(cache.error());
   if (batch) return run_batch(o, std::move(*cache), stamp);
   std::vector<std::uint32_t> scratch;
-  const Answer r = answer(*cache, rid, il, scratch);
+  const Answer r = answer(*cache, rid, il, scratch, !o.no_state_machine);
   if (cache->changed()) return report_error(cache->changed_status().error());
   const std::string out = (o.json ? answer_json(rid, il, r) : answer_text(r, o.functions)) + "\n";
   Output w;
@@ -360,6 +361,9 @@ void register_lookup(CLI::App& app, int& rc) {
   cmd->add_flag("--functions", o->functions,
                 "Print the method's name on a line before each answer (as llvm-symbolizer; in --json always "
                 "as \"function\")");
+  cmd->add_flag("--no-state-machine", o->no_state_machine,
+                "The lookup rule alone (SPEC.md section 6): a kickoff method's token is not answered by its "
+                "state machine");
   cmd->add_option("--cache-dir", o->cache_dir,
                   "Where a PE or PDB given as CACHE is compiled (default $XDG_CACHE_HOME/ilmap, else "
                   "$HOME/.cache/ilmap)");
