@@ -75,7 +75,8 @@ TEST(MethodBody, FatHeader) {
 }
 
 TEST(MethodBody, FatHeaderWithALargerSizeStartsTheCodeAfterIt) {
-  auto body = parse_method_body(fat({0x2A}, 1, 4));
+  const Bytes b = fat({0x2A}, 1, 4);  // the body's code is a view of these bytes: they must outlive it
+  auto body = parse_method_body(b);
   ASSERT_TRUE(body) << body.error().message;
   EXPECT_EQ(body->header.header_size, 16u);
   EXPECT_EQ(body->code[0], 0x2A);
