@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build the libFuzzer targets (clang, ASan+UBSan) and run each for a fixed time.
-# Usage: scripts/fuzz.sh [TARGET...]      (default: all five)
+# Usage: scripts/fuzz.sh [TARGET...]      (default: all six, ILMAP_JOBS of them at once)
 # Env:   ILMAP_FUZZ_SECONDS (default 60 per target), ILMAP_FUZZ_MSF_SECONDS (fuzz_msf's
 #        budget, default 20, at most ILMAP_FUZZ_SECONDS), ILMAP_JOBS (default 2),
 #        ILMAP_SHARED_DIR (default ../shared; its corpus-public/ seeds the PDB targets),
@@ -71,8 +71,10 @@ done
 echo "fuzz: seeds: $(ls "$work/seeds/pdb" | wc -l) PDB ($(ls "$work/seeds/msf" | wc -l) MSF), $(ls "$work/seeds/pe" | wc -l) PE, $(ls "$work/seeds/cache" | wc -l) cache"
 
 # --- run --------------------------------------------------------------------------------------
-status=0
-for t in "${targets[@]}"; do
+# Each target is one process on one core: ILMAP_JOBS of them run at once, and their results are
+# printed in the order of the targets.
+run_target() {  # target -> writes $work/$t.rc
+  local t=$1 seeds dict max_len budget corpus log rc=0
   case "$t" in
     fuzz_pdb)       seeds=pdb;   dict=pdb.dict;   max_len=65536 ;;
     fuzz_roundtrip) seeds=pdb;   dict=pdb.dict;   max_len=65536 ;;
@@ -80,7 +82,6 @@ for t in "${targets[@]}"; do
     fuzz_names)     seeds=pe;    dict=pe.dict;    max_len=300000 ;;
     fuzz_cache)     seeds=cache; dict=cache.dict; max_len=65536 ;;
     fuzz_msf)       seeds=msf;   dict=msf.dict;   max_len=65536 ;;
-    *) echo "fuzz: unknown target $t" >&2; exit 1 ;;
   esac
   budget=$seconds
   if [[ $t == fuzz_msf ]]; then  # a short run keeps CI fast; raise it for a soak
@@ -90,8 +91,7 @@ for t in "${targets[@]}"; do
   corpus="$work/corpus-$t"
   mkdir -p "$corpus" "$work/artifacts-$t"
   log="$work/$t.log"
-  echo "fuzz: $t for ${budget}s (max_len $max_len)"
-  rc=0
+  echo "$budget $max_len" > "$work/$t.plan"
   # Leak detection stays on (libFuzzer reports leaks at exit of each input run with ASan).
   ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}" \
   UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}" \
@@ -99,10 +99,33 @@ for t in "${targets[@]}"; do
     -dict="fuzz/$dict" -max_len="$max_len" -max_total_time="$budget" \
     -rss_limit_mb=2048 -malloc_limit_mb=2048 -timeout=10 -print_final_stats=1 -print_funcs=0 \
     -artifact_prefix="$work/artifacts-$t/" >"$log" 2>&1 || rc=$?
+  echo "$rc" > "$work/$t.rc"
+}
+for t in "${targets[@]}"; do
+  case "$t" in
+    fuzz_pdb|fuzz_roundtrip|fuzz_pe|fuzz_names|fuzz_cache|fuzz_msf) ;;
+    *) echo "fuzz: unknown target $t" >&2; exit 1 ;;
+  esac
+done
+echo "fuzz: running ${#targets[@]} targets, $jobs at a time (${seconds}s each, fuzz_msf ${ILMAP_FUZZ_MSF_SECONDS:-20}s)"
+running=0
+for t in "${targets[@]}"; do
+  if (( running >= jobs )); then wait -n || true; running=$((running - 1)); fi
+  run_target "$t" &
+  running=$((running + 1))
+done
+wait
+
+status=0
+for t in "${targets[@]}"; do
+  log="$work/$t.log"
+  corpus="$work/corpus-$t"
+  rc=$(cat "$work/$t.rc" 2>/dev/null || echo "missing")
+  read -r budget max_len < "$work/$t.plan"
   artifacts=$(ls "$work/artifacts-$t" | wc -l)
   runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
-  if [[ $rc -ne 0 || $artifacts -ne 0 ]] || grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error:' "$log"; then
-    echo "fuzz: $t FAILED (exit $rc, $artifacts artifact(s)); log tail:" >&2
+  if [[ $rc != 0 || $artifacts -ne 0 ]] || grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error:' "$log"; then
+    echo "fuzz: $t FAILED after ${budget}s (exit $rc, $artifacts artifact(s)); log tail:" >&2
     grep -vE '^#[0-9]+|NEW_FUNC' "$log" | tail -40 >&2
     for a in "$work/artifacts-$t"/*; do
       [[ -e "$a" ]] || continue
@@ -112,7 +135,7 @@ for t in "${targets[@]}"; do
     done
     status=1
   else
-    echo "fuzz: $t ok ($runs runs, corpus $(ls "$corpus" | wc -l) new units)"
+    echo "fuzz: $t ok (${budget}s, max_len $max_len, $runs runs, corpus $(ls "$corpus" | wc -l) new units)"
   fi
 done
 exit $status

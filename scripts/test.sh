@@ -4,21 +4,31 @@
 # the instruction-count guard on the Release build (scripts/perf-guard.sh), then the fuzz targets for a fixed time when clang's libFuzzer is available.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install-deps.sh --fuzz
 jobs="${ILMAP_JOBS:-2}"
 # As root (CI), packages.deb may install and remove the Debian package system-wide
 # (tests/packages/CMakeLists.txt).
 if [[ $(id -u) -eq 0 ]]; then export ILMAP_SYSTEM_INSTALL_TESTS=1; fi
 status=0
+phase_start=$SECONDS
+phase() {  # name: ends the phase before (printing its minutes) and starts this one
+  if [[ -n ${phase_name:-} ]]; then
+    printf '== %s took %dm%02ds\n' "$phase_name" $(((SECONDS - phase_start) / 60)) $(((SECONDS - phase_start) % 60))
+  fi
+  phase_name=$1; phase_start=$SECONDS
+  [[ -n $1 ]] && echo "== $1"
+  return 0
+}
+phase "install dependencies"
+bash scripts/install-deps.sh --fuzz
 for config in release sanitize; do
-  echo "== build $config"
+  phase "build $config"
   bash scripts/build.sh "$config"
-  echo "== test $config"
+  phase "test $config"
   if ! ctest --test-dir "build/$config" --output-on-failure -j"$jobs" --timeout 900; then
     status=1
   fi
   if [[ $config == release ]]; then
-    echo "== instruction-count guard"
+    phase "instruction-count guard"
     # Counts, not timings: callgrind's totals are the same however busy the machine is.
     guard=0
     bash scripts/perf-guard.sh || guard=$?
@@ -26,8 +36,10 @@ for config in release sanitize; do
   fi
 done
 if [[ -x scripts/fuzz.sh ]]; then
-  echo "== fuzz"
+  phase "fuzz"
   # 30 s per target keeps the whole run well inside CI's budget; scripts/fuzz.sh alone soaks longer.
   ILMAP_FUZZ_SECONDS="${ILMAP_FUZZ_SECONDS:-30}" bash scripts/fuzz.sh || status=1
 fi
+phase ""
+echo "== all took $((SECONDS / 60))m$(printf %02d $((SECONDS % 60)))s"
 exit $status

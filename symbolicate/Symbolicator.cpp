@@ -15,6 +15,9 @@ namespace ilmap::symbolicate {
 namespace {
 
 constexpr std::size_t kFlushBytes = 64 * 1024;
+// Module texts remembered per Symbolicator (module_memo_); a log naming more is still answered
+// (by the index, memoized there too), only not from the memo.
+constexpr std::size_t kMaxModuleMemo = 4096;
 
 Reason reason_of(Miss m) {
   switch (m) {
@@ -252,21 +255,28 @@ const std::vector<std::uint32_t>& Symbolicator::mono_state_machine(const Cache* 
 bool Symbolicator::resolve(const ParsedFrame& f, const Modules* modules, bool too_far, std::string& out) {
   ++stats_.frames;
   if (f.format == FrameFormat::kCoreClr || f.format == FrameFormat::kPst) {
-    const ModuleAnswer* ans = nullptr;
+    ModuleMemo ans{};
     if (f.format == FrameFormat::kCoreClr) {
-      ans = &index_.by_file_name(f.module);
+      if (const auto m = module_memo_.find(f.module); m != module_memo_.end()) {
+        ans = m->second;
+      } else {
+        const ModuleAnswer& a = index_.by_file_name(f.module);
+        ans = {a.cache, a.miss};
+        if (module_memo_.size() < kMaxModuleMemo) module_memo_.emplace(f.module, ans);
+      }
     } else {
       if (too_far) return fail(f, Reason::kModuleLinesTooFar, f.module);
       const auto it = modules ? modules->find(std::string(f.module)) : decltype(modules->end()){};
       if (!modules || it == modules->end()) return fail(f, Reason::kNoModuleLine, f.module);
-      ans = &index_.by_codeview(it->second.guid, it->second.age, f.module);
+      const ModuleAnswer& a = index_.by_codeview(it->second.guid, it->second.age, f.module);
+      ans = {a.cache, a.miss};
     }
-    if (!ans->cache) return fail(f, reason_of(ans->miss), f.module);
-    const auto r = lookup_frame(ans->cache, f.token, f.il_offset, f.format == FrameFormat::kPst ? std::string_view{} : f.method);
+    if (!ans.cache) return fail(f, reason_of(ans.miss), f.module);
+    const auto r = lookup_frame(ans.cache, f.token, f.il_offset, f.format == FrameFormat::kPst ? std::string_view{} : f.method);
     if (!r) return fail(f, Reason::kNoPoint, f.module);
     ++stats_.resolved;
-    if (opt_.json) return json_frame(f, f.module, f.token, &*r, f.method, nullptr, nullptr, ans->cache), true;
-    want_context(ans->cache, *r);
+    if (opt_.json) return json_frame(f, f.module, f.token, &*r, f.method, nullptr, nullptr, ans.cache), true;
+    want_context(ans.cache, *r);
     if (f.format == FrameFormat::kPst) out.append(f.method);
     out += " in ";
     render_location(*r, false, out);
@@ -512,27 +522,35 @@ void Symbolicator::handle(std::string_view line, const ParsedFrame& first, const
     if (!opt_.json) emit(line);
     return;
   }
-  tmp_.clear();
   pending_.clear();
+  // The new line is built in place at the end of the output (taken back when nothing changed):
+  // one copy less per frame line. In --json mode the frames' records go to the output, so the
+  // line is built aside (and dropped).
+  if (opt_.json) tmp_.clear();
+  std::string& dst = opt_.json ? tmp_ : out_;
+  const std::size_t mark = dst.size();
   bool changed = false;
-  const JsonLine j = json_line ? rewrite_json(body, brace, tmp_, 0) : JsonLine::kNotJson;
+  const JsonLine j = json_line ? rewrite_json(body, brace, dst, 0) : JsonLine::kNotJson;
   if (j == JsonLine::kNotJson) {
     collect_context_ = true;
-    changed = rewrite_frames(body, first, modules, too_far, tmp_);
+    changed = rewrite_frames(body, first, modules, too_far, dst);
     collect_context_ = false;
   } else {
     changed = j == JsonLine::kChanged;
   }
   if (opt_.json) return;
-  if (!changed) return emit(line);
-  tmp_.append(line.substr(body.size()));
+  if (!changed) {
+    out_.resize(mark);
+    return emit(line);
+  }
+  out_.append(line.substr(body.size()));
   if (!pending_.empty()) {
     // The block follows the line; a last line without an end gets one first.
     const std::string_view eol = !body.empty() && body.back() == '\r' ? "\r\n" : "\n";
-    if (line.size() == body.size()) tmp_.append(eol);
-    append_context(tmp_, eol);
+    if (line.size() == body.size()) out_.append(eol);
+    append_context(out_, eol);
   }
-  emit(tmp_);
+  emit({});
 }
 
 void Symbolicator::want_context(const Cache* c, const LookupResult& r) {

@@ -161,6 +161,17 @@ class Symbolicator {
   // first frame after a line without frames), whose caller's call instruction it names.
   symbols::MethodIl il_;
   std::string above_;
+  // The module answer of each CoreCLR module text met (a log names few modules): a frame's
+  // module is one hash lookup, with no key built. Caches stay mapped while the index lives.
+  struct TextHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>()(s); }
+  };
+  struct ModuleMemo {
+    const Cache* cache;
+    Miss miss;
+  };
+  std::unordered_map<std::string, ModuleMemo, TextHash, std::equal_to<>> module_memo_;
   // PST block
   bool in_block_ = false, in_modules_ = false;
   std::string block_;

@@ -4,6 +4,11 @@
 // leads to a parse.
 #include "symbolicate/TraceLine.h"
 
+#include <string.h>  // memrchr
+
+#include <array>
+#include <cstdint>
+
 #include "symbols/ModuleIdentity.h"  // parse_guid_text (decode/Guids.h)
 
 namespace ilmap::symbolicate {
@@ -16,22 +21,32 @@ bool is_word(char c) {
   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
 
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
+// Hex digit values, -1 for any other byte: one load per digit on the hot path (every frame has
+// two or three hex numbers).
+constexpr std::array<std::int8_t, 256> kHexValues = [] {
+  std::array<std::int8_t, 256> t{};
+  for (auto& v : t) v = -1;
+  for (int c = '0'; c <= '9'; ++c) t[std::size_t(c)] = std::int8_t(c - '0');
+  for (int c = 'a'; c <= 'f'; ++c) t[std::size_t(c)] = std::int8_t(c - 'a' + 10);
+  for (int c = 'A'; c <= 'F'; ++c) t[std::size_t(c)] = std::int8_t(c - 'A' + 10);
+  return t;
+}();
+
+int hex_value(char c) { return kHexValues[static_cast<unsigned char>(c)]; }
 
 // Reads 1..8 hex digits at s[pos]; advances pos. Nullopt when there are none or more than 8.
 std::optional<std::uint32_t> read_hex(std::string_view s, std::size_t& pos) {
+  const std::size_t first = pos;
+  const std::size_t end = std::min(s.size(), first + 9);
   std::uint32_t v = 0;
-  std::size_t n = 0;
-  while (pos < s.size() && hex_value(s[pos]) >= 0) {
-    if (++n > 8) return std::nullopt;
-    v = v << 4 | std::uint32_t(hex_value(s[pos++]));
+  std::size_t i = first;
+  for (; i < end; ++i) {
+    const int d = hex_value(s[i]);
+    if (d < 0) break;
+    v = v << 4 | std::uint32_t(d);
   }
-  if (n == 0) return std::nullopt;
+  if (i == first || i - first > 8) return std::nullopt;
+  pos = i;
   return v;
 }
 
@@ -53,13 +68,30 @@ bool starts_frame(std::string_view s, std::size_t from, std::size_t i) {
   return i >= from && s.substr(i, 3) == "at " && (i == 0 || !is_word(s[i - 1]));
 }
 
+// The last occurrence of `needle` that starts in [from, end - needle.size()], or npos: found
+// by its last byte with memrchr (std::string_view::rfind compares at every position).
+std::size_t rfind_in(std::string_view s, std::string_view needle, std::size_t from, std::size_t end) {
+  const std::size_t n = needle.size();
+  const char last = needle.back();
+  while (end >= from + n) {
+    const void* p = memrchr(s.data() + from + n - 1, last, end - from - n + 1);
+    if (p == nullptr) return npos;
+    const std::size_t at = std::size_t(static_cast<const char*>(p) - s.data()) + 1 - n;
+    if (s.compare(at, n, needle) == 0) return at;
+    end = at + n - 1;
+  }
+  return npos;
+}
+
 // The last frame start in [from, limit) that leaves a method text before `limit`.
 std::size_t last_start(std::string_view s, std::size_t from, std::size_t limit) {
   if (limit < from + 4) return npos;
-  for (std::size_t i = limit - 4;; --i) {
-    i = s.rfind("at ", i);
-    if (i == npos || i < from) return npos;
+  std::size_t end = limit - 1;  // "at " ends at most at limit - 2
+  for (;;) {
+    const std::size_t i = rfind_in(s, "at ", from, end);
+    if (i == npos) return npos;
     if (i == 0 || !is_word(s[i - 1])) return i;
+    end = i + 2;
   }
 }
 
@@ -84,8 +116,8 @@ ParsedFrame framed(FrameFormat format, std::string_view s, std::size_t start, st
 
 // "at METHOD in MODULE:token 0xT+0xO" (also ": token"); `tok` at the ':', `skip` to the "0x".
 ParsedFrame parse_coreclr(std::string_view s, std::size_t from, std::size_t tok, std::size_t skip) {
-  const std::size_t in = s.rfind(" in ", tok);
-  if (in == npos || in < from || in + 4 >= tok) return {};
+  const std::size_t in = rfind_in(s, " in ", from, tok + 3);
+  if (in == npos || in + 4 >= tok) return {};
   std::size_t pos = tok + skip + 2;
   const auto token = read_hex(s, pos);
   if (!token || s.substr(pos, 3) != "+0x") return {};
@@ -110,7 +142,7 @@ ParsedFrame parse_coreclr_with_line(std::string_view s, std::size_t from, std::s
   std::size_t pos = at + 6, digits = 0;
   while (pos < s.size() && s[pos] >= '0' && s[pos] <= '9') ++pos, ++digits;
   if (digits == 0 || !frame_ends(s, pos)) return {};
-  const std::size_t in = s.rfind(" in ", at);
+  const std::size_t in = rfind_in(s, " in ", from, at + 3);
   if (in == npos || in < from || in + 4 >= at) return {};
   const std::size_t start = last_start(s, from, in);
   if (start == npos) return {};
@@ -232,20 +264,25 @@ bool may_hold_frame(std::string_view line) noexcept {
 
 ParsedFrame parse_frame(std::string_view s, std::size_t from) noexcept {
   if (from >= s.size()) return {};
+  // The anchors in the order they appear: each "0x", and each ":line " searched only up to
+  // the next "0x" (":line " cannot hold a "0x", so one starting before it also ends before it).
   std::size_t x = find_0x(s, from);
-  std::size_t l = s.find(":line ", from);
-  while (x != npos || l != npos) {
-    if (x < l) {
-      ParsedFrame f = parse_at_hex(s, from, x);
-      if (f.format != FrameFormat::kNone) return f;
-      x = find_0x(s, x + 2);
-    } else {
+  std::size_t line_from = from;  // no ":line " starts in [from, line_from) that is not tried
+  for (;;) {
+    const std::size_t bound = x == npos ? s.size() : x;
+    const std::size_t l = line_from < bound ? s.substr(0, bound).find(":line ", line_from) : npos;
+    if (l != npos) {
       ParsedFrame f = parse_coreclr_with_line(s, from, l);
       if (f.format != FrameFormat::kNone) return f;
-      l = s.find(":line ", l + 6);
+      line_from = l + 6;
+      continue;
     }
+    if (x == npos) return {};
+    ParsedFrame f = parse_at_hex(s, from, x);
+    if (f.format != FrameFormat::kNone) return f;
+    line_from = x;
+    x = find_0x(s, x + 2);
   }
-  return {};
 }
 
 bool is_pst_separator(std::string_view line) noexcept {

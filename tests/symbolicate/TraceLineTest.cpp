@@ -29,6 +29,39 @@ TEST(SymbolicateTraceLine, CoreClrShowIlOffsets) {
   EXPECT_EQ(g.replace_to, std::string_view("   at A.B() in App.dll: token 0x6000001+0x5").size());
 }
 
+TEST(SymbolicateTraceLine, LastFrameStartAndLastInWin) {
+  // The method text runs from the last "at " (at a word boundary) before the last " in ".
+  const std::string_view l = "x at y, retry at A.B(Int32 at, String xat) in Mod in App.dll:token 0x6000001+0x5";
+  const ParsedFrame f = parse_frame(l);
+  ASSERT_EQ(f.format, FrameFormat::kCoreClr);
+  EXPECT_EQ(f.method, "A.B(Int32 at, String xat) in Mod");
+  EXPECT_EQ(f.module, "App.dll");
+  // No frame start before " in ": nothing; a start at the very beginning of the text: found.
+  EXPECT_EQ(parse_frame("A.B() in App.dll:token 0x6000001+0x5").format, FrameFormat::kNone);
+  EXPECT_EQ(parse_frame("at B in App.dll:token 0x6000001+0x5").method, "B");
+  EXPECT_EQ(parse_frame("at  in App.dll:token 0x6000001+0x5").format, FrameFormat::kNone);
+  // Eight hex digits are a token; nine are not.
+  EXPECT_EQ(parse_frame("at A.B() in App.dll:token 0x06000001+0xFFFFFFF").il_offset, 0xFFFFFFFu);
+  EXPECT_EQ(parse_frame("at A.B() in App.dll:token 0x006000001+0x5").format, FrameFormat::kNone);
+  EXPECT_EQ(parse_frame("at A.B() in App.dll:token 0x6000001+0x").format, FrameFormat::kNone);
+}
+
+TEST(SymbolicateTraceLine, AnchorsInTheOrderTheyAppear) {
+  // A ":line " frame before a "0x" frame in one line is found first, and the next search from
+  // its end finds the other; a failed "0x" anchor does not hide a later ":line " one.
+  const std::string_view l = "at A.B() in /s/A.cs:line 4 at C.D() in App.dll:token 0x6000002+0x7";
+  const ParsedFrame a = parse_frame(l);
+  ASSERT_EQ(a.format, FrameFormat::kCoreClrWithLine);
+  EXPECT_EQ(a.method, "A.B()");
+  const ParsedFrame b = parse_frame(l, a.end);
+  ASSERT_EQ(b.format, FrameFormat::kCoreClr);
+  EXPECT_EQ(b.method, "C.D()");
+  EXPECT_EQ(b.il_offset, 7u);
+  const ParsedFrame c = parse_frame("flags 0x1F, 0xzz: at A.B() in /s/A.cs:line 9");
+  ASSERT_EQ(c.format, FrameFormat::kCoreClrWithLine);
+  EXPECT_EQ(c.method, "A.B()");
+}
+
 TEST(SymbolicateTraceLine, CoreClrWithLineIsRecognizedNotResolved) {
   EXPECT_EQ(parse_frame("   at A.B() in /src/A.cs:line 42").format, FrameFormat::kCoreClrWithLine);
 }
