@@ -36,7 +36,10 @@ CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DILMAP_SHARED_DIR="$shared" \
   -DCMAKE_C_FLAGS=-fsanitize=fuzzer-no-link -DCMAKE_CXX_FLAGS=-fsanitize=fuzzer-no-link >/dev/null
 # One target at a time: parallel make invocations on shared libraries race.
-for t in "${targets[@]}" ilmap; do cmake --build "$build" -j"$jobs" --target "$t" >/dev/null; done
+# The instrumented CLI only compiles cache seeds where the Release program is not built.
+build_targets=("${targets[@]}")
+[[ -x $root/build/release/tools/ilmap ]] || build_targets+=(ilmap)
+for t in "${build_targets[@]}"; do cmake --build "$build" -j"$jobs" --target "$t" >/dev/null; done
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/ilmap-fuzz.XXXXXX")
 if [[ "${ILMAP_FUZZ_KEEP:-}" == "1" ]]; then
@@ -63,11 +66,18 @@ for kind in pdb pe cache msf; do
     while IFS= read -r -d '' f; do add_seed "$kind" "$f"; done < <(find "fuzz/seeds/$kind" -type f -print0)
   fi
 done
-# Caches: compile the small PDB seeds with the instrumented CLI.
+# Caches: compile the small PDB seeds with the Release program when it is built (the clang
+# build's CLI dies in CLI11's option set-up under ASan: a bad-free in CLI::Range's constructor,
+# in the header, before any ilmap code runs), else with the instrumented one.
+compiler="$root/build/release/tools/ilmap"
+[[ -x $compiler ]] || compiler="$build/tools/ilmap"
 for f in "$work"/seeds/pdb/*; do
   [[ $(stat -c %s "$f") -le 65536 ]] || continue
-  "$build/tools/ilmap" compile "$f" -o "$work/seeds/cache/$(basename "$f").ilmap" >/dev/null 2>&1 || true
+  "$compiler" compile "$f" -o "$work/seeds/cache/$(basename "$f").ilmap" >/dev/null 2>&1 || true
 done
+if [[ $(ls "$work/seeds/cache" | wc -l) -eq 0 ]]; then
+  echo "fuzz: no cache seed could be compiled (with $compiler); fuzz_cache starts from fuzz/seeds/cache only" >&2
+fi
 echo "fuzz: seeds: $(ls "$work/seeds/pdb" | wc -l) PDB ($(ls "$work/seeds/msf" | wc -l) MSF), $(ls "$work/seeds/pe" | wc -l) PE, $(ls "$work/seeds/cache" | wc -l) cache"
 
 # --- run --------------------------------------------------------------------------------------
