@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "ilmap/method_key.h"
 #include "reader/CacheImpl.h"
 
 namespace ilmap {
@@ -126,23 +127,28 @@ std::size_t Cache::find_methods(std::string_view full_name, std::vector<std::uin
   return tokens.size();
 }
 
-std::size_t Cache::state_machine_methods(std::uint32_t kickoff, std::vector<std::uint32_t>& tokens) const {
-  tokens.clear();
-  const auto name = method_name(kickoff);
-  if (!name || name->kickoff != 0) return 0;
-  // The name index key of CoreCLR's text (SPEC.md 6.1): the text before the parameters, generic
-  // arguments ("[T]") left out, '.' for the nested-type '+'. State-machine methods are indexed
-  // under their kickoff method's key too.
-  std::string_view text = name->coreclr;
-  if (const std::size_t paren = text.find('('); paren != std::string_view::npos) text = text.substr(0, paren);
+std::string method_name_key(std::string_view printed) {
+  if (const std::size_t paren = printed.find('('); paren != std::string_view::npos) {
+    printed = printed.substr(0, paren);
+    if (!printed.empty() && printed.back() == ' ') printed.remove_suffix(1);
+  }
   std::string key;
-  key.reserve(text.size());
+  key.reserve(printed.size());
   int depth = 0;
-  for (char c : text) {
+  for (char c : printed) {
     if (c == '[') ++depth;
     else if (c == ']') depth = depth > 0 ? depth - 1 : 0;
     else if (depth == 0) key += c == '+' ? '.' : c;
   }
+  return key;
+}
+
+std::size_t Cache::state_machine_methods(std::uint32_t kickoff, std::vector<std::uint32_t>& tokens) const {
+  tokens.clear();
+  const auto name = method_name(kickoff);
+  if (!name || name->kickoff != 0) return 0;
+  // State-machine methods are indexed under their kickoff method's key too.
+  const std::string key = method_name_key(name->coreclr);
   std::vector<std::uint32_t> found;
   find_methods(key, found);
   for (std::uint32_t t : found)

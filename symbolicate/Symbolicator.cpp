@@ -4,6 +4,7 @@
 #include "symbolicate/EventScan.h"
 #include "symbolicate/SentryEvent.h"
 #include "support/TextEscape.h"
+#include "ilmap/method_key.h"
 
 #include <nlohmann/json.hpp>
 
@@ -42,28 +43,6 @@ void append_uint(std::string& s, std::uint32_t v) {
   s.append(buf, r.ptr);
 }
 
-// Mono's frame text "NS.Outer`1+Inner[T].M[U] (System.Int32 x)" -> the name-index key
-// "NS.Outer`1.Inner.M" (SPEC.md 6.1): no parameters, no generic arguments, '+' -> '.'.
-std::string mono_key(std::string_view text) {
-  const std::size_t paren = text.find(" (");
-  if (paren != std::string_view::npos) text = text.substr(0, paren);
-  std::string key;
-  key.reserve(text.size());
-  int depth = 0;
-  for (char c : text) {
-    if (c == '[') ++depth;
-    else if (c == ']') depth = depth > 0 ? depth - 1 : 0;
-    else if (depth == 0) key += c == '+' ? '.' : c;
-  }
-  return key;
-}
-
-// "NS.T.M(Int32 x)" or "NS.T.M" -> "NS.T.M" (CoreCLR text: generic arguments in [..] dropped).
-std::string coreclr_key(std::string_view text) {
-  const std::size_t paren = text.find('(');
-  if (paren != std::string_view::npos) text = text.substr(0, paren);
-  return mono_key(text);
-}
 
 }  // namespace
 
@@ -288,7 +267,7 @@ bool Symbolicator::resolve(const ParsedFrame& f, const Modules* modules, bool to
     if (!ans.cache) return fail(f, reason_of(ans.miss), f.module);
     const Cache* c = ans.cache;
     if (!c->has_method_names()) return fail(f, Reason::kNoNames, f.module);
-    c->find_methods(mono_key(f.method), tokens_);
+    c->find_methods(method_name_key(f.method), tokens_);
     if (tokens_.empty()) return fail(f, Reason::kMethodNotFound, f.module);
     // Mono prints name and signature: keep the candidates whose Mono text is the line's.
     std::vector<std::uint32_t> exact;
@@ -346,7 +325,7 @@ struct Candidate {
 // excluded, so it keeps the frame ambiguous if it disagrees.
 bool Symbolicator::resolve_android(const ParsedFrame& f, std::string& out) {
   const auto& mods = index_.all_with_names();
-  const std::string key = coreclr_key(f.method);
+  const std::string key = method_name_key(f.method);
   std::vector<Candidate> cands;
   for (const Cache* c : mods) {
     c->find_methods(key, tokens_);

@@ -21,6 +21,7 @@
 #include "compiler/NamesSection.h"
 #include "decode/PeFile.h"
 #include "ilmap/cache.h"
+#include "ilmap/method_key.h"
 #include "reader/RawCache.h"
 #include "ilmap/ilmap.h"
 #include "format/ilmap_format.h"
@@ -133,6 +134,14 @@ TEST_P(CorpusNames, EveryMethodAndEveryKeyAsTheNamesLibrary) {
     EXPECT_EQ(ilmap_method_name(h, m.token, 2, &text, &len), 0);
     keys[own_key(mn, m)];
     if (m.kickoff) keys[own_key(mn, *mn.method(m.kickoff))];
+    // The key of the text a runtime prints is the method's own key, or its kickoff method's
+    // for a state-machine method (printed as "Kickoff()+MoveNext()" by CoreCLR, under the
+    // kickoff method's text by Mono).
+    for (const std::string& printed : {mn.coreclr_frame(m.token), mn.mono_frame(m.token)}) {
+      const std::string k = method_name_key(printed);
+      EXPECT_TRUE(k == own_key(mn, m) || (m.kickoff && k == own_key(mn, *mn.method(m.kickoff))))
+          << printed << " -> " << k;
+    }
   }
   for (const auto& [key, unused] : keys) {
     const std::vector<std::uint32_t> want = mn.find(key);
