@@ -250,6 +250,19 @@ std::vector<GoldenFile> golden_files() {
   add("pe-mpdb-over-cap-info.dll", "info --max-decompressed 100", 2, "over the limit of 0x64",
       pe_with_embedded(mpdb(static_cast<std::uint32_t>(good_pdb.size()), deflated)));
 
+  {  // Document-name bomb (once `ilmap dump --documents` grew past 10 GB RSS): 64 Document rows
+     // share one name of 16000 parts, each the same 16000-byte blob, so 256 MB per name and 16 GB
+     // joined from a 32 KiB PDB; PortablePdb::name_budget refuses it (kTooLarge).
+    MiniPdb m;
+    const std::uint32_t part = m.blobs.add(std::string(16000, 'a'));
+    Bytes name{'/'};
+    for (int i = 0; i < 16000; ++i) test::put_compressed(name, part);
+    const std::uint32_t name_blob = m.blobs.add(name);
+    for (int d = 0; d < 64; ++d) m.add_document(name_blob);
+    m.add_method(1, m.blobs.add(good_sp()));
+    add("document-name-bomb.pdb", "dump --documents", 2, "joined document names exceed", pdb_bytes(m));
+  }
+
   const Bytes cache = cache_bytes();
   add("good.ilmap", "verify", 0, "", cache);
   {
