@@ -16,6 +16,11 @@
 #   lookup/<name>         a fixed stream of 20,000 lookups (90% hits, 10% misses) on the cache:
 #                         the instructions of `ilmap_bench_lookup --replay --repeat 3` minus those
 #                         of `--repeat 1`, halved: one pass over the stream, without the set-up
+#   symbolicate/dense     `ilmap symbolicate` of a CoreCLR trace (ilmap_bench_symbolicate --make:
+#                         10 modules, a frame on 4 lines in 5), caches in place: the instructions
+#                         for its first 40,000 lines minus those for its first 20,000, so 20,000
+#                         lines (about 16,000 frames) in the steady state, without start and
+#                         first use of the modules
 # Prints one line per workload: its count, its baseline and the change in percent.
 # Exit 0 when no count grew past the limit, 1 when one did (or a workload failed), 77 when
 # valgrind is absent.
@@ -39,7 +44,8 @@ done
 command -v valgrind > /dev/null || { echo "SKIP: valgrind not installed (apt-get install valgrind)" >&2; exit 77; }
 BUILD=$(realpath "$BUILD")
 ILMAP="$BUILD/tools/ilmap"
-for t in "$ILMAP" "$BUILD/bench/ilmap_gen_pdb" "$BUILD/bench/ilmap_gen_queries" "$BUILD/bench/ilmap_bench_lookup"; do
+for t in "$ILMAP" "$BUILD/bench/ilmap_gen_pdb" "$BUILD/bench/ilmap_gen_queries" "$BUILD/bench/ilmap_bench_lookup" \
+         "$BUILD/bench/ilmap_bench_symbolicate"; do
   [[ -x $t ]] || { echo "perf-guard.sh: $t is missing (build the Release configuration)" >&2; exit 1; }
 done
 
@@ -99,6 +105,16 @@ for n in Ilmap.Corpus.ManyMethods synthetic-100k; do
   now[lookup/$n]=$(( (three - one) / 2 ))
   order+=("lookup/$n")
 done
+sym="$work/symbolicate"
+"$BUILD/bench/ilmap_bench_symbolicate" --make "$sym" --corpus "$ROOT/corpus/out" --modules 10 --frames 40000 > /dev/null
+head -n 20000 "$sym/trace.log" > "$sym/half.log"
+head -n 40000 "$sym/trace.log" > "$sym/whole.log"
+"$ILMAP" symbolicate --search "$sym/modules" --cache-dir "$sym/cache" "$sym/trace.log" > /dev/null 2> "$sym/first.err" ||
+  { echo "perf-guard.sh: the first symbolicate run (compiling the caches) failed:" >&2; tail -n 5 "$sym/first.err" >&2; exit 1; }
+half=$(instructions "$ILMAP" symbolicate --search "$sym/modules" --cache-dir "$sym/cache" "$sym/half.log") || exit 1
+whole=$(instructions "$ILMAP" symbolicate --search "$sym/modules" --cache-dir "$sym/cache" "$sym/whole.log") || exit 1
+now[symbolicate/dense]=$((whole - half))
+order+=("symbolicate/dense")
 
 if [[ $UPDATE == 1 ]]; then
   {
