@@ -197,11 +197,19 @@ Response Service::sentry(const Request& request, const std::string& type) {
   Response r;
   r.content_type = type;
   Status st;
+  const bool batch = type == "application/json" && looks_like_batch_request(request.body);
+  if (batch) {
+    so.overwrite = true;  // the frames were sent to be resolved
+    r.content_type = "application/json";
+  }
   {
     const std::lock_guard<std::mutex> lock(index_mutex_);
     symbolicate::IndexSentryProvider provider(*index_);
-    st = symbolicate_sentry_text(request.body, r.body, provider, so, stats);
+    st = batch ? symbolicate_batch(request.body, r.body, provider, so, stats)
+               : symbolicate_sentry_text(request.body, r.body, provider, so, stats);
   }
+  if (batch && r.body.size()) r.body += '\n';
+  if (!st && batch) return error_response(st.error().code == Errc::kTooLarge ? 413 : 400, st.error().message);
   if (!st) return error_response(400, "the body is not a Sentry event or envelope: " + st.error().message);
   metrics_.frames(stats.resolved,
                   {{"module not found", stats.module_not_found},

@@ -25,6 +25,31 @@ constexpr std::size_t kMaxDepth = 512;
 constexpr std::size_t kMaxWhyNot = 32;
 constexpr std::size_t kMaxImages = 1'000'000;  // debug_meta.images located per event text
 
+// What became of one frame: the "status" a batch answer gives it (the names of Sentry's
+// symbolicator where it has one).
+enum class FrameStatus : std::uint8_t {
+  kSymbolicated,   // given file and line
+  kUnchanged,      // had a line already (and overwrite is off)
+  kMalformed,      // not an object, no function_id, an unreadable or absurd field
+  kUnknownImage,   // no image-relative address, or an image that is no pe_dotnet object
+  kMissing,        // no cache for the image (the reason is in the stats)
+  kMissingSymbol,  // the cache has no sequence point there
+  kOverLimit,      // past max_frames
+};
+
+const char* frame_status_name(FrameStatus s) {
+  switch (s) {
+    case FrameStatus::kSymbolicated: return "symbolicated";
+    case FrameStatus::kUnchanged: return "unchanged";
+    case FrameStatus::kMalformed: return "malformed";
+    case FrameStatus::kUnknownImage: return "unknown_image";
+    case FrameStatus::kMissing: return "missing";
+    case FrameStatus::kMissingSymbol: return "missing_symbol";
+    case FrameStatus::kOverLimit: return "too_many_frames";
+  }
+  return "malformed";
+}
+
 
 // Sentry's HexValue: an unsigned JSON integer, or a string "0x<hex>" (the SDK's form) or
 // "<decimal>". nullopt for anything else (negative, fractional, empty, > 64 bits).
@@ -148,6 +173,35 @@ class EventSymbolicator {
     return TextEvent::kDone;
   }
 
+  // A batch request (symbolicate_batch): the frames of each of request["stacktraces"] resolved
+  // against request["modules"] as an event's against its debug_meta.images, each frame given
+  // "status", each module "status" (found, missing, unused, malformed).
+  void batch(Json& request) {
+    ++stats_.events;
+    images_.clear();
+    frames_in_event_ = 0;
+    image_text_ = {};
+    image_ranges_ = nullptr;
+    Json& modules = request["modules"];
+    image_list_ = &modules;
+    for (Json& st : request["stacktraces"]) {
+      if (!st.is_object()) continue;
+      auto frames = st.find("frames");
+      if (frames == st.end() || !frames->is_array()) continue;
+      for (Json& f : *frames) {
+        const FrameStatus status = frame(f);
+        if (f.is_object()) f["status"] = frame_status_name(status);
+      }
+    }
+    image_list_ = nullptr;
+    for (std::size_t i = 0; i < modules.size(); ++i) {
+      Json& m = modules[i];
+      if (!m.is_object()) continue;
+      const auto it = images_.find(i);
+      m["status"] = it == images_.end() ? "unused" : !it->second.usable ? "malformed" : it->second.cache ? "found" : "missing";
+    }
+  }
+
  private:
   std::size_t image_count() const {
     if (image_ranges_) return image_ranges_->size();
@@ -173,47 +227,47 @@ class EventSymbolicator {
     for (Json& f : *frames) frame(f);
   }
 
-  void frame(Json& f) {
+  FrameStatus frame(Json& f) {
     ++stats_.frames;
     if (++frames_in_event_ > options_.max_frames) {
       ++stats_.over_limit;
-      return;
+      return FrameStatus::kOverLimit;
     }
     if (!f.is_object()) {
       ++stats_.not_an_object;
-      return;
+      return FrameStatus::kMalformed;
     }
     if (auto ln = f.find("lineno"); !options_.overwrite && ln != f.end() && !ln->is_null()) {
       ++stats_.already;
-      return;
+      return FrameStatus::kUnchanged;
     }
     auto fid = f.find("function_id");
     if (fid == f.end() || fid->is_null()) {
       ++stats_.no_function_id;
-      return;
+      return FrameStatus::kMalformed;
     }
     auto addr = f.find("instruction_addr");
     auto mode = f.find("addr_mode");
     if (mode == f.end() || mode->is_null()) {
       ++stats_.no_image;
-      return;
+      return FrameStatus::kUnknownImage;
     }
     const std::optional<std::uint64_t> id = hex_value(*fid);
     const std::optional<std::uint64_t> il = addr == f.end() ? std::nullopt : hex_value(*addr);
     if (!id || !il || !mode->is_string()) {
       ++stats_.bad_field;
-      return;
+      return FrameStatus::kMalformed;
     }
     const std::string& m = mode->get_ref<const std::string&>();
     std::size_t index = 0;
     if (m.size() < 5 || m.compare(0, 4, "rel:") != 0) {
       ++stats_.no_image;  // "abs" or another mode: not an image-relative .NET frame
-      return;
+      return FrameStatus::kUnknownImage;
     }
     auto [p, ec] = std::from_chars(m.data() + 4, m.data() + m.size(), index, 10);
     if (ec != std::errc() || p != m.data() + m.size()) {
       ++stats_.bad_field;
-      return;
+      return FrameStatus::kMalformed;
     }
     // The SDK sends the row (token & 0xFFFFFF); a full MethodDef token is accepted too.
     std::uint32_t token = 0;
@@ -221,24 +275,25 @@ class EventSymbolicator {
     else if ((*id >> 24) == 0x06 && (*id & 0x00FFFFFFu) != 0) token = static_cast<std::uint32_t>(*id);
     if (token == 0 || *il > 0x7FFFFFFFu || index >= image_count()) {
       ++stats_.absurd_value;
-      return;
+      return FrameStatus::kMalformed;
     }
     ImageCache& img = image(index);
     if (!img.usable) {
       ++stats_.no_image;
-      return;
+      return FrameStatus::kUnknownImage;
     }
     if (!img.cache) {
       ++stats_.module_not_found;
       if (stats_.why_not.size() < kMaxWhyNot || stats_.why_not.count(img.why_not)) ++stats_.why_not[img.why_not];
-      return;
+      return FrameStatus::kMissing;
     }
     const auto r = img.cache->lookup(token, static_cast<std::uint32_t>(*il));
     if (!r || r->line == 0 || img.cache->changed()) {
       ++stats_.no_line;
-      return;
+      return FrameStatus::kMissingSymbol;
     }
     write(f, *img.cache, *r);
+    return FrameStatus::kSymbolicated;
   }
 
   ImageCache& image(std::size_t index) {
@@ -487,6 +542,75 @@ Status symbolicate_sentry_text(std::string_view input, std::string& output, Sent
     return {Errc::kTooLarge, std::string("Sentry input: ") + e.what()};
   }
   output = std::move(out);
+  return {};
+}
+
+namespace {
+// Reads keys without building a tree: stops at a top-level "stacktraces".
+struct TopLevelKeys : nlohmann::json_sax<Json> {
+  int depth = 0;
+  bool batch = false;
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return ++depth <= int(kMaxDepth); }
+  bool key(string_t& k) override {
+    if (depth == 1 && k == "stacktraces") batch = true;
+    return !batch;
+  }
+  bool end_object() override { return --depth, true; }
+  bool start_array(std::size_t) override { return ++depth <= int(kMaxDepth); }
+  bool end_array() override { return --depth, true; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+};
+}  // namespace
+
+bool looks_like_batch_request(std::string_view text) noexcept {
+  if (!looks_like_sentry_json(text)) return false;
+  TopLevelKeys keys;
+  try {
+    (void)Json::sax_parse(text, &keys);
+  } catch (const std::exception&) {
+    return false;
+  }
+  return keys.batch;
+}
+
+Status symbolicate_batch(std::string_view request, std::string& response, SentryModuleProvider& provider,
+                         const SentryOptions& options, SentryStats& stats) {
+  if (request.size() > options.max_input_bytes)
+    return {Errc::kTooLarge, format("batch request of %zu bytes (the limit is %zu)", request.size(), options.max_input_bytes)};
+  const std::size_t depth = json_depth(request);
+  if (depth > kMaxDepth)
+    return {Errc::kTooLarge, format("JSON nested %zu levels deep (the limit is %zu)", depth, kMaxDepth)};
+  Json req = Json::parse(request, nullptr, false);
+  if (req.is_discarded()) return {Errc::kMalformed, "the batch request is not JSON"};
+  if (!req.is_object()) return {Errc::kMalformed, "the batch request is not a JSON object"};
+  for (const char* key : {"stacktraces", "modules"}) {
+    const auto it = req.find(key);
+    if (it == req.end()) return {Errc::kMalformed, format("the batch request has no \"%s\"", key)};
+    if (!it->is_array()) return {Errc::kMalformed, format("\"%s\" of the batch request is not an array", key)};
+  }
+  for (std::size_t i = 0; i < req["stacktraces"].size(); ++i) {
+    const Json& st = req["stacktraces"][i];
+    const auto frames = st.is_object() ? st.find("frames") : st.end();
+    if (!st.is_object() || frames == st.end() || !frames->is_array())
+      return {Errc::kMalformed, format("stacktraces[%zu] of the batch request is not an object with a \"frames\" array", i)};
+  }
+  try {
+    EventSymbolicator(provider, options, stats).batch(req);
+    Json out = Json::object();
+    out["status"] = "completed";
+    out["stacktraces"] = std::move(req["stacktraces"]);
+    out["modules"] = std::move(req["modules"]);
+    response = out.dump(-1, ' ', false, Json::error_handler_t::replace);
+  } catch (const std::exception& e) {  // allocation failure: every access is type-checked
+    return {Errc::kTooLarge, std::string("batch request: ") + e.what()};
+  }
   return {};
 }
 

@@ -139,6 +139,23 @@ Status symbolicate_sentry_text(std::string_view input, std::string& output,
                                SentryModuleProvider& provider, const SentryOptions& options,
                                SentryStats& stats);
 
+// A batch request in the shape of Sentry symbolicator's /symbolicate: a JSON object
+// {"stacktraces": [{"frames": [FRAME, ...]}, ...], "modules": [MODULE, ...]}, FRAME as in an
+// event (function_id, instruction_addr, addr_mode "rel:N" naming modules[N]) and MODULE as a
+// debug_meta image (type "pe_dotnet", debug_id, debug_file, ...). The answer is
+// {"status": "completed", "stacktraces": [...], "modules": [...]}: every frame in its place,
+// resolved ones filled in as in an event, each with "status" (symbolicated, missing (no cache
+// for its module), missing_symbol (no sequence point there), unknown_image, malformed,
+// unchanged (a lineno already, without overwrite), too_many_frames), and each module with
+// "status" (found, missing, unused, malformed). Other members are kept. Errors (nothing
+// written): kMalformed when the request is not such an object (saying which part), kTooLarge
+// over max_input_bytes or nested deeper than 512 levels.
+Status symbolicate_batch(std::string_view request, std::string& response, SentryModuleProvider& provider,
+                         const SentryOptions& options, SentryStats& stats);
+// True when `text` is a JSON object with a top-level "stacktraces" member (read without building
+// a tree): a batch request rather than an event.
+bool looks_like_batch_request(std::string_view text) noexcept;
+
 // Sets `pre_context` (the `around` lines before `line`, fewer at the start), `context_line` and
 // `post_context` (the `around` lines after) of `frame` from `source`, each line cut to
 // `max_line_bytes`. `line` is 1-based and at most source.count(). Also what `ilmap symbolicate

@@ -142,6 +142,41 @@ check_eq "Sentry event: X-Ilmap-Resolved" 2 "$(header ev.out X-Ilmap-Resolved)"
 check_eq "not a Sentry event as JSON" 400 "$(req ev.out "${auth[@]}" -H 'Content-Type: application/json' --data-binary @trace.txt "$A/symbolicate")"
 grep -qE '^\{"error":"the body is not a Sentry event' ev.out || fail "not a Sentry event: $(cat ev.out)"
 
+# --- POST /symbolicate with a batch request (symbolicator's shape) ------------------------------
+# The resolved frames carry what the CLI wrote into the same frames of the Sentry event above;
+# each frame and module says what became of it.
+printf '{"stacktraces":[{"frames":[%s,%s]},{"frames":[%s,%s,%s,%s]}],"modules":[%s,%s,%s,%s]}\n' \
+  '{"function_id":"0xa","instruction_addr":"0x7","addr_mode":"rel:0"}' \
+  '{"function_id":"0x14","instruction_addr":"0x9","addr_mode":"rel:0","lineno":1}' \
+  '{"function_id":"0xa","instruction_addr":"0x7","addr_mode":"rel:1"}' \
+  '{"function_id":"zz","instruction_addr":"0x7","addr_mode":"rel:0"}' \
+  '{"function_id":"0xa","instruction_addr":"0x7","addr_mode":"rel:2"}' \
+  '{"function_id":"0x7fffff","instruction_addr":"0x0","addr_mode":"rel:0"}' \
+  "{\"type\":\"pe_dotnet\",\"debug_id\":\"$id\",\"debug_file\":\"Ilmap.Corpus.Frames.pdb\"}" \
+  '{"type":"pe_dotnet","debug_id":"00000000-0000-0000-0000-000000000000-00000000","debug_file":"Gone.pdb"}' \
+  '{"type":"macho"}' '{"type":"pe_dotnet","debug_id":"00000000-0000-0000-0000-000000000000-00000001"}' >batch.json
+check_eq "POST /symbolicate (batch)" 200 "$(req b.out "${auth[@]}" -H 'Content-Type: application/json' --data-binary @batch.json "$A/symbolicate")"
+check_eq "batch: Content-Type" application/json "$(header b.out Content-Type)"
+check_eq "batch: X-Ilmap-Resolved" 2 "$(header b.out X-Ilmap-Resolved)"
+python3 - b.out want-event.json <<'PY' || fail "batch answer: $(cat b.out)"
+import json, sys
+got = json.load(open(sys.argv[1]))
+want = json.load(open(sys.argv[2]))["exception"]["values"][0]["stacktrace"]["frames"]
+assert got["status"] == "completed", got["status"]
+a, b = got["stacktraces"][0]["frames"], got["stacktraces"][1]["frames"]
+for f, w in zip(a, want):  # the Sentry event's frames, resolved by the CLI (lineno overwritten)
+    assert f["status"] == "symbolicated", f
+    for k in ("abs_path", "filename", "lineno", "colno"):
+        assert f.get(k) == w.get(k), (k, f.get(k), w.get(k))
+assert [f["status"] for f in b] == ["missing", "malformed", "unknown_image", "missing_symbol"], b
+assert "lineno" not in b[0] and b[1]["function_id"] == "zz"
+assert [m["status"] for m in got["modules"]] == ["found", "missing", "malformed", "unused"], got["modules"]
+PY
+for bad in '[]' '{"stacktraces":[]}' '{"stacktraces":{},"modules":[]}' '{"stacktraces":[1],"modules":[]}' '{"stacktraces":[{"frames":[]}],"modules":[] '; do
+  check_eq "batch request $bad" 400 "$(req b.out "${auth[@]}" -H 'Content-Type: application/json' --data-binary "$bad" "$A/symbolicate")"
+  is_json_error b.out "batch request $bad"
+done
+
 # --- errors: status, JSON body, headers -----------------------------------------------------------
 check_eq "no token" 401 "$(req e.out -H 'Content-Type: text/plain' --data-binary @trace.txt "$A/symbolicate")"
 is_json_error e.out "no token"
@@ -242,7 +277,7 @@ check_eq "A exit status after SIGTERM" 0 "$?"
 
 # --- the servers wrote in their cache directory only ------------------------------------------------
 written=$(find . -newer marker -type f ! -path './cache/*' ! -path './cli-cache/*' ! -name '*.out' ! -name '*.h' \
-  ! -name '*.code' ! -name '*.log' ! -name 'want*' ! -name 'event.json' ! -name 'big.txt' ! -name 'fits.txt' | sort)
+  ! -name '*.code' ! -name '*.log' ! -name 'want*' ! -name 'event.json' ! -name 'batch.json' ! -name 'big.txt' ! -name 'fits.txt' | sort)
 [[ -z $written ]] || fail "files written outside the cache directory: $written"
 [[ -n $(find cache -name '*.ilmap') ]] || fail "no cache compiled into --cache-dir"
 [[ ! -e xdg && ! -e home ]] || fail "the default cache directory was created"
