@@ -54,6 +54,7 @@ cat >"$s/NuGet.config" <<XML
     <clear />
     <add key="ilmap-local" value="$out/feed" />
 $( [ -d "$ilmap_nuget_source" ] && echo "    <add key=\"offline\" value=\"$ilmap_nuget_source\" />" )
+$( i=0; for m in "${ilmap_machine_sources[@]}"; do i=$((i + 1)); echo "    <add key=\"machine$i\" value=\"$m\" />"; done )
   </packageSources>
 </configuration>
 XML
