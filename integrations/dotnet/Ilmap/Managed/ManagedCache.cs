@@ -600,17 +600,17 @@ internal sealed partial class ManagedCache : CacheBackend
         int entry = t.MethodsStart + 32 * i + (flavor == MethodNameFlavor.Mono ? 8 : 0);
         uint offset = BinaryPrimitives.ReadUInt32LittleEndian(t.Methods.AsSpan(entry));
         uint length = BinaryPrimitives.ReadUInt32LittleEndian(t.Methods.AsSpan(entry + 4));
-        if (!NameRangesValid(t, i))
+        if (!NameRangesValid(t, i, 2)) // both texts (not the key): SPEC.md 6.1
             return null;
         s = Encoding.UTF8.GetString(t.Strings, t.StringsStart + (int)offset, (int)length);
         made[i] = s;
         return s;
     }
 
-    // A method's three ranges all lie inside the strings (else it has no names, 6.1).
-    static bool NameRangesValid(NameTables t, int i)
+    // The first `ranges` ranges of a method (CoreCLR text, Mono text, key) lie inside the strings.
+    static bool NameRangesValid(NameTables t, int i, int ranges = 3)
     {
-        for (int k = 0; k < 3; k++)
+        for (int k = 0; k < ranges; k++)
         {
             int entry = t.MethodsStart + 32 * i + 8 * k;
             ulong offset = BinaryPrimitives.ReadUInt32LittleEndian(t.Methods.AsSpan(entry));
