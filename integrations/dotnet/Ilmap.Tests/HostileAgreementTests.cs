@@ -77,7 +77,7 @@ public class HostileAgreementTests(ITestOutputHelper output)
     public void TruncationsAtEveryLength()
     {
         byte[] cache = SmallCache(out string label);
-        string path = Corpus.TempFile("truncated.ilmap");
+        string path = Corpus.TempFile("hostile-truncated.ilmap");
         var disagreements = new List<string>();
         int cases = 0;
         for (int length = 0; length < cache.Length; length++)
@@ -95,7 +95,7 @@ public class HostileAgreementTests(ITestOutputHelper output)
     public void ByteFlipsOverASample(bool fixChecksum)
     {
         byte[] cache = SmallCache(out string label);
-        string path = Corpus.TempFile($"flipped-{fixChecksum}.ilmap");
+        string path = Corpus.TempFile($"hostile-flipped-{fixChecksum}.ilmap");
         var disagreements = new List<string>();
         var random = new Random(28);
         int cases = 0;
