@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs the lookup benchmark (Ilmap.Bench): bench.sh LIBILMAP_SO OUTDIR CACHE PDB [options]
 # Options go to the program: --queries FILE (bench/ilmap_gen_queries format), --repeat N,
-# --warmup-ms MS. Builds into OUTDIR; prints key=value figures (BENCHMARKS.md ".NET").
+# --warmup-ms MS, --reader managed|native. Builds into OUTDIR; prints key=value figures (BENCHMARKS.md ".NET").
 set -euo pipefail
 if [ $# -lt 4 ]; then
     echo "usage: $0 LIBILMAP_SO OUTDIR CACHE PDB [--queries FILE] [--repeat N] [--warmup-ms MS]" >&2

@@ -4,7 +4,8 @@
 # into a local feed under OUTDIR, creates a sample console project there that references both
 # (restored from that feed and the offline folder, into a package folder of its own), then checks:
 #   1. dotnet build leaves Sample.ilmap beside Sample.pdb; `ilmap dump` of both is the same, and the
-#      sample, run, finds its own Main through the Ilmap library (libilmap.so from the package);
+#      sample, run, finds its own Main through the Ilmap library: its managed reader, its native one
+#      (libilmap.so from the package), and the managed one in a copy of the output without libilmap;
 #   2. a second build leaves the cache alone (same mtime; MSBuild skips the target);
 #   3. -p:IlmapCompile=false makes no cache;
 #   4. DebugType=embedded: the cache is made from the assembly, and dumps like it;
@@ -54,6 +55,7 @@ cat >"$s/NuGet.config" <<XML
     <clear />
     <add key="ilmap-local" value="$out/feed" />
 $( [ -d "$ilmap_nuget_source" ] && echo "    <add key=\"offline\" value=\"$ilmap_nuget_source\" />" )
+$( i=0; for m in "${ilmap_machine_sources[@]}"; do i=$((i + 1)); echo "    <add key=\"machine$i\" value=\"$m\" />"; done )
   </packageSources>
 </configuration>
 XML
@@ -80,11 +82,12 @@ using Ilmap;
 
 static class Program
 {
-    static int Main()
+    static int Main(string[] args)
     {
         var main = typeof(Program).GetMethod("Main", BindingFlags.Static | BindingFlags.NonPublic)!;
         string cache = Path.Combine(AppContext.BaseDirectory, "Sample.ilmap");
-        using var c = IlmapCache.Open(cache);
+        var reader = args.Length > 0 && args[0] == "native" ? IlmapReader.Native : IlmapReader.Managed;
+        using var c = IlmapCache.Open(cache, reader);
         if (!c.TryLookup(main.MetadataToken, 0, out var loc))
             return 3;
         Console.WriteLine($"{Path.GetFileName(loc.File)}:{loc.Line}");
@@ -115,7 +118,14 @@ bin="$s/bin/Debug/net10.0"
 cmp "$out/dump-pdb.txt" "$out/dump-cache.txt" || fail "dump of the cache differs from dump of the PDB"
 answer=$(dotnet "$bin/Sample.dll") || fail "the sample did not run (exit $?)"
 [ "$answer" = "Program.cs:9" ] || fail "the sample found its Main at '$answer', not Program.cs:9"
-echo "ok: Sample.ilmap dumps as Sample.pdb; the sample resolves its Main to $answer"
+native=$(dotnet "$bin/Sample.dll" native) || fail "the sample did not run with the native reader (exit $?)"
+[ "$native" = "$answer" ] || fail "the native reader found Main at '$native', the managed one at '$answer'"
+# The managed reader (the default) needs no native library: a copy of the output without it.
+rm -rf "$out/no-native" && cp -r "$bin" "$out/no-native" && rm -rf "$out/no-native/runtimes"
+[ -z "$(find "$out/no-native" -name 'libilmap*')" ] || fail "libilmap left in the copy"
+alone=$(env -u ILMAP_LIBRARY dotnet "$out/no-native/Sample.dll") || fail "the sample without libilmap did not run (exit $?)"
+[ "$alone" = "$answer" ] || fail "without libilmap the sample found Main at '$alone', not '$answer'"
+echo "ok: Sample.ilmap dumps as Sample.pdb; the sample resolves its Main to $answer (managed, native, and managed without libilmap)"
 
 echo "== 2. second build: cache untouched"
 before=$(stat -c %Y.%y "$bin/Sample.ilmap")

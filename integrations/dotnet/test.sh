@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs the Ilmap library's xunit tests (Ilmap.Tests) against the built ilmap program and
-# shared library: test.sh ILMAP_EXE LIBILMAP_SO CORPUS_DIR OUTDIR
+# shared library (the native reader the managed one is compared with; the golden bad caches are
+# looked for beside ILMAP_EXE, in BUILD/tests/hostile/golden): test.sh ILMAP_EXE LIBILMAP_SO CORPUS_DIR OUTDIR
 # (ctest dotnet_ilmap_library passes them). Everything is written under OUTDIR. Exit 77 (skip)
 # without dotnet or when the test packages cannot be restored.
 set -euo pipefail

@@ -4,7 +4,8 @@
 // same PDB and its cache. Each side runs for --warmup-ms first (tiered JIT reaches its final
 // code), then the sides take turns for --repeat timed passes over all queries each; a figure is
 // the median pass / queries.
-// Usage: Ilmap.Bench CACHE PDB [--queries FILE] [--repeat N] [--warmup-ms MS]
+// Usage: Ilmap.Bench CACHE PDB [--queries FILE] [--repeat N] [--warmup-ms MS] [--reader managed|native]
+//   --reader: which reader of the Ilmap library answers (default: managed, the library's default).
 //   FILE: "<method row> <il offset>" per line (bench/ilmap_gen_queries); without it, one query
 //   per visible point of the PDB at its own offset plus one, shuffled with a fixed seed.
 using System;
@@ -26,12 +27,13 @@ static class Program
     {
         if (args.Length < 2)
         {
-            Console.Error.WriteLine("usage: Ilmap.Bench CACHE PDB [--queries FILE] [--repeat N] [--warmup-ms MS]");
+            Console.Error.WriteLine("usage: Ilmap.Bench CACHE PDB [--queries FILE] [--repeat N] [--warmup-ms MS] [--reader managed|native]");
             return 1;
         }
         string cachePath = args[0], pdbPath = args[1];
         string? queriesPath = null;
         int repeat = 21, warmupMs = 2000;
+        IlmapReader which = IlmapReader.Managed;
         for (int i = 2; i < args.Length; i++)
         {
             if (i + 1 >= args.Length)
@@ -44,13 +46,15 @@ static class Program
                 case "--queries": queriesPath = args[++i]; break;
                 case "--repeat": repeat = int.Parse(args[++i], Inv); break;
                 case "--warmup-ms": warmupMs = int.Parse(args[++i], Inv); break;
+                case "--reader": which = args[++i] == "native" ? IlmapReader.Native : IlmapReader.Managed; break;
                 default: Console.Error.WriteLine($"ilmap-bench: error: unknown option {args[i]}"); return 1;
             }
         }
 
         using var provider = MetadataReaderProvider.FromPortablePdbStream(File.OpenRead(pdbPath), MetadataStreamOptions.PrefetchMetadata);
         var reader = provider.GetMetadataReader();
-        using var cache = IlmapCache.Open(cachePath);
+        using var cache = IlmapCache.Open(cachePath, which);
+        Console.WriteLine($"reader={which.ToString().ToLowerInvariant()}");
         var (rows, ils) = queriesPath != null ? ReadQueries(queriesPath) : MakeQueries(reader);
         int n = rows.Length;
         int[] tokens = new int[n];
@@ -93,7 +97,7 @@ static class Program
         }
         long Open()
         {
-            using var c = IlmapCache.Open(cachePath);
+            using var c = IlmapCache.Open(cachePath, which);
             return c.MethodCount;
         }
         long OpenSrm()

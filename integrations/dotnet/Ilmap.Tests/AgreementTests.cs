@@ -1,0 +1,214 @@
+// The managed reader against the native one (libilmap): every cache compiled from corpus/ (and
+// ../shared/corpus-public when present) asked the same questions of both — every method at every
+// IL offset up to its last point + 4, every line of every document with and without columns,
+// every method name, the identity, embedded sources, verify — and every answer compared.
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Linq;
+using Ilmap.Managed;
+using Xunit;
+using Xunit.Abstractions;
+
+namespace Ilmap.Tests;
+
+public class AgreementTests(ITestOutputHelper output)
+{
+    /// <summary>Every input of corpus/out and ../shared/corpus-public: (label, path, extra ilmap options).</summary>
+    public static IEnumerable<object[]> Inputs()
+    {
+        string corpus = Environment.GetEnvironmentVariable("ILMAP_CORPUS_DIR") ?? "";
+        if (corpus.Length == 0)
+            yield break;
+        foreach (string dir in Directory.GetDirectories(Path.Combine(corpus, "out")).Order(StringComparer.Ordinal))
+            foreach (string file in Directory.GetFiles(dir).Where(IsInput).Order(StringComparer.Ordinal))
+            {
+                yield return new object[] { "corpus/" + Path.GetFileName(dir) + "/" + Path.GetFileName(file), "" };
+                if (file.EndsWith(".pdb", StringComparison.Ordinal))
+                    yield return new object[] { "corpus/" + Path.GetFileName(dir) + "/" + Path.GetFileName(file), "--embed-sources" };
+            }
+        string? shared = SharedCorpus();
+        if (shared == null)
+            yield break;
+        foreach (string dir in Directory.GetDirectories(shared).Order(StringComparer.Ordinal))
+            foreach (string file in Directory.GetFiles(dir).Where(IsInput).Order(StringComparer.Ordinal))
+                yield return new object[] { "shared/" + Path.GetFileName(dir) + "/" + Path.GetFileName(file), "--embed-sources" };
+    }
+
+    static bool IsInput(string f) => f.EndsWith(".pdb", StringComparison.Ordinal) || f.EndsWith(".dll", StringComparison.Ordinal);
+
+    /// <summary>../shared/corpus-public beside the repository (the corpus dir is REPO/corpus), or null.</summary>
+    static string? SharedCorpus()
+    {
+        string corpus = Environment.GetEnvironmentVariable("ILMAP_CORPUS_DIR") ?? "";
+        string dir = Path.GetFullPath(Path.Combine(corpus, "..", "..", "shared", "corpus-public"));
+        return Directory.Exists(dir) ? dir : null;
+    }
+
+    static string InputPath(string label)
+    {
+        string corpus = Environment.GetEnvironmentVariable("ILMAP_CORPUS_DIR")!;
+        return label.StartsWith("corpus/", StringComparison.Ordinal)
+            ? Path.Combine(corpus, "out", label["corpus/".Length..])
+            : Path.Combine(SharedCorpus()!, label["shared/".Length..]);
+    }
+
+    /// <summary>Compiles an input; null when ilmap refuses it (then there is nothing to compare).</summary>
+    static string? Compile(string label, string options)
+    {
+        string output = Corpus.TempFile(label.Replace('/', '_') + (options.Length > 0 ? ".sources" : "") + ".ilmap");
+        var args = new List<string> { "compile", InputPath(label), "-o", output, "-q" };
+        if (options.Length > 0)
+            args.Add(options);
+        var (code, _, _) = Corpus.Run(Environment.GetEnvironmentVariable("ILMAP_EXE")!, args.ToArray());
+        return code == 0 ? output : null;
+    }
+
+    static IlmapCache OpenNative(string path) => IlmapCache.Open(path, IlmapReader.Native);
+
+    static IlmapCache OpenManaged(string path) => IlmapCache.Open(path, IlmapReader.Managed);
+
+    /// <summary>The outcome of a call as text: its value, or the IlmapException's status.</summary>
+    static string Outcome<T>(Func<T> call)
+    {
+        try
+        {
+            T value = call();
+            return "ok " + (value is byte[] b ? Convert.ToHexString(b) : value?.ToString() ?? "null");
+        }
+        catch (IlmapException ex)
+        {
+            return "error " + ex.Status;
+        }
+    }
+
+    [Theory]
+    [MemberData(nameof(Inputs))]
+    public void ManagedAnswersAsNative(string label, string options)
+    {
+        string? path = Compile(label, options);
+        if (path == null)
+        {
+            output.WriteLine($"{label} {options}: ilmap does not compile it; nothing to compare");
+            return;
+        }
+        using IlmapCache native = OpenNative(path);
+        using IlmapCache managed = OpenManaged(path);
+        long queries = 0;
+        var clock = System.Diagnostics.Stopwatch.StartNew();
+        var phases = new List<string>();
+        void Phase(string what) => phases.Add($"{what} {clock.ElapsedMilliseconds} ms");
+
+        // Identity and counts.
+        Assert.Equal(native.MethodCount, managed.MethodCount);
+        Assert.Equal(native.PointCount, managed.PointCount);
+        Assert.Equal(native.DocumentCount, managed.DocumentCount);
+        Assert.Equal(native.PdbId.ToArray(), managed.PdbId.ToArray());
+        Assert.Equal(native.DebugId, managed.DebugId);
+        Assert.Equal(native.PdbKey, managed.PdbKey);
+        Assert.Equal(native.PeName, managed.PeName);
+        Assert.Equal(native.PeKey, managed.PeKey);
+        Assert.Equal(native.CodeId, managed.CodeId);
+        Assert.Equal(native.Mvid, managed.Mvid);
+        Assert.Equal(native.CompilerVersion, managed.CompilerVersion);
+        Assert.Equal(Outcome(() => { native.Verify(); return 0; }), Outcome(() => { managed.Verify(); return 0; }));
+        queries += 12;
+
+        // Documents and embedded sources.
+        for (int d = 0; d < native.DocumentCount; d++)
+        {
+            Assert.Equal(native.DocumentPath(d), managed.DocumentPath(d));
+            Assert.Equal(Outcome(() => native.EmbeddedSourceBytes(d)), Outcome(() => managed.EmbeddedSourceBytes(d)));
+            queries += 2;
+        }
+
+        Phase("identity, documents");
+        // Lookups: every method at every IL offset to its last point + 4, and odd ones.
+        var m = (ManagedCache)managed.Backend;
+        var codeLines = new Dictionary<string, SortedSet<int>>(); // start and end lines seen per document
+        int[] odd = [-1, int.MinValue, int.MaxValue, 0xFFFFFF, 0x10000];
+        for (int row = 0; row <= native.MethodCount + 1; row++)
+        {
+            long last = row == 0 ? -1 : m.LastIlOffset((uint)row);
+            foreach (int x in Enumerable.Range(0, (int)Math.Max(0, last + 5)).Concat(odd))
+            {
+                int token = 0x06000000 | row;
+                bool nf = native.TryLookup(token, x, out SourceLocation a);
+                bool mf = managed.TryLookup(token, x, out SourceLocation b);
+                Assert.True(nf == mf && Same(a, b), $"{label} token 0x{token:x8} IL {x}: native {nf} {Show(a)}, managed {mf} {Show(b)}");
+                bool nr = native.TryLookupRow(row, x, out a);
+                bool mr = managed.TryLookupRow(row, x, out b);
+                Assert.True(nr == mr && Same(a, b), $"{label} row {row} IL {x}: native {nr} {Show(a)}, managed {mr} {Show(b)}");
+                if (nf)
+                {
+                    if (!codeLines.TryGetValue(a.File, out SortedSet<int>? set))
+                        codeLines[a.File] = set = new SortedSet<int>();
+                    set.Add(a.Line);
+                    set.Add(a.EndLine);
+                }
+                queries += 2;
+            }
+        }
+        foreach (int token in new[] { 0x02000001, 0x0A000001, 0x06FFFFFF, 0 })
+        {
+            Assert.Equal(native.TryLookup(token, 0, out _), managed.TryLookup(token, 0, out _));
+            queries++;
+        }
+
+        Phase("lookups");
+        // Lines: every line of every document (by its path, the other separator, its file name),
+        // with no column and with a few: every line up to the last a point starts or ends on + 2
+        // (beyond line 2000, as #line directives make, only those lines and the ones around them).
+        var paths = Enumerable.Range(0, native.DocumentCount).Select(native.DocumentPath).Distinct().ToList();
+        var bufferN = new LineBinding[64];
+        var bufferM = new LineBinding[64];
+        foreach (string p in paths)
+        {
+            SortedSet<int> seen = codeLines.GetValueOrDefault(p) ?? new SortedSet<int>();
+            var lines = new SortedSet<int>(Enumerable.Range(1, Math.Min(seen.Count == 0 ? 3 : seen.Max, 2000) + 2));
+            foreach (int l in seen)
+                lines.UnionWith(new[] { l - 1, l, l + 1, l + 2 }.Where(x => x >= 1));
+            string[] spellings = [p, p.Replace('\\', '/'), Path.GetFileName(p.Replace('\\', '/'))];
+            foreach (string q in spellings.Distinct().Where(s => s.Length > 0))
+            {
+                foreach (int line in lines)
+                {
+                    foreach (int column in q == p ? new[] { 0, 1, 5, 9, 13, 20, 33, 60 } : new[] { 0 })
+                    {
+                        string no = Outcome(() => Show(bufferN, native.Lines(q, line, bufferN, column)));
+                        string mo = Outcome(() => Show(bufferM, managed.Lines(q, line, bufferM, column)));
+                        Assert.True(no == mo, $"{label} lines {q}:{line}:{column}: native {no}, managed {mo}");
+                        queries++;
+                    }
+                }
+            }
+        }
+        foreach (string q in new[] { "no-such-file.cs", "/", "x" })
+        {
+            Assert.Equal(Outcome(() => native.Lines(q, 1).Length), Outcome(() => managed.Lines(q, 1).Length));
+            queries++;
+        }
+
+        Phase("lines");
+        // Method names, both flavors, past the last method.
+        for (int row = 0; row <= native.MethodCount + 300; row++)
+            foreach (MethodNameFlavor flavor in new[] { MethodNameFlavor.CoreClr, MethodNameFlavor.Mono })
+            {
+                int token = 0x06000000 | row;
+                Assert.Equal(native.MethodName(token, flavor), managed.MethodName(token, flavor));
+                queries++;
+            }
+        Phase("names");
+        output.WriteLine($"{label} {options}: {queries} queries agree ({string.Join(", ", phases)})");
+    }
+
+    static bool Same(in SourceLocation a, in SourceLocation b) =>
+        a.File == b.File && a.Url == b.Url && a.Language == b.Language && a.Line == b.Line && a.Column == b.Column
+        && a.EndLine == b.EndLine && a.EndColumn == b.EndColumn && a.ILOffset == b.ILOffset;
+
+    static string Show(in SourceLocation l) =>
+        $"{l.File} [{l.Url}] {l.Language} {l.Line}:{l.Column}-{l.EndLine}:{l.EndColumn} IL {l.ILOffset}";
+
+    static string Show(LineBinding[] buffer, int n) =>
+        n + ": " + string.Join("; ", buffer.Take(Math.Min(n, buffer.Length)).Select(b => b.ToString() + $"-{b.EndLine}:{b.EndColumn}"));
+}
