@@ -167,6 +167,9 @@ class BlockEncoder {
       choose_base(min_line, max_line, nv, h.base_line, h.w_line);
     }
     choose_base(min_doc, max_doc, std::size_t(nv) + nh, h.base_doc, h.w_doc);
+    // At most 8 records per byte of block (SPEC.md 5.1): records that would take no bits (all
+    // at IL 0 on one line, column and document) get a 1-bit document field of zeros.
+    if ((h.il_bytes() * 8 + h.rest_bits() == 0 || h.hidden_bits() == 0) && std::size_t(nv) + nh > 8) h.w_doc = 1;
     profile = f::block_profile(h);
     return h;
   }

@@ -16,6 +16,7 @@
 #include "decode/PortablePdb.h"
 #include "ilmap/cache.h"
 #include "format/ilmap_format.h"
+#include "reader/CacheImpl.h"
 #include "ilmap_generated.h"
 
 namespace ilmap::test {
@@ -271,4 +272,40 @@ TEST(BlockProfiles, IndexOfTheWrongLengthIsRefusedAtOpen) {
 }
 
 }  // namespace
+// A block whose records take no bits (every width 0) may claim any number of points in no
+// bytes: 2^32 - 1 of them in a 9-byte header. Expanding them (points, verify) must not be
+// attempted: the row is corrupt, and verify says so, at once and without the memory.
+TEST(BlockProfiles, PointsClaimedInNoBytesAreRefused) {
+  if (!std::filesystem::exists(kFrames)) GTEST_SKIP() << "corpus/out not built";
+  const Built good = build(kFrames, rare_in_blocks());
+  auto before = Cache::from_bytes(good.cache);
+  ASSERT_TRUE(before);
+  const Rows rows = rows_of(good.cache, *before);
+  ASSERT_FALSE(rows.in_block.empty());
+  // The largest block whose profile is in the block: room for the 9-byte header.
+  std::uint32_t target = 0;
+  std::size_t target_at = 0, target_size = 0;
+  for (std::uint32_t rid : rows.in_block) {
+    const auto& impl = CacheInternals::of(*before);
+    std::uint32_t b = 0, e = 0;
+    ASSERT_EQ(impl.block_range(rid, b, e), CacheInternals::Impl::Range::kBlock);
+    if (e - b > target_size)
+      target = rid, target_at = at(good.cache, root_of(good.cache)->point_blocks()->data() + b), target_size = e - b;
+  }
+  ASSERT_GE(target_size, 9u);
+  Bytes b = good.cache;
+  const std::uint8_t header[9] = {0, 0, 0, 0, 0x03, 0xFF, 0xFF, 0xFF, 0xFF};  // widths 0; visible code 3 = 2^32 - 1
+  std::memcpy(b.data() + target_at, header, sizeof header);
+  reseal(b);
+  auto cache = Cache::from_bytes(b);
+  ASSERT_TRUE(cache) << cache.error().message;
+  std::vector<CachePoint> pts;
+  const Status p = cache->points(target, pts);
+  EXPECT_FALSE(p) << "row " << target << " gave " << pts.size() << " points";
+  EXPECT_LT(pts.capacity(), std::size_t{1} << 20);
+  const Status v = cache->verify();
+  EXPECT_EQ(v.code(), Errc::kMalformed) << v.message();
+  EXPECT_NE(v.message().find("method row " + std::to_string(target)), std::string::npos) << v.message();
+}
+
 }  // namespace ilmap::test

@@ -145,7 +145,8 @@ internal struct PointBlock
         block.HeaderEnd = (int)pos;
         ulong bits = (ulong)block.Visible * (ulong)block.R + (ulong)block.Hidden * (ulong)(block.WIl + block.WDoc);
         ulong size = (ulong)block.Visible * (ulong)block.S + (bits + 7) / 8;
-        return size <= (ulong)(end - pos);
+        // At most 8 records per byte of the block (SPEC.md 5.1).
+        return size <= (ulong)(end - pos) && (ulong)block.Visible + block.Hidden <= 8 * (ulong)(end - block.Start);
     }
 
     /// <summary>Bytes of the block the records take after the header (the exact size of verify step 5).</summary>
