@@ -41,7 +41,7 @@ for p in Ilmap.Build/Ilmap.Build.csproj Ilmap/Ilmap.csproj; do
         fail "dotnet pack $p"
     fi
 done
-version=$(sed -n 's:.*<Version>\(.*\)</Version>.*:\1:p' "$here/Directory.Build.props")
+version=$(head -n 1 "$here/../../VERSION")  # the one version of the project
 ls "$out/feed/Ilmap.Build.$version.nupkg" "$out/feed/Ilmap.$version.nupkg" >/dev/null
 
 s="$out/sample"

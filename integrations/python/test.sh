@@ -5,7 +5,7 @@
 # pytest), and runs tests/test_ilmap.py from a temporary folder outside the source tree, so the
 # installed package is what is imported. The expected values are the .NET runtime's frames
 # (CORPUS/runtime-frames.tsv, CORPUS/traces) and what BUILD_DIR's `ilmap` prints (`info` of the
-# corpus PDB and PE, `lines`); the package's version must be the project's (CMakeLists.txt).
+# corpus PDB and PE, `lines`); the package's version must be the project's (VERSION).
 # Exit 0 pass, 1 fail, 77 skip (python3 venv/pip/pytest or the corpus absent).
 set -euo pipefail
 export LC_ALL=C.UTF-8
@@ -25,10 +25,10 @@ done
 [[ -x $ilmap && -f $build/reader/libilmap.so.1 ]] || { echo "FAIL: $ilmap or $build/reader/libilmap.so.1 not built"; exit 1; }
 
 # One version: the package's is the project's.
-project_version=$(sed -n 's/^project(ilmap VERSION \([0-9.]*\).*/\1/p' "$here/../../CMakeLists.txt")
+project_version=$(head -n 1 "$here/../../VERSION")
 package_version=$(sed -n 's/^__version__ = "\(.*\)"$/\1/p' "$here/ilmap/_version.py")
 [[ -n $project_version && $project_version == "$package_version" ]] \
-  || { echo "FAIL: ilmap/_version.py says '$package_version', CMakeLists.txt project() '$project_version'"; exit 1; }
+  || { echo "FAIL: ilmap/_version.py says '$package_version', VERSION '$project_version'"; exit 1; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/ilmap-python.XXXXXX")
 trap 'rm -rf "$work"' EXIT
