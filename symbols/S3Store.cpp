@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <map>
 #include <random>
 #include <thread>
@@ -193,6 +194,8 @@ Result<PutOutcome> S3Store::write(std::string_view key_view, std::span<const std
     }
     if (!others) {
       // 4. Alone: decide, write, check; then release the claim whatever happened.
+      if (const char* hold = std::getenv(kHoldHookEnv))  // test hook: widen the race window
+        std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(hold)));
       auto r = decide_and_put(key, bytes, replace_existing);
       auto del = client_.request("DELETE", object_path(mine), "");
       if (r && (!del || (del->status != 204 && del->status != 200 && del->status != 404)))

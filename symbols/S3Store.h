@@ -45,6 +45,9 @@ class S3Store : public Store {
 
   static constexpr int kStaleClaimSeconds = 30;
   static constexpr int kClaimWaitSeconds = 120;  // then the write fails (kIo)
+  // Test hook: a writer holding a claim waits this many milliseconds before it decides, so
+  // that tests/s3 sees writers meet (the race of two publishers, deterministically).
+  static constexpr const char* kHoldHookEnv = "ILMAP_TEST_S3_HOLD_MS";
 
  private:
   S3Store(std::string bucket, std::string prefix, S3Config config)
