@@ -138,6 +138,27 @@ for round in 1 2 3; do
 done
 unset ILMAP_TEST_S3_HOLD_MS
 
+# --- a publisher killed while it holds a claim ------------------------------------------------
+# It leaves its claim and no object; the next publisher waits the claim out (30 s, S3Store.h),
+# removes it and adds the file.
+claims() { curl -s -H "X-Auth-Token: $SWIFT_TOKEN" "$SWIFT_S3_URL/v1/AUTH_test/symbols?prefix=ci-kill/.ilmap-claims/"; }
+ILMAP_TEST_S3_HOLD_MS=20000 "$ILMAP" store add "$B-kill" "$pe" >k.out 2>k.err &
+pk=$!
+for _ in $(seq 100); do [[ -n $(claims) ]] && break; sleep 0.1; done
+[[ -n $(claims) ]] || fail "killed publisher: no claim seen"
+kill -KILL "$pk"
+wait "$pk" 2>/dev/null
+run k1 store get "$B-kill" "$pekey"
+check_eq "killed publisher: nothing stored under the key (store get exit)" 3 "$RC"
+t1=$SECONDS
+run k2 store add "$B-kill" "$pe"
+check_eq "after a killed publisher: store add exit" 0 "$RC"
+check_eq "after a killed publisher: store add" "added: $pekey" "$(cat k2.out)"
+[[ $((SECONDS - t1)) -ge 29 ]] || fail "after a killed publisher: the claim was not waited out ($((SECONDS - t1)) s)"
+check_eq "after a killed publisher: claims left" "" "$(claims)"
+run get store get "$B-kill" "$pekey" -o got.bin
+cmp -s got.bin "$pe" || fail "after a killed publisher: the stored object differs"
+
 # --- faults: service down, credentials, bucket, URLs -------------------------------------------
 down=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 run down store add "$B" in --endpoint-url "http://127.0.0.1:$down"
