@@ -86,6 +86,24 @@ check_eq "s3 store add again exit" 0 "$RC"
 cmp -s local-again.out s3-again.out || fail "s3 store add again: $(diff local-again.out s3-again.out | head -5)"
 grep -qv '^already present: ' s3-again.out && fail "s3 store add again: not all 'already present': $(grep -v '^already present' s3-again.out | head -3)"
 
+# --- the bucket as a fetch / --symbol-path source ------------------------------------------------
+pdbkey=$(sed -n 's/^added: \(ilmap\.corpus\.frames\.pdb\/.*\.ilmap\)$/\1/p' local-add.out)
+run fetch fetch --symbol-path "srv*$work/dl*$B" "$pe"
+check_eq "fetch from the bucket: exit" 0 "$RC"
+check_eq "fetch from the bucket: the cache" "$pdbkey	$work/dl/$pdbkey" "$(cat fetch.out)"
+cmp -s "$work/dl/$pdbkey" "local/$pdbkey" || fail "fetch from the bucket: the cache differs from the folder store's"
+read -r tok off _ < <("$ILMAP" dump --sequence-points "local/${pdbkey%.ilmap}.pdb" | grep -v '^#' | grep -v hidden | head -n 1)
+run lk-local lookup "local/$pdbkey" "$tok" "$off"
+run lk lookup --symbol-path "srv*$work/dl2*$B" "$pe" "$tok" "$off"
+check_eq "lookup --symbol-path on the bucket: exit" 0 "$RC"
+check_eq "lookup --symbol-path on the bucket" "$(cat lk-local.out)" "$(cat lk.out)"
+[[ -s lk.out ]] || fail "lookup --symbol-path on the bucket printed nothing"
+run fetch-miss fetch --symbol-path "srv*$work/dl*$B" "$CORPUS/out/cs-manymethods/Ilmap.Corpus.ManyMethods.dll"
+check_eq "fetch of a module not in the bucket: exit" 3 "$RC"
+AWS_SECRET_ACCESS_KEY=wrong run fetch-creds fetch --symbol-path "srv*$work/dl3*$B" "$pe"
+check_eq "fetch from the bucket with a wrong secret: exit" 2 "$RC"
+grep -q 'HTTP 403' fetch-creds.err || fail "fetch with a wrong secret: message: $(head -2 fetch-creds.err)"
+
 # --- different bytes under an existing key: refused, the stored object untouched ----------------
 # The last byte of the PE is section padding: same identity (key), other bytes.
 mkdir other
