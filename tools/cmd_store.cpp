@@ -229,6 +229,8 @@ void register_store(CLI::App& app, int& rc) {
   store->footer(
       "A symbol store: PEs and PDBs under their SSQP keys (file/id/file), each Portable PDB's\n"
       "ilmap cache beside it (file/id/stem.ilmap). Reads one-tier and two-tier (index2.txt) stores.\n"
+      "STORE is a folder, or an S3 bucket s3://BUCKET/PREFIX for add, get and verify (credentials\n"
+      "from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY; docs/symbol-stores.md \"S3 buckets\").\n"
       "NuGet packages (.nupkg, .snupkg) are added with `store add` or from an inbox (`store watch`).\n"
       "`ilmap store add --help` etc. describe the subcommands.");
   store->require_subcommand(1);
