@@ -4,7 +4,8 @@
 #include "symbols/HttpGet.h"
 
 #include <curl/curl.h>
-#include <dlfcn.h>
+
+#include "symbols/CurlLib.h"
 
 #include <chrono>
 #include <cstring>
@@ -60,54 +61,6 @@ bool header_ok(const std::string& h) {
   return true;
 }
 
-// The libcurl functions used here, resolved from libcurl.so.4.
-struct Curl {
-  CURLcode (*global_init)(long);
-  CURL* (*easy_init)();
-  CURLcode (*easy_setopt)(CURL*, CURLoption, ...);
-  CURLcode (*easy_perform)(CURL*);
-  CURLcode (*easy_getinfo)(CURL*, CURLINFO, ...);
-  void (*easy_cleanup)(CURL*);
-  const char* (*easy_strerror)(CURLcode);
-  curl_slist* (*slist_append)(curl_slist*, const char*);
-  void (*slist_free_all)(curl_slist*);
-};
-
-template <class F>
-bool bind(void* lib, const char* name, F& fn) {
-  fn = reinterpret_cast<F>(::dlsym(lib, name));
-  return fn != nullptr;
-}
-
-// nullptr when libcurl cannot be loaded; `why` says why.
-const Curl* load_curl(std::string& why) {
-  static Curl curl;
-  static const Curl* loaded = nullptr;
-  static std::string error;
-  static std::once_flag once;
-  std::call_once(once, [] {
-    void* lib = ::dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-      const char* e = ::dlerror();
-      error = std::string("cannot load libcurl (install the Debian package libcurl4): ") + (e ? e : "dlopen failed");
-      return;
-    }
-    const bool ok = bind(lib, "curl_global_init", curl.global_init) && bind(lib, "curl_easy_init", curl.easy_init) &&
-                    bind(lib, "curl_easy_setopt", curl.easy_setopt) && bind(lib, "curl_easy_perform", curl.easy_perform) &&
-                    bind(lib, "curl_easy_getinfo", curl.easy_getinfo) && bind(lib, "curl_easy_cleanup", curl.easy_cleanup) &&
-                    bind(lib, "curl_easy_strerror", curl.easy_strerror) && bind(lib, "curl_slist_append", curl.slist_append) &&
-                    bind(lib, "curl_slist_free_all", curl.slist_free_all);
-    if (!ok) {
-      error = "libcurl.so.4 lacks a function ilmap needs";
-      return;
-    }
-    curl.global_init(CURL_GLOBAL_DEFAULT);
-    loaded = &curl;
-  });
-  why = error;
-  return loaded;
-}
-
 bool retryable(CURLcode c) {
   switch (c) {
     case CURLE_OPERATION_TIMEDOUT:
@@ -145,7 +98,7 @@ Status transfer(const std::string& url, const std::vector<std::string>& headers,
   for (const std::string& hd : headers)
     if (!header_ok(hd)) return {Errc::kMalformed, url + ": a request header with a control character was not sent"};
   std::string why;
-  const Curl* c = load_curl(why);
+  const CurlLib* c = load_curl(why);
   if (!c) return {Errc::kIo, url + ": " + why};
   using Clock = std::chrono::steady_clock;
   const bool has_deadline = o.total_timeout_s > 0;

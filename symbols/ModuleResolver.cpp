@@ -16,6 +16,7 @@
 #include "decode/PdbChecksum.h"
 #include "decode/PortablePdb.h"
 #include "symbols/StoreIngest.h"
+#include "symbols/S3Store.h"
 #include "symbols/SymbolStore.h"
 #include "ilmap/cache.h"
 
@@ -122,7 +123,7 @@ Result<ModuleResolver> ModuleResolver::create(std::vector<SymbolPathEntry> path,
   // directory's symbols/, as symbolicate compiles into that directory.
   const std::string fallback = default_cache_dir().empty() ? std::string() : default_cache_dir() + "/symbols";
   for (SymbolPathEntry& e : path)
-    if (e.kind == SymbolPathEntry::Kind::kServer && e.http() && e.caches.empty()) {
+    if (e.kind == SymbolPathEntry::Kind::kServer && e.remote() && e.caches.empty()) {
       if (fallback.empty())
         return Error{Errc::kUsage, "symbol path server " + e.location + " has no local cache to download into (srv*CACHE*URL, or a cache*DIR entry before it; without either, HOME or XDG_CACHE_HOME names the default)"};
       e.caches.push_back(fallback);
@@ -238,6 +239,27 @@ class ResolveRun {
     return std::nullopt;
   }
 
+  // The object under `key` of the bucket store `location` (S3Store: settings from the
+  // environment), into `out`; `url` becomes its s3:// URL. Read whole into memory (at most
+  // max_bytes), not streamed as an HTTP download is.
+  Status s3_get_to_file(const std::string& location, const std::string& key, std::string& url, TempFile& out) {
+    auto config = S3Config::from_environment("", "");
+    if (!config) return config.error();
+    config->max_bytes = options_.http.max_bytes;
+    config->connect_timeout_ms = options_.http.connect_timeout_ms;
+    config->timeout_s = options_.http.total_timeout_s > 0 ? options_.http.total_timeout_s : config->timeout_s;
+    config->attempts = options_.http.attempts;
+    auto store = S3Store::open(location, std::move(*config));
+    if (!store) return store.error();
+    auto got = store->read(key);
+    if (!got) return got.error();
+    url = got->where();
+    if (const int e = out.clear(); e != 0) return {Errc::kIo, out.path() + ": " + std::strerror(e)};
+    if (const int e = out.append(got->bytes()); e != 0) return {Errc::kIo, out.path() + ": " + std::strerror(e)};
+    if (options_.http.counter) options_.http.counter->bytes.fetch_add(got->bytes().size(), std::memory_order_relaxed);
+    return {};
+  }
+
   // The server of `e`: each wanted file not answered 404 recently is downloaded into the entry's
   // first cache, checked, and stored there; nullopt when none comes.
   std::optional<Result<Resolved>> try_server(const SymbolPathEntry& e) {
@@ -259,8 +281,9 @@ class ResolveRun {
         note_failure(worst, tmp.error());
         continue;
       }
-      Status body = http_get_to_file(url, w.cache ? std::vector<std::string>{} : checksum_headers(), options_.http, *tmp);
-      if (!body && body.code() == Errc::kNotFound && !w.cache) {
+      Status body = e.s3() ? s3_get_to_file(e.location, w.key, url, *tmp)
+                           : http_get_to_file(url, w.cache ? std::vector<std::string>{} : checksum_headers(), options_.http, *tmp);
+      if (!body && body.code() == Errc::kNotFound && !w.cache && !e.s3()) {
         // No file: the server may hold a file.ptr in its place.
         std::string via;
         if (auto target = http_pointer_target(e.location, w.key, via, *tmp)) {
@@ -322,7 +345,7 @@ Result<Resolved> ModuleResolver::resolve(const ModuleIdentity& want) const {
   if (Status s = validate_key(want.key); !s) return Error{Errc::kMalformed, s.message()};
   ResolveRun run(want, options_);
   for (const SymbolPathEntry& e : path_) {
-    if (!e.http()) {
+    if (!e.remote()) {
       if (auto r = run.try_store(e.location)) return *r;
       continue;
     }

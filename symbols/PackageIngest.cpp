@@ -159,7 +159,7 @@ int match_document(const std::string& document, const std::vector<std::string>& 
   return best_match(components(document), candidates, split, all);
 }
 
-Status add_package(SymbolStore& store, const std::string& path, const PackageAddOptions& options,
+Status add_package(Store& store, const std::string& path, const PackageAddOptions& options,
                    const std::function<void(const PackageEvent&)>& on_event) {
   auto pkg = PackageReader::open(path, options.limits);
   if (!pkg) return pkg.error();

@@ -47,7 +47,7 @@ bool is_package_name(const std::string& name);
 // Adds the package at `path`. Events are reported as they happen (a failure part-way leaves
 // what was already stored, which a rerun finds "already present"). Errors name the package
 // and the entry.
-Status add_package(SymbolStore& store, const std::string& path, const PackageAddOptions& options,
+Status add_package(Store& store, const std::string& path, const PackageAddOptions& options,
                    const std::function<void(const PackageEvent&)>& on_event);
 
 // The bytes of any regular file (at most `max` bytes; kTooLarge beyond). FileBytes only opens

@@ -1,4 +1,4 @@
-// StoreIngest.cpp - store add / store verify over SymbolStore (see StoreIngest.h).
+// StoreIngest.cpp - store add / store verify over a Store (see StoreIngest.h).
 #include "symbols/StoreIngest.h"
 
 #include <xxhash.h>
@@ -107,22 +107,20 @@ Result<PdbDigest> digest_of(const PortablePdb& pdb) {
   return PdbDigest{std::move(*sum), pdb.id().bytes};
 }
 
-// The digest of the Portable PDB file at `path`.
-Result<PdbDigest> digest_of_pdb_file(const std::string& path) {
-  auto f = FileBytes::open(path);
-  if (!f) return f.error();
-  auto pdb = PortablePdb::parse(f->bytes());
+// The digest of the stored Portable PDB `f`.
+Result<PdbDigest> digest_of_pdb_file(const StoredBytes& f) {
+  const std::string& path = f.where();
+  auto pdb = PortablePdb::parse(f.bytes());
   if (!pdb) return Error{pdb.error().code, path + ": " + pdb.error().message};
   return digest_of(*pdb);
 }
 
-// The digest of the PDB embedded in the PE at `path`.
-Result<PdbDigest> digest_of_embedded(const std::string& path) {
-  auto f = FileBytes::open(path);
-  if (!f) return f.error();
+// The digest of the PDB embedded in the stored PE `f`.
+Result<PdbDigest> digest_of_embedded(const StoredBytes& f) {
+  const std::string& path = f.where();
   PeOptions po;
   po.embedded_pdb_errors_fatal = false;
-  auto pe = PeFile::parse(f->bytes(), po);
+  auto pe = PeFile::parse(f.bytes(), po);
   if (!pe) return Error{pe.error().code, path + ": " + pe.error().message};
   if (!pe->info().embedded_pdb) return Error{Errc::kNotFound, path + ": the PE embeds no PDB"};
   auto inflated = pe->inflate_embedded_pdb();
@@ -139,14 +137,14 @@ bool derives_from(const CacheOrigin& o, const PdbDigest& d) {
 // Whether the cache `o` (a valid one under the cache key of `pdb_key`) derives from something
 // stored: the Portable PDB under `pdb_key`, else the PE it names, which must embed the PDB.
 // Fills `why` when it does not.
-bool derives_from_store(const SymbolStore& store, const std::string& pdb_key, const CacheOrigin& o, std::string* why) {
+bool derives_from_store(const Store& store, const std::string& pdb_key, const CacheOrigin& o, std::string* why) {
   auto say = [&](std::string s) {
     if (why) *why = std::move(s);
     return false;
   };
   if (o.pdb_sha256.empty())
     return say("the cache records no SHA-256 of its PDB (written by a format 2.0 writer): it cannot be shown to derive from a stored PDB; store add the PDB or PE again to replace it");
-  if (auto pdb = store.find(pdb_key)) {
+  if (auto pdb = store.read(pdb_key)) {
     auto d = digest_of_pdb_file(*pdb);
     if (!d) return say("the PDB beside it cannot be read: " + d.error().message);
     if (!derives_from(o, *d))
@@ -155,7 +153,7 @@ bool derives_from_store(const SymbolStore& store, const std::string& pdb_key, co
     return true;
   }
   if (o.pe_key.empty()) return say("no PDB beside it, and the cache names no PE it was compiled from");
-  auto pe = store.find(o.pe_key);
+  auto pe = store.read(o.pe_key);
   if (!pe) return say("no PDB beside it, and the PE it names (" + o.pe_key + ") is not in the store");
   auto d = digest_of_embedded(*pe);
   if (!d) return say("no PDB beside it, and the PE it names cannot give its embedded PDB: " + d.error().message);
@@ -166,8 +164,8 @@ bool derives_from_store(const SymbolStore& store, const std::string& pdb_key, co
 }
 
 // No PDB under `pdb_key` and no PE of the store named by the cache: nothing to derive from.
-bool alone_in_store(const SymbolStore& store, const std::string& pdb_key, const CacheOrigin& o) {
-  return !store.find(pdb_key) && (o.pe_key.empty() || !store.find(o.pe_key));
+bool alone_in_store(const Store& store, const std::string& pdb_key, const CacheOrigin& o) {
+  return !store.locate(pdb_key) && (o.pe_key.empty() || !store.locate(o.pe_key));
 }
 
 enum class CacheAction { kPut, kKeep, kConflict };
@@ -179,18 +177,16 @@ enum class CacheAction { kPut, kKeep, kConflict };
 // redirect the documents of a PDB it merely repeats); a conflict when it derives from another
 // PDB still stored (a PE embedding another PDB under the same id); else replace it (invalid,
 // of another id, format 2.0, or of bytes no longer stored).
-CacheAction existing_cache_action(const SymbolStore& store, const std::string& pdb_key, const std::string& existing,
+CacheAction existing_cache_action(const Store& store, const std::string& pdb_key, const StoredBytes& existing,
                                   const CacheOrigin& fresh, std::string* why) {
-  auto f = FileBytes::open(existing);
-  if (!f) return CacheAction::kPut;
-  auto c = Cache::from_bytes(f->bytes());
+  auto c = Cache::from_bytes(existing.bytes());
   if (!c) return CacheAction::kPut;
   auto o = origin_of(*c);
   if (!o || o->pdb_id != fresh.pdb_id || o->pdb_sha256.empty()) return CacheAction::kPut;
   if (o->pdb_sha256 == fresh.pdb_sha256)
     return fresh.package_source_urls && !o->package_source_urls ? CacheAction::kPut : CacheAction::kKeep;
   if (derives_from_store(store, pdb_key, *o, nullptr)) {
-    if (why) *why = existing + ": the cache of another PDB with the same id (SHA-256 " + hex_lower(o->pdb_sha256) +
+    if (why) *why = existing.where() + ": the cache of another PDB with the same id (SHA-256 " + hex_lower(o->pdb_sha256) +
                     ", this one " + hex_lower(fresh.pdb_sha256) + ") is stored, with the " +
                     (o->pe_key.empty() ? "PDB" : "PE " + o->pe_key) + " it derives from";
     return CacheAction::kConflict;
@@ -200,18 +196,18 @@ CacheAction existing_cache_action(const SymbolStore& store, const std::string& p
 
 // Stores `bytes`, the cache of the PDB under `pdb_key` (its origin `fresh`), following
 // existing_cache_action. A kept cache is "already present" without taking the store lock.
-Result<PutOutcome> put_cache(SymbolStore& store, const std::string& pdb_key, const CacheBytes& bytes,
+Result<PutOutcome> put_cache(Store& store, const std::string& pdb_key, const CacheBytes& bytes,
                              const CacheOrigin& fresh) {
   const std::string key = cache_key_for(pdb_key);
   std::string why;
-  if (auto existing = store.find(key)) {
+  if (auto existing = store.read(key)) {
     const CacheAction a = existing_cache_action(store, pdb_key, *existing, fresh, &why);
     if (a == CacheAction::kKeep) return PutOutcome::kAlreadyPresent;
     if (a == CacheAction::kConflict) return Error{Errc::kMismatch, why};
   }
   // Decided again under the lock: another writer may have put a cache meanwhile.
   CacheAction under_lock = CacheAction::kPut;
-  auto r = store.put(key, bytes.span(), [&](const std::string& existing) {
+  auto r = store.write(key, bytes.span(), [&](const StoredBytes& existing) {
     under_lock = existing_cache_action(store, pdb_key, existing, fresh, &why);
     return under_lock == CacheAction::kPut;
   });
@@ -282,7 +278,7 @@ Status check_cache(const std::string& path, const std::array<std::uint8_t, 20>& 
   return check_cache_id(path, pdb_id);
 }
 
-Result<std::vector<StoredFile>> add_to_store(SymbolStore& store, const std::string& path) {
+Result<std::vector<StoredFile>> add_to_store(Store& store, const std::string& path) {
   auto file = FileBytes::open(path);
   if (!file) return file.error();
   AddOptions options;
@@ -290,7 +286,7 @@ Result<std::vector<StoredFile>> add_to_store(SymbolStore& store, const std::stri
   return add_bytes_to_store(store, path, path, file->bytes(), options);
 }
 
-Result<std::vector<StoredFile>> add_bytes_to_store(SymbolStore& store, const std::string& path,
+Result<std::vector<StoredFile>> add_bytes_to_store(Store& store, const std::string& path,
                                                    const std::string& where, std::span<const std::uint8_t> bytes,
                                                    const AddOptions& options) {
   auto ident = identify_file(path, bytes);
@@ -339,12 +335,12 @@ Result<std::vector<StoredFile>> add_bytes_to_store(SymbolStore& store, const std
       if (!c) return Error{c.error().code, where + ": embedded PDB: " + c.error().message};
       cache = std::move(*c);
       // A Portable PDB stored under the key with other bytes: this PE's PDB only claims its id.
-      if (auto stored = store.find(cache_pdb_key)) {
+      if (auto stored = store.read(cache_pdb_key)) {
         auto d = digest_of_pdb_file(*stored);
         auto mine = digest_of(*pdb);
         if (!mine) return Error{mine.error().code, where + ": embedded PDB: " + mine.error().message};
         if (d && d->sha256 != mine->sha256)
-          return Error{Errc::kMismatch, where + ": its embedded PDB has the id of " + *stored +
+          return Error{Errc::kMismatch, where + ": its embedded PDB has the id of " + stored->where() +
                                             " but other bytes (SHA-256 " + hex_lower(mine->sha256) + ", stored " +
                                             hex_lower(d->sha256) + ")"};
       }
@@ -352,10 +348,9 @@ Result<std::vector<StoredFile>> add_bytes_to_store(SymbolStore& store, const std
   }
   // Different bytes under the file's own key fail below as they would in SymbolStore::put, but
   // before the cache is written.
-  if (auto existing = store.find(ident->key)) {
-    auto f = FileBytes::open(*existing);
-    if (f && !std::ranges::equal(f->bytes(), bytes))
-      return Error{Errc::kMismatch, *existing + ": a different file is already stored under key " + ident->key};
+  if (auto existing = store.read(ident->key)) {
+    if (!std::ranges::equal(existing->bytes(), bytes))
+      return Error{Errc::kMismatch, existing->where() + ": a different file is already stored under key " + ident->key};
   }
   // The cache goes first: a failure (a full disk) in between leaves no PDB without its cache,
   // and a cache added here is removed again when the file cannot follow.
@@ -369,13 +364,9 @@ Result<std::vector<StoredFile>> add_bytes_to_store(SymbolStore& store, const std
     if (!r) return Error{r.error().code, where + ": " + r.error().message};
     cache_stored = StoredFile{cache_key_for(cache_pdb_key), *r};
   }
-  auto r = store.put(ident->key, bytes);
+  auto r = store.write(ident->key, bytes);
   if (!r) {
-    if (cache_stored && cache_stored->outcome == PutOutcome::kAdded)
-      if (auto p = store.find(cache_stored->key)) {
-        std::error_code ec;
-        fs::remove(*p, ec);
-      }
+    if (cache_stored && cache_stored->outcome == PutOutcome::kAdded) (void)store.remove(cache_stored->key);
     return r.error();
   }
   out.push_back({ident->key, *r});
@@ -383,20 +374,22 @@ Result<std::vector<StoredFile>> add_bytes_to_store(SymbolStore& store, const std
   return out;
 }
 
-VerifyReport verify_store(const SymbolStore& store) {
+VerifyReport verify_store(const Store& store) {
   VerifyReport rep;
-  const fs::path root(store.root());
   const std::size_t depth = store.two_tier() ? 4 : 3;
-  std::vector<fs::path> files;
-  std::error_code ec;
-  for (fs::recursive_directory_iterator it(root, fs::directory_options::none, ec), end; !ec && it != end; it.increment(ec))
-    if (it->is_regular_file(ec)) files.push_back(it->path());
-  if (ec) rep.problems.push_back({".", {Errc::kIo, store.root() + ": cannot list: " + ec.message()}});
-  std::sort(files.begin(), files.end());
-  for (const fs::path& p : files) {
-    const fs::path rel = p.lexically_relative(root);
+  auto files = store.list();
+  if (!files) {
+    rep.problems.push_back({".", files.error()});
+    return rep;
+  }
+  for (const std::string& rel_s : *files) {
     std::vector<std::string> parts;
-    for (const auto& c : rel) parts.push_back(c.string());
+    for (std::size_t at = 0;;) {
+      const std::size_t slash = rel_s.find('/', at);
+      parts.push_back(rel_s.substr(at, slash == std::string::npos ? std::string::npos : slash - at));
+      if (slash == std::string::npos) break;
+      at = slash + 1;
+    }
     const std::string name = parts.back();
     if (parts.size() != depth || name.find(".tmp-") != std::string::npos || parts.front() == "000Admin") {
       ++rep.skipped;
@@ -404,10 +397,9 @@ VerifyReport verify_store(const SymbolStore& store) {
     }
     const std::string key = parts[depth - 3] + "/" + parts[depth - 2] + "/" + name;
     const std::string pdb_key = parts[depth - 3] + "/" + parts[depth - 2] + "/" + parts[depth - 3];
-    const std::string rel_s = rel.string();
     if (key_equal(name, parts[depth - 3])) {
       ++rep.files;
-      auto f = FileBytes::open(p.string());
+      auto f = store.read(key);
       if (!f) {
         rep.problems.push_back({rel_s, f.error()});
         continue;
@@ -417,14 +409,14 @@ VerifyReport verify_store(const SymbolStore& store) {
         rep.problems.push_back({rel_s, id.error()});
       else if (!key_equal(id->key, key))
         rep.problems.push_back({rel_s, {Errc::kMismatch, "stored under " + key + " but its key is " + id->key}});
-      else if (id->kind == ModuleKind::kPortablePdb && !store.find(cache_key_for(key)))
+      else if (id->kind == ModuleKind::kPortablePdb && !store.locate(cache_key_for(key)))
         rep.problems.push_back({rel_s, {Errc::kNotFound, "a Portable PDB without its cache " + cache_key_for(key) + " (store add it again)"}});
     } else if (key_equal(cache_key_for(pdb_key), key)) {
       ++rep.caches;
       // Valid, of the id its key names (the GUID) and derived from the PDB beside it or from
       // the embedded PDB of the PE it names.
       Status s;
-      auto f = FileBytes::open(p.string());
+      auto f = store.read(key);
       Result<CacheOrigin> o = f ? read_cache_origin(f->bytes()) : Result<CacheOrigin>(f.error());
       std::string why;
       if (!o) {

@@ -1,4 +1,5 @@
-// StoreIngest.h - what `ilmap store add` and `ilmap store verify` do with a SymbolStore: add a
+// StoreIngest.h - what `ilmap store add` and `ilmap store verify` do with a Store (a folder or
+// an S3 bucket, symbols/Store.h): add a
 // PE or PDB under its SSQP key with the ilmap cache of its PDB beside it, and check a whole
 // store (every file against the key it sits under, every cache against the bytes it derives
 // from, every Portable PDB for its cache).
@@ -47,7 +48,7 @@ struct StoredFile {
 // embedding one, its compiled cache. Returns what was stored, in order. Errors: the file's
 // read/parse error (exit 2), kMalformed for a name that makes an invalid key (exit 2),
 // kMismatch when different bytes sit under its key or its PDB's (exit 3).
-Result<std::vector<StoredFile>> add_to_store(SymbolStore& store, const std::string& path);
+Result<std::vector<StoredFile>> add_to_store(Store& store, const std::string& path);
 
 struct AddOptions {
   // When set, called with the Portable PDB a cache is compiled from (a PDB file, or a PE's
@@ -61,7 +62,7 @@ struct AddOptions {
 
 // add_to_store for bytes already in memory: `name` gives the file name (its last '/'
 // component), `where` names the input in messages (e.g. "pkg.snupkg: lib/net8.0/Foo.pdb").
-Result<std::vector<StoredFile>> add_bytes_to_store(SymbolStore& store, const std::string& name,
+Result<std::vector<StoredFile>> add_bytes_to_store(Store& store, const std::string& name,
                                                    const std::string& where, std::span<const std::uint8_t> bytes,
                                                    const AddOptions& options = {});
 
@@ -90,6 +91,6 @@ struct VerifyReport {
   std::size_t skipped = 0; // other files (lock, index2.txt, temporaries, file.ptr...)
   std::vector<VerifyProblem> problems;
 };
-VerifyReport verify_store(const SymbolStore& store);
+VerifyReport verify_store(const Store& store);
 
 }  // namespace ilmap::symbols

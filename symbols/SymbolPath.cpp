@@ -50,9 +50,12 @@ Result<std::vector<SymbolPathEntry>> parse_symbol_path(std::string_view spec) {
       parts.pop_back();
       e.caches = std::move(parts);
       if (e.caches.empty() && !default_cache.empty()) e.caches.push_back(default_cache);
-      if (e.location.find("://") != std::string::npos && !e.http())
-        return Error{Errc::kUsage, "symbol path entry '" + entry + "': only http:// and https:// servers are supported"};
-      while (e.http() && e.location.back() == '/') e.location.pop_back();
+      if (e.location.find("://") != std::string::npos && !e.remote())
+        return Error{Errc::kUsage, "symbol path entry '" + entry + "': only http://, https:// and s3:// servers are supported"};
+      for (const std::string& c : e.caches)
+        if (c.find("://") != std::string::npos)
+          return Error{Errc::kUsage, "symbol path entry '" + entry + "': the cache '" + c + "' is not a directory"};
+      while (e.remote() && e.location.back() == '/') e.location.pop_back();
       out.push_back(std::move(e));
     } else {
       if (entry.find("://") != std::string::npos)

@@ -13,6 +13,7 @@
 #include <system_error>
 
 #include "support/AtomicFile.h"
+#include "support/FileBytes.h"
 #include "symbols/ModuleIdentity.h"
 
 namespace ilmap::symbols {
@@ -169,6 +170,43 @@ Result<PutOutcome> SymbolStore::place(std::string_view key, const std::function<
   if (ec) return Error{Errc::kIo, format("%s: cannot create the key directory: %s", target.c_str(), ec.message().c_str())};
   if (Status s = write(target); !s) return s.error();
   return outcome;
+}
+
+Result<StoredBytes> SymbolStore::read(std::string_view key) const {
+  auto p = find(key);
+  if (!p) return p.error();
+  auto f = FileBytes::open(*p);
+  if (!f) return f.error();
+  return StoredBytes(std::move(*f), *p);
+}
+
+Result<PutOutcome> SymbolStore::write(std::string_view key, std::span<const std::uint8_t> bytes,
+                                      const ReplaceCheck& replace_existing) {
+  if (!replace_existing) return put(key, bytes);
+  return put(key, bytes, [&](const std::string& existing) {
+    auto f = FileBytes::open(existing);
+    return replace_existing(f ? StoredBytes(std::move(*f), existing) : StoredBytes(std::vector<std::uint8_t>(), existing));
+  });
+}
+
+Status SymbolStore::remove(std::string_view key) {
+  auto p = find(key);
+  if (!p) return p.error().code == Errc::kNotFound ? Status() : Status(p.error().code, p.error().message);
+  std::error_code ec;
+  fs::remove(*p, ec);
+  if (ec) return {Errc::kIo, *p + ": cannot remove: " + ec.message()};
+  return {};
+}
+
+Result<std::vector<std::string>> SymbolStore::list() const {
+  std::vector<std::string> out;
+  std::error_code ec;
+  const fs::path root(root_);
+  for (fs::recursive_directory_iterator it(root, fs::directory_options::none, ec), end; !ec && it != end; it.increment(ec))
+    if (it->is_regular_file(ec)) out.push_back(it->path().lexically_relative(root).generic_string());
+  if (ec) return Error{Errc::kIo, root_ + ": cannot list: " + ec.message()};
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 }  // namespace ilmap::symbols

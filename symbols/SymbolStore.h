@@ -17,19 +17,18 @@
 #include <string_view>
 
 #include "support/AtomicFile.h"
+#include "symbols/Store.h"
 #include "ilmap/status.h"
 
 namespace ilmap::symbols {
 
-enum class PutOutcome { kAdded, kAlreadyPresent, kReplaced };
-
-class SymbolStore {
+class SymbolStore : public Store {
  public:
   // `root` need not exist until the first put (which creates it).
   explicit SymbolStore(std::string root);
 
   const std::string& root() const { return root_; }
-  bool two_tier() const;
+  bool two_tier() const override;
   // Path of `key` relative to the root, in this store's layout (the key is not validated).
   std::string relative_path(std::string_view key) const;
 
@@ -48,6 +47,16 @@ class SymbolStore {
   // moved (kAdded, kReplaced), `file` stays a temporary, removed when it goes.
   Result<PutOutcome> put_file(std::string_view key, TempFile& file,
                               const std::function<bool(const std::string&)>& replace_existing = {});
+
+  // Store: find and put over paths, the existing file mapped for `replace_existing` (one
+  // that cannot be opened is given as no bytes).
+  std::string name() const override { return root_; }
+  Result<std::string> locate(std::string_view key) const override { return find(key); }
+  Result<StoredBytes> read(std::string_view key) const override;
+  Result<PutOutcome> write(std::string_view key, std::span<const std::uint8_t> bytes,
+                           const ReplaceCheck& replace_existing = {}) override;
+  Status remove(std::string_view key) override;
+  Result<std::vector<std::string>> list() const override;
 
  private:
   // Under the store lock: the file under `key`, compared by `same` and replaced only where

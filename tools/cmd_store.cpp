@@ -8,12 +8,14 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <memory>
 
 #include "support/AtomicFile.h"
 #include "tools/Commands.h"
 #include "support/FileBytes.h"
 #include "symbols/ModuleIdentity.h"
 #include "symbols/PackageIngest.h"
+#include "symbols/S3Store.h"
 #include "decode/PeFile.h"
 #include "symbols/StoreIngest.h"
 #include "symbols/StoreWatch.h"
@@ -49,7 +51,35 @@ bool check_source_options(const symbols::PackageAddOptions& po) {
   return true;
 }
 
-int add_one_package(symbols::SymbolStore& store, const std::string& path, const symbols::PackageAddOptions& po) {
+// Where STORE and --endpoint-url/--region point: a folder, or a bucket for s3://BUCKET/PREFIX
+// (credentials from the environment: symbols/S3Client.h).
+struct StoreArgs {
+  std::string root, endpoint, region;
+};
+
+Result<std::unique_ptr<symbols::Store>> open_store(const StoreArgs& a) {
+  if (!symbols::S3Store::is_s3_url(a.root)) {
+    // "s3:/x", "S3://x", "https://x": meant as a URL, never a folder named "s3:" or "https:".
+    const std::size_t colon = a.root.find(':');
+    if (colon != std::string::npos && colon > 0 && a.root.find('/') == colon + 1)
+      return Error{Errc::kUsage, a.root + ": not a store: a bucket is s3://BUCKET/PREFIX, a folder a path (write ./" + a.root + " for a folder)"};
+    if (!a.endpoint.empty() || !a.region.empty())
+      return Error{Errc::kUsage, "--endpoint-url and --region are for s3:// stores"};
+    return std::unique_ptr<symbols::Store>(std::make_unique<symbols::SymbolStore>(a.root));
+  }
+  auto config = symbols::S3Config::from_environment(a.endpoint, a.region);
+  if (!config) return config.error();
+  auto s3 = symbols::S3Store::open(a.root, std::move(*config));
+  if (!s3) return s3.error();
+  return std::unique_ptr<symbols::Store>(std::make_unique<symbols::S3Store>(std::move(*s3)));
+}
+
+void add_store_options(CLI::App* cmd, StoreArgs& a) {
+  cmd->add_option("--endpoint-url", a.endpoint, "S3 endpoint for an s3:// STORE (else $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL)");
+  cmd->add_option("--region", a.region, "S3 region for an s3:// STORE (else $AWS_REGION, $AWS_DEFAULT_REGION, us-east-1)");
+}
+
+int add_one_package(symbols::Store& store, const std::string& path, const symbols::PackageAddOptions& po) {
   Status s = symbols::add_package(store, path, po, [](const symbols::PackageEvent& ev) {
     switch (ev.kind) {
       case symbols::PackageEvent::kStored:
@@ -66,8 +96,10 @@ int add_one_package(symbols::SymbolStore& store, const std::string& path, const 
   return s ? 0 : report_error(s.error());
 }
 
-int run_add(const std::string& root, const std::vector<std::string>& inputs, const symbols::PackageAddOptions& po) {
-  symbols::SymbolStore store(root);
+int run_add(const StoreArgs& where, const std::vector<std::string>& inputs, const symbols::PackageAddOptions& po) {
+  auto opened = open_store(where);
+  if (!opened) return report_error(opened.error());
+  symbols::Store& store = **opened;
   std::vector<std::string> files;
   int rc = 0;
   for (const std::string& in : inputs) {
@@ -100,16 +132,16 @@ int run_add(const std::string& root, const std::vector<std::string>& inputs, con
   return rc;
 }
 
-int copy_out(const std::string& from, const std::string& to) {
-  std::ifstream in(from, std::ios::binary);
-  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (!in.eof() && in.fail()) return report_error({Errc::kIo, from + ": cannot read"});
-  if (Status s = write_file_atomically(to, bytes, false); !s) return report_error(s.error());
+int copy_out(const symbols::StoredBytes& from, const std::string& to) {
+  if (Status s = write_file_atomically(to, from.bytes(), false); !s) return report_error(s.error());
   return 0;
 }
 
-int run_get(const std::string& root, const std::string& key, const std::string& for_file, const std::string& out) {
-  symbols::SymbolStore store(root);
+int run_get(const StoreArgs& where, const std::string& key, const std::string& for_file, const std::string& out) {
+  const std::string& root = where.root;
+  auto opened = open_store(where);
+  if (!opened) return report_error(opened.error());
+  const symbols::Store& store = **opened;
   if (!for_file.empty()) {
     auto file = FileBytes::open(for_file);
     if (!file) return report_error(file.error());
@@ -129,27 +161,36 @@ int run_get(const std::string& root, const std::string& key, const std::string& 
     }
     bool any = false;
     for (const std::string& k : with_caches) {
-      if (auto p = store.find(k)) {
+      auto p = store.locate(k);
+      if (p) {
         print_line(escape_text(k) + "\t" + escape_text(*p));
         any = true;
+      } else if (p.error().code != Errc::kNotFound) {
+        return report_error(p.error());
       }
     }
     if (!any) return report_error({Errc::kNotFound, root + ": nothing stored for " + for_file + " (keys: " + keys.front() +
                                                         (keys.size() > 1 ? ", " + keys[1] : std::string()) + ")"});
     return 0;
   }
-  auto p = store.find(key);
+  if (!out.empty()) {
+    auto b = store.read(key);
+    if (!b) return report_error(b.error());
+    return copy_out(*b, out);
+  }
+  auto p = store.locate(key);
   if (!p) return report_error(p.error());
-  if (!out.empty()) return copy_out(*p, out);
   print_line(escape_text(*p));
   return 0;
 }
 
-int run_store_verify(const std::string& root) {
+int run_store_verify(const StoreArgs& where) {
   std::error_code ec;
-  if (!fs::is_directory(root, ec)) return report_error({Errc::kIo, root + ": not a directory"});
-  symbols::SymbolStore store(root);
-  const symbols::VerifyReport rep = symbols::verify_store(store);
+  if (!symbols::S3Store::is_s3_url(where.root) && !fs::is_directory(where.root, ec))
+    return report_error({Errc::kIo, where.root + ": not a directory"});
+  auto opened = open_store(where);
+  if (!opened) return report_error(opened.error());
+  const symbols::VerifyReport rep = symbols::verify_store(**opened);
   int rc = 0;
   bool corrupt = false, mismatch = false;
   for (const auto& p : rep.problems) {
@@ -188,12 +229,14 @@ void register_store(CLI::App& app, int& rc) {
   store->footer(
       "A symbol store: PEs and PDBs under their SSQP keys (file/id/file), each Portable PDB's\n"
       "ilmap cache beside it (file/id/stem.ilmap). Reads one-tier and two-tier (index2.txt) stores.\n"
+      "STORE is a folder, or an S3 bucket s3://BUCKET/PREFIX for add, get and verify (credentials\n"
+      "from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY; docs/symbol-stores.md \"S3 buckets\").\n"
       "NuGet packages (.nupkg, .snupkg) are added with `store add` or from an inbox (`store watch`).\n"
       "`ilmap store add --help` etc. describe the subcommands.");
   store->require_subcommand(1);
 
   struct AddArgs {
-    std::string root;
+    StoreArgs root;
     std::vector<std::string> inputs;
     symbols::PackageAddOptions po;
   };
@@ -207,7 +250,8 @@ void register_store(CLI::App& app, int& rc) {
       "its src/ files are published there as ID/VERSION/PATH and documents of PDBs without\n"
       "SourceLink get URLs under --source-url-root (longest common path suffix: see\n"
       "docs/symbol-stores.md).");
-  add->add_option("STORE", a->root, "Store directory (created if absent)")->required();
+  add->add_option("STORE", a->root.root, "Store directory (created if absent), or s3://BUCKET/PREFIX")->required();
+  add_store_options(add, a->root);
   add->add_option("INPUT", a->inputs, "PE/PDB files, directories, NuGet packages")->required();
   add->add_option("--sources", a->po.sources_dir, "Source store directory for package sources");
   add->add_option("--source-url-root", a->po.source_url_root, "URL the source store is served under");
@@ -222,7 +266,9 @@ void register_store(CLI::App& app, int& rc) {
       "under another name and rename them into INBOX (files younger than --settle are left).\n"
       "Runs until SIGINT/SIGTERM (finishing the current package), or one pass with --once.");
   watch->add_option("INBOX", w->inbox, "Directory packages are dropped into")->required();
-  watch->add_option("STORE", w->store, "Store directory (created if absent)")->required();
+  watch->add_option("STORE", w->store, "Store directory (created if absent)")->required()->check([](const std::string& s) {
+    return symbols::S3Store::is_s3_url(s) ? std::string("store watch into an s3:// store is not supported yet") : std::string();
+  });
   watch->add_option("--sources", w->package.sources_dir, "Source store directory for package sources");
   watch->add_option("--source-url-root", w->package.source_url_root, "URL the source store is served under");
   watch->add_option("--archive", w->archive, "Where processed packages go (default INBOX/archive)");
@@ -233,7 +279,8 @@ void register_store(CLI::App& app, int& rc) {
   watch->callback([w, &rc] { rc = check_source_options(w->package) ? run_watch(*w) : 1; });
 
   struct GetArgs {
-    std::string root, key, for_file, out;
+    StoreArgs root;
+    std::string key, for_file, out;
   };
   auto g = std::make_shared<GetArgs>();
   CLI::App* get = store->add_subcommand(
@@ -241,7 +288,8 @@ void register_store(CLI::App& app, int& rc) {
       "Print the path of the file stored under KEY (keys compare without case), or copy it to\n"
       "-o OUT; with --for FILE, print 'KEY<TAB>PATH' for every stored file FILE's keys find (its\n"
       "own, the PDBs its CodeView entries name, their caches). Exit 3 when nothing is found.");
-  get->add_option("STORE", g->root, "Store directory")->required();
+  get->add_option("STORE", g->root.root, "Store directory, or s3://BUCKET/PREFIX")->required();
+  add_store_options(get, g->root);
   CLI::Option* key = get->add_option("KEY", g->key, "SSQP key, e.g. foo.pdb/<guid>FFFFFFFF/foo.pdb");
   CLI::Option* forf = get->add_option("--for", g->for_file, "A PE or PDB whose keys to look up");
   key->excludes(forf);
@@ -255,13 +303,14 @@ void register_store(CLI::App& app, int& rc) {
     rc = run_get(g->root, g->key, g->for_file, g->out);
   });
 
-  auto v = std::make_shared<std::string>();
+  auto v = std::make_shared<StoreArgs>();
   CLI::App* ver = store->add_subcommand(
       "verify",
       "Check every PE/PDB against the key it is stored under (re-derived from its bytes) and\n"
       "every cache (ilmap verify, and its PDB id against the PDB beside it or the key).\n"
       "Exit 2 when a file is corrupt, 3 when one sits under the wrong key.");
-  ver->add_option("STORE", *v, "Store directory")->required();
+  ver->add_option("STORE", v->root, "Store directory, or s3://BUCKET/PREFIX")->required();
+  add_store_options(ver, *v);
   ver->callback([v, &rc] { rc = run_store_verify(*v); });
 }
 

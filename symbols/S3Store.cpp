@@ -1,0 +1,215 @@
+// S3Store.cpp - see S3Store.h.
+#include "symbols/S3Store.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <map>
+#include <random>
+#include <thread>
+
+#include "symbols/HttpGet.h"
+#include "symbols/ModuleIdentity.h"
+
+namespace ilmap::symbols {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// An answer that is neither the object nor "no such key": the store cannot be used.
+Error failure(const S3Response& r, const std::string& what) {
+  std::string hint;
+  if (r.status == 403)
+    hint = " (access denied: check AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and the region)";
+  else if (r.status == 404)
+    hint = " (no such bucket?)";
+  return Error{Errc::kIo, what + ": " + s3_error_text(r) + hint};
+}
+
+std::string random_id() {
+  std::random_device rd;
+  static const char* hex = "0123456789abcdef";
+  std::string out;
+  for (int i = 0; i < 4; ++i) {
+    const std::uint32_t v = rd();
+    for (int s = 28; s >= 0; s -= 4) out += hex[(v >> s) & 15];
+  }
+  return out;
+}
+
+bool valid_bucket(const std::string& b) {
+  if (b.size() < 3 || b.size() > 63) return false;
+  for (char c : b)
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '-')) return false;
+  return b.front() != '.' && b.front() != '-' && b.back() != '.' && b.back() != '-';
+}
+
+}  // namespace
+
+Result<S3Store> S3Store::open(const std::string& url, S3Config config) {
+  if (!is_s3_url(url)) return Error{Errc::kUsage, url + ": not an s3://BUCKET/PREFIX URL"};
+  const std::string rest = url.substr(5);
+  const std::size_t slash = rest.find('/');
+  std::string bucket = rest.substr(0, slash);
+  std::string prefix = slash == std::string::npos ? std::string() : rest.substr(slash + 1);
+  if (!valid_bucket(bucket))
+    return Error{Errc::kUsage, url + ": bucket names are 3 to 63 characters of a-z, 0-9, '.' and '-' (DNS-style)"};
+  while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
+  if (!prefix.empty()) {
+    for (std::size_t at = 0;;) {
+      const std::size_t s = prefix.find('/', at);
+      const std::string part = prefix.substr(at, s == std::string::npos ? std::string::npos : s - at);
+      bool control = false;
+      for (unsigned char c : part) control = control || c < 0x20 || c == 0x7f || c == '\\';
+      if (part.empty() || part == "." || part == ".." || control)
+        return Error{Errc::kUsage, url + ": the prefix has an empty, '.', '..' or invalid component"};
+      if (s == std::string::npos) break;
+      at = s + 1;
+    }
+    prefix += '/';
+  }
+  return S3Store(std::move(bucket), std::move(prefix), std::move(config));
+}
+
+std::string S3Store::object_path(const std::string& full_key) const { return "/" + bucket_ + "/" + s3_escape_path(full_key); }
+
+Result<std::string> S3Store::locate(std::string_view key) const {
+  if (Status s = validate_key(key); !s) return s.error();
+  const std::string k = full(key);
+  auto r = client_.request("HEAD", object_path(k), "");
+  if (!r) return r.error();
+  if (r->status == 200) return url_of(k);
+  if (r->status == 404) return Error{Errc::kNotFound, name() + ": no file under key " + std::string(key)};
+  return failure(*r, url_of(k));
+}
+
+Result<StoredBytes> S3Store::read(std::string_view key) const {
+  if (Status s = validate_key(key); !s) return s.error();
+  const std::string k = full(key);
+  auto r = client_.request("GET", object_path(k), "");
+  if (!r) return r.error();
+  if (r->status == 200) return StoredBytes(std::move(r->body), url_of(k));
+  if (r->status == 404 && s3_xml_value(r->text(), "Code") != "NoSuchBucket")
+    return Error{Errc::kNotFound, name() + ": no file under key " + std::string(key)};
+  return failure(*r, url_of(k));
+}
+
+Status S3Store::remove(std::string_view key) {
+  if (Status s = validate_key(key); !s) return s;
+  const std::string k = full(key);
+  auto r = client_.request("DELETE", object_path(k), "");
+  if (!r) return r.error();
+  if (r->status == 204 || r->status == 200 || r->status == 404) return {};
+  return failure(*r, url_of(k));
+}
+
+Result<std::vector<std::string>> S3Store::list_full(const std::string& full_prefix) const {
+  std::vector<std::string> out;
+  std::string marker;
+  for (;;) {
+    // Query parameters sorted by name and percent-encoded: what libcurl signs as given.
+    std::string query;
+    if (!marker.empty()) query = "marker=" + url_escape_segment(marker) + "&";
+    query += "prefix=" + url_escape_segment(full_prefix);
+    auto r = client_.request("GET", "/" + bucket_, query);
+    if (!r) return r.error();
+    if (r->status != 200) return failure(*r, "s3://" + bucket_ + ": listing " + full_prefix);
+    const std::string xml = r->text();
+    std::vector<std::string> keys = s3_xml_values(xml, "Key");
+    out.insert(out.end(), keys.begin(), keys.end());
+    if (s3_xml_value(xml, "IsTruncated") != "true" || keys.empty()) break;
+    marker = keys.back();
+  }
+  return out;
+}
+
+Result<std::vector<std::string>> S3Store::list() const {
+  auto keys = list_full(prefix_);
+  if (!keys) return keys.error();
+  std::vector<std::string> out;
+  for (const std::string& k : *keys) out.push_back(k.substr(prefix_.size()));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Result<PutOutcome> S3Store::decide_and_put(const std::string& key, std::span<const std::uint8_t> bytes,
+                                           const ReplaceCheck& replace_existing) {
+  PutOutcome outcome = PutOutcome::kAdded;
+  auto existing = read(key);
+  if (existing) {
+    if (std::ranges::equal(existing->bytes(), bytes)) return PutOutcome::kAlreadyPresent;
+    if (!replace_existing || !replace_existing(*existing))
+      return Error{Errc::kMismatch, existing->where() + ": a different file is already stored under key " + key};
+    outcome = PutOutcome::kReplaced;
+  } else if (existing.error().code != Errc::kNotFound) {
+    return existing.error();
+  }
+  const std::string k = full(key);
+  auto r = client_.request("PUT", object_path(k), "", bytes);
+  if (!r) return r.error();
+  if (r->status != 200) return failure(*r, url_of(k) + ": cannot store");
+  // Read after write: what a reader gets now is what was sent (a writer outside this protocol,
+  // or a service that changed the bytes, shows here).
+  auto back = read(key);
+  if (!back) return Error{back.error().code, url_of(k) + ": stored, but cannot be read back: " + back.error().message};
+  if (!std::ranges::equal(back->bytes(), bytes))
+    return Error{Errc::kMismatch, url_of(k) + ": another writer stored other bytes under key " + key + " meanwhile"};
+  return outcome;
+}
+
+Result<PutOutcome> S3Store::write(std::string_view key_view, std::span<const std::uint8_t> bytes,
+                                  const ReplaceCheck& replace_existing) {
+  if (Status s = validate_key(key_view); !s) return s.error();
+  const std::string key(key_view);
+  // 1. The same bytes already there need no claim (nor write access).
+  if (auto present = read(key); present && std::ranges::equal(present->bytes(), bytes))
+    return PutOutcome::kAlreadyPresent;
+  else if (!present && present.error().code != Errc::kNotFound)
+    return present.error();
+  const std::string claims = full(".ilmap-claims/" + key + "/");
+  const std::string mine = claims + random_id();
+  std::map<std::string, Clock::time_point> first_seen;
+  std::mt19937 rng(std::random_device{}());
+  const Clock::time_point start = Clock::now();
+  for (int round = 0;; ++round) {
+    // 2. Claim, and look for other claims.
+    auto put = client_.request("PUT", object_path(mine), "");
+    if (!put) return put.error();
+    if (put->status != 200) return failure(*put, url_of(mine) + ": cannot write a claim");
+    auto listed = list_full(claims);
+    if (!listed) {
+      (void)client_.request("DELETE", object_path(mine), "");
+      return listed.error();
+    }
+    bool others = false;
+    const Clock::time_point now = Clock::now();
+    for (const std::string& c : *listed) {
+      if (c == mine) continue;
+      auto [it, fresh] = first_seen.emplace(c, now);
+      if (!fresh && now - it->second > std::chrono::seconds(kStaleClaimSeconds)) {
+        (void)client_.request("DELETE", object_path(c), "");  // a killed writer's claim
+        continue;
+      }
+      others = true;
+    }
+    if (!others) {
+      // 4. Alone: decide, write, check; then release the claim whatever happened.
+      if (const char* hold = std::getenv(kHoldHookEnv))  // test hook: widen the race window
+        std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(hold)));
+      auto r = decide_and_put(key, bytes, replace_existing);
+      auto del = client_.request("DELETE", object_path(mine), "");
+      if (r && (!del || (del->status != 204 && del->status != 200 && del->status != 404)))
+        return del ? failure(*del, url_of(mine) + ": stored, but the claim cannot be removed") : del.error();
+      return r;
+    }
+    // 3. Someone else holds it: step back for a random, growing time.
+    auto del = client_.request("DELETE", object_path(mine), "");
+    if (!del) return del.error();
+    if (Clock::now() - start > std::chrono::seconds(kClaimWaitSeconds))
+      return Error{Errc::kIo, url_of(full(key)) + format(": other writers held the key for over %d s", kClaimWaitSeconds)};
+    const int cap = 50 << std::min(round, 5);
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(10, cap)(rng)));
+  }
+}
+
+}  // namespace ilmap::symbols
