@@ -4,8 +4,9 @@
 # into a local feed under OUTDIR, creates a sample console project there that references both
 # (restored from that feed and the offline folder, into a package folder of its own), then checks:
 #   1. dotnet build leaves Sample.ilmap beside Sample.pdb; `ilmap dump` of both is the same, and the
-#      sample, run, finds its own Main through the Ilmap library: its managed reader, its native one
-#      (libilmap.so from the package), and the managed one in a copy of the output without libilmap;
+#      sample, run, resolves the top frame of its own exception (token and IL offset) to the line of
+#      its throw through the Ilmap library: its managed reader, its native one (libilmap.so from
+#      the package), and the managed one in a copy of the output without libilmap;
 #   2. a second build leaves the cache alone (same mtime; MSBuild skips the target);
 #   3. -p:IlmapCompile=false makes no cache;
 #   4. DebugType=embedded: the cache is made from the assembly, and dumps like it;
@@ -76,22 +77,33 @@ cat >"$s/Sample.csproj" <<XML
 XML
 cat >"$s/Program.cs" <<'CS'
 using System;
+using System.Diagnostics;
 using System.IO;
-using System.Reflection;
 using Ilmap;
 
 static class Program
 {
+    static void Fail() => throw new InvalidOperationException("the sample's own exception");
+
     static int Main(string[] args)
     {
-        var main = typeof(Program).GetMethod("Main", BindingFlags.Static | BindingFlags.NonPublic)!;
         string cache = Path.Combine(AppContext.BaseDirectory, "Sample.ilmap");
         var reader = args.Length > 0 && args[0] == "native" ? IlmapReader.Native : IlmapReader.Managed;
         using var c = IlmapCache.Open(cache, reader);
-        if (!c.TryLookup(main.MetadataToken, 0, out var loc))
-            return 3;
-        Console.WriteLine($"{Path.GetFileName(loc.File)}:{loc.Line}");
-        return 0;
+        try
+        {
+            Fail();
+            return 2;
+        }
+        catch (InvalidOperationException e)
+        {
+            // The top frame of its own exception, as a crash reporter holds it: token and IL offset.
+            StackFrame frame = new StackTrace(e, false).GetFrame(0)!;
+            if (!c.TryLookup(frame.GetMethod()!.MetadataToken, frame.GetILOffset(), out var loc))
+                return 3;
+            Console.WriteLine($"{Path.GetFileName(loc.File)}:{loc.Line}");
+            return 0;
+        }
     }
 }
 CS
@@ -116,16 +128,18 @@ bin="$s/bin/Debug/net10.0"
 "$exe" dump "$bin/Sample.ilmap" >"$out/dump-cache.txt"
 [ -s "$out/dump-pdb.txt" ] || fail "empty dump of the PDB"
 cmp "$out/dump-pdb.txt" "$out/dump-cache.txt" || fail "dump of the cache differs from dump of the PDB"
+# The line of the throw in the sample's source: where its exception's top frame must resolve.
+want="Program.cs:$(grep -n 'throw new InvalidOperationException' "$s/Program.cs" | cut -d: -f1)"
 answer=$(dotnet "$bin/Sample.dll") || fail "the sample did not run (exit $?)"
-[ "$answer" = "Program.cs:9" ] || fail "the sample found its Main at '$answer', not Program.cs:9"
+[ "$answer" = "$want" ] || fail "the sample found the top frame of its exception at '$answer', not $want"
 native=$(dotnet "$bin/Sample.dll" native) || fail "the sample did not run with the native reader (exit $?)"
-[ "$native" = "$answer" ] || fail "the native reader found Main at '$native', the managed one at '$answer'"
+[ "$native" = "$answer" ] || fail "the native reader found the frame at '$native', the managed one at '$answer'"
 # The managed reader (the default) needs no native library: a copy of the output without it.
 rm -rf "$out/no-native" && cp -r "$bin" "$out/no-native" && rm -rf "$out/no-native/runtimes"
 [ -z "$(find "$out/no-native" -name 'libilmap*')" ] || fail "libilmap left in the copy"
 alone=$(env -u ILMAP_LIBRARY dotnet "$out/no-native/Sample.dll") || fail "the sample without libilmap did not run (exit $?)"
-[ "$alone" = "$answer" ] || fail "without libilmap the sample found Main at '$alone', not '$answer'"
-echo "ok: Sample.ilmap dumps as Sample.pdb; the sample resolves its Main to $answer (managed, native, and managed without libilmap)"
+[ "$alone" = "$answer" ] || fail "without libilmap the sample found the frame at '$alone', not '$answer'"
+echo "ok: Sample.ilmap dumps as Sample.pdb; the sample resolves the top frame of its own exception to $answer (managed, native, and managed without libilmap)"
 
 echo "== 2. second build: cache untouched"
 before=$(stat -c %Y.%y "$bin/Sample.ilmap")
