@@ -1,8 +1,8 @@
 // PackageReader.cpp - see PackageReader.h. libzip is resolved with dlopen on first use, like
 // libcurl in HttpGet.cpp: linking it would load libcrypto.so.3 into every ilmap process.
 #include "symbols/PackageReader.h"
+#include "support/SharedLibrary.h"
 
-#include <dlfcn.h>
 #include <sys/stat.h>
 #include <zip.h>
 
@@ -38,32 +38,26 @@ struct Zip {
   void (*error_fini)(zip_error_t*);
 };
 
-template <class F>
-bool bind(void* lib, const char* name, F& fn) {
-  fn = reinterpret_cast<F>(::dlsym(lib, name));
-  return fn != nullptr;
-}
-
 const Zip* load_zip(std::string& why) {
   static Zip z;
   static const Zip* loaded = nullptr;
   static std::string error;
   static std::once_flag once;
   std::call_once(once, [] {
-    void* lib = ::dlopen("libzip.so.4", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-      const char* e = ::dlerror();
-      error = std::string("cannot load libzip (install the Debian package libzip4): ") + (e ? e : "dlopen failed");
-      return;
-    }
-    const bool ok = bind(lib, "zip_open", z.open) && bind(lib, "zip_get_num_entries", z.get_num_entries) &&
-                    bind(lib, "zip_stat_index", z.stat_index) &&
-                    bind(lib, "zip_file_get_external_attributes", z.get_external_attributes) &&
-                    bind(lib, "zip_fopen_index", z.fopen_index) && bind(lib, "zip_fread", z.fread) &&
-                    bind(lib, "zip_fclose", z.fclose) && bind(lib, "zip_discard", z.discard) &&
-                    bind(lib, "zip_strerror", z.strerror) && bind(lib, "zip_file_strerror", z.file_strerror) &&
-                    bind(lib, "zip_error_init_with_code", z.error_init_with_code) &&
-                    bind(lib, "zip_error_strerror", z.error_strerror) && bind(lib, "zip_error_fini", z.error_fini);
+    void* lib = open_shared_library("libzip.so.4", "libzip", "libzip4", error);
+    if (!lib) return;
+    const bool ok = bind_symbol(lib, "zip_open", z.open) &&
+                    bind_symbol(lib, "zip_get_num_entries", z.get_num_entries) &&
+                    bind_symbol(lib, "zip_stat_index", z.stat_index) &&
+                    bind_symbol(lib, "zip_file_get_external_attributes", z.get_external_attributes) &&
+                    bind_symbol(lib, "zip_fopen_index", z.fopen_index) &&
+                    bind_symbol(lib, "zip_fread", z.fread) && bind_symbol(lib, "zip_fclose", z.fclose) &&
+                    bind_symbol(lib, "zip_discard", z.discard) &&
+                    bind_symbol(lib, "zip_strerror", z.strerror) &&
+                    bind_symbol(lib, "zip_file_strerror", z.file_strerror) &&
+                    bind_symbol(lib, "zip_error_init_with_code", z.error_init_with_code) &&
+                    bind_symbol(lib, "zip_error_strerror", z.error_strerror) &&
+                    bind_symbol(lib, "zip_error_fini", z.error_fini);
     if (!ok) {
       error = "libzip.so.4 lacks a function ilmap needs";
       return;
