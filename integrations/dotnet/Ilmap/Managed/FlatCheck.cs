@@ -167,25 +167,15 @@ internal sealed class FlatCheck
     }
 
     /// <summary>A vector of tables: each element (its own position + its u32) verified as a table.</summary>
-    public bool TableVectorField(int table, int vtable, int id, string name, System.Func<int, bool> verify)
-    {
-        if (!OffsetField(table, vtable, id, name, out long vec))
-            return false;
-        if (vec < 0)
-            return true;
-        if (!VectorAt(vec, 4, name, out uint length))
-            return false;
-        for (uint i = 0; i < length; i++)
-        {
-            long element = vec + 4 + 4L * i;
-            long t = element + _bb.GetUint((int)element);
-            if (t >= _end || !verify((int)t))
-                return Fail($"vector {name}: element {i} is not a valid table", element);
-        }
-        return true;
-    }
+    public bool TableVectorField(int table, int vtable, int id, string name, System.Func<int, bool> verify) =>
+        OffsetVectorField(table, vtable, id, name, "table", t => verify((int)t));
 
-    public bool StringVectorField(int table, int vtable, int id, string name)
+    public bool StringVectorField(int table, int vtable, int id, string name) =>
+        OffsetVectorField(table, vtable, id, name, "string", s => StringAt(s, name));
+
+    /// <summary>A vector of offsets: each element (its own position + its u32) inside the buffer and
+    /// accepted by <paramref name="valid"/>.</summary>
+    bool OffsetVectorField(int table, int vtable, int id, string name, string what, System.Func<long, bool> valid)
     {
         if (!OffsetField(table, vtable, id, name, out long vec))
             return false;
@@ -196,9 +186,9 @@ internal sealed class FlatCheck
         for (uint i = 0; i < length; i++)
         {
             long element = vec + 4 + 4L * i;
-            long s = element + _bb.GetUint((int)element);
-            if (s >= _end || !StringAt(s, name))
-                return Fail($"vector {name}: element {i} is not a valid string", element);
+            long target = element + _bb.GetUint((int)element);
+            if (target >= _end || !valid(target))
+                return Fail($"vector {name}: element {i} is not a valid {what}", element);
         }
         return true;
     }
