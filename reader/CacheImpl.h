@@ -208,11 +208,8 @@ struct Cache::Impl {
   end = blocks + e;
   std::uint64_t profile;
   if (!profiles.profile_of(rid, rec, profile) || !d::get_block_header(rec, end, profile, h)) return false;
-  // Widths are at most 31 by construction of the 5-bit fields; the records must fit, and there
-  // are at most 8 per byte of the block (SPEC.md 5.1): records of no bits cannot claim 2^32
-  // points in a few bytes.
-  return h.records_bytes() <= std::uint64_t(end - rec) &&
-         std::uint64_t(h.visible) + h.hidden <= 8 * std::uint64_t(e - b);
+  // Widths are at most 31 by construction of the 5-bit fields; the records must fit.
+  return h.records_bytes() <= std::uint64_t(end - rec);
 }
 
 // The reader's files outside the Cache members (LineIndex.cpp) reach the Impl through this.

@@ -142,6 +142,12 @@ Status Cache::points_unchecked(std::uint32_t rid, std::vector<CachePoint>& out) 
   d::BlockHeader h;
   if (!impl_->block(rid, rec, end, h))
     return {Errc::kMalformed, format("point block of method row %u (bytes 0x%x-0x%x): corrupt header or records past its end", rid, b, e)};
+  // At most 8 records per byte of the block (SPEC.md 5.1), checked before listing them: records
+  // of no bits could claim 2^32 points in a few bytes. A lookup, O(log V) and inside the
+  // block's bytes whatever V is, does not need the check.
+  if (std::uint64_t(h.visible) + h.hidden > 8 * std::uint64_t(e - b))
+    return {Errc::kMalformed, format("point block of method row %u (bytes 0x%x-0x%x): %llu points in %u bytes (at most 8 per byte)", rid, b, e,
+                                     static_cast<unsigned long long>(std::uint64_t(h.visible) + h.hidden), e - b)};
   const std::uint32_t ndocs = document_count();
   // The row's entries of hidden_points (SPEC.md 5.5), sorted by (row, hidden).
   const fb::HiddenPoint* xp = nullptr;
