@@ -7,7 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
-#include "symbols/ModuleResolver.h"
+#include "symbols/CompileFile.h"
 #include "ilmap/status.h"
 
 namespace ilmap::cli {
@@ -25,13 +25,6 @@ std::string symbol_path_or_env(const std::string& given);
 // that downloads.
 CLI::Option* add_download_timeout_option(CLI::App* cmd, long& seconds);
 
-// What the symbol path `spec` holds for the PE or Portable PDB at `input`: with `want_cache`
-// the ilmap cache of its (first Portable) PDB, else that PDB itself. Everything returned was
-// verified (ModuleResolver.h). kUsage for a bad SPEC; kNotFound when no source has it (or,
-// wanting a cache, a source has only the PDB: the message says to compile it); kMismatch
-// when only wrong files were offered; kIo on server failure.
-// `download_timeout_s`: HttpOptions::total_timeout_s.
-Result<symbols::Resolved> resolve_with_symbol_path(const std::string& spec, const std::string& input, bool want_cache,
-                                                   long download_timeout_s);
+// What the symbol path holds for an input: symbols::resolve_with_symbol_path (symbols/CompileFile.h).
 
 }  // namespace ilmap::cli

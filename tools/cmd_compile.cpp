@@ -33,6 +33,7 @@
 #include "decode/MetadataSchema.h"
 #include "compiler/NamesSection.h"
 #include "decode/PeFile.h"
+#include "symbols/CompileFile.h"
 #include "tools/SymbolPathOption.h"
 #include "support/TextEscape.h"
 #include "ilmap/cache.h"
@@ -87,174 +88,49 @@ std::string lower_ext(const fs::path& p) {
 bool is_input_ext(const std::string& e) { return e == ".pdb" || e == ".dll" || e == ".exe"; }
 
 
-// Up to date = the bytes this run would write (is_up_to_date). A cache is trusted only when it
-// verifies (header, payload checksum, sections): a corrupt cache is rebuilt. Only regular files
-// are opened (never a FIFO or a device).
-bool up_to_date(const OutputTarget& target, const ModuleSource& m, bool embed_sources) {
-  if (target.kind != OutputKind::kRegular) return false;
-  auto cache = Cache::open(target.path);
-  if (!cache || !cache->verify()) return false;
-  const CacheIdentity id = cache->identity();
-  RecordedInputs r;
-  r.has_names = cache->has_method_names();
-  if (r.has_names) r.names_mvid = cache->mvid();
-  r.source_xxh3 = id.source_xxh3;
-  r.source_size = id.source_size;
-  r.source_name = id.source_name;
-  r.compiler_version = id.compiler_version;
-  r.holds_embedded_sources = id.holds_embedded_sources;
-  return is_up_to_date(r, m, embed_sources);
-}
-
-bool same_file(const struct stat& a, const std::string& path) {
-  struct stat b {};
-  return ::stat(path.c_str(), &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
-}
-
-void fail(Job& job, const Error& e) {
-  job.outcome = Outcome::kFailed;
-  job.rc = exit_code_for(e.code);
-  job.reason = e.message;
-  job.message = "ilmap: error: " + e.message;
-}
-
-void skip(Job& job, const std::string& why) {
-  job.outcome = Outcome::kSkipped;
-  job.reason = why;
-  job.message = job.input + ": skipped: " + why;
-}
-
-// <stem>.dll or <stem>.exe beside a PDB, when one exists.
-std::string pe_beside(const std::string& pdb_path) {
-  for (const char* ext : {".dll", ".exe"}) {
-    fs::path p(pdb_path);
-    p.replace_extension(ext);
-    std::error_code ec;
-    if (fs::is_regular_file(p, ec)) return p.string();
-  }
-  return {};
-}
-
-// Method names (SPEC.md 3.6) from the PE of the input: the input itself, --pe for a PDB input
-// (must name the PDB: else kMismatch), or a same-named PE beside a PDB input whose CodeView names
-// it. A names failure is a warning (job.warnings) and the cache is built without them.
-Status collect_names(Job& job, const DebugInput& d, const CompileOptions& o, ModuleSource& m) {
-  if (d.pe) {
-    if (d.pe->managed) add_method_names(m, d.file.bytes(), job.input);
-    return {};
-  }
-  const std::string pe_path = !o.pe.empty() ? o.pe : pe_beside(job.input);
-  if (pe_path.empty()) return {};
-  auto file = FileBytes::open(pe_path);
-  if (!file) {
-    if (o.pe.empty()) return {};
-    return Error{file.error().code, "--pe " + file.error().message};
-  }
-  PeOptions po;
-  po.embedded_pdb_errors_fatal = false;
-  auto pe = PeFile::parse(file->bytes(), po);
-  if (!pe || !pe_names_pdb(pe->info(), *d.pdb)) {
-    if (o.pe.empty()) return {};  // an unrelated file beside the PDB: no names
-    if (!pe) return Error{pe.error().code, "--pe " + pe_path + ": " + pe.error().message};
-    return Error{Errc::kMismatch, format("--pe %s: no Portable CodeView entry of the PE names the PDB %s (PDB id %s)",
-                                         pe_path.c_str(), job.input.c_str(),
-                                         d.pdb->has_pdb_stream() ? portable_debug_id(d.pdb->id().guid(), d.pdb->id().stamp()).c_str() : "none")};
-  }
-  add_method_names(m, file->bytes(), pe_path);
-  return {};
-}
-
+// One input: symbols::compile_file, its outcome turned into the job's message and exit code.
 // `threads`: the threads this input may use to encode its point blocks.
 void run_job(Job& job, const CompileOptions& o, unsigned threads) {
-  DebugInputOptions io;
-  const std::uint64_t cap = o.max_decompressed;
-  io.pe.max_embedded_pdb = static_cast<std::uint32_t>(std::min<std::uint64_t>(cap, UINT32_MAX));
-  io.pdb = o.pdb;
-  io.allow_missing_pdb = job.from_directory;
-  io.windows_pdbs = true;
-  auto in = open_debug_input(job.input, io);
-  // --symbol-path (or $_NT_SYMBOL_PATH): a PE whose PDB is not found locally gets it from the symbol path (verified
-  // there; then matched like --pdb). In directory mode, one the symbol path lacks is skipped.
-  const bool pdb_absent = in ? ((*in)->missing == MissingPdb::kNotPresent || (*in)->missing == MissingPdb::kMismatch)
-                             : (in.error().code == Errc::kNotFound || in.error().code == Errc::kMismatch);
-  const std::string spec = o.pdb.empty() ? symbol_path_or_env(o.symbol_path) : std::string();
-  if (!spec.empty() && lower_ext(job.input) != ".pdb" && pdb_absent) {
-    auto fetched = resolve_with_symbol_path(spec, job.input, false, o.download_timeout_s);
-    if (fetched) {
-      io.pdb = fetched->path;
-      in = open_debug_input(job.input, io);
-    } else if (!job.from_directory || fetched.error().code != Errc::kNotFound) {
-      return fail(job, fetched.error());
-    }
+  symbols::CompileFileOptions fo;
+  fo.pdb = o.pdb;
+  fo.pe = o.pe;
+  fo.embed_sources = o.embed_sources;
+  fo.force = o.force;
+  fo.fsync = o.fsync;
+  fo.max_decompressed = o.max_decompressed;
+  // --symbol-path (or $_NT_SYMBOL_PATH): a PE whose PDB is not found locally gets it from there.
+  if (o.pdb.empty()) fo.symbol_path = symbol_path_or_env(o.symbol_path);
+  fo.download_timeout_s = o.download_timeout_s;
+  fo.threads = threads;
+  fo.from_directory = job.from_directory;
+  fo.collides_with = job.collides_with;
+  symbols::CompileFileResult r = symbols::compile_file(job.input, job.output, fo);
+  job.warnings = std::move(r.warnings);
+  switch (r.outcome) {
+    case symbols::CompileOutcome::kFailed:
+      job.outcome = Outcome::kFailed;
+      job.rc = exit_code_for(r.error.code);
+      job.reason = r.error.message;
+      job.message = "ilmap: error: " + r.error.message;
+      return;
+    case symbols::CompileOutcome::kSkipped:
+      job.outcome = Outcome::kSkipped;
+      job.reason = r.skipped;
+      job.message = job.input + ": skipped: " + r.skipped;
+      return;
+    case symbols::CompileOutcome::kUpToDate:
+      job.outcome = Outcome::kUpToDate;
+      job.message = format("%s: up to date: %s", job.input.c_str(), job.output.c_str());
+      return;
+    case symbols::CompileOutcome::kCompiled:
+      job.outcome = Outcome::kCompiled;
+      job.points = r.points;
+      job.bytes = r.bytes;
+      job.message = format("%s -> %s (%llu points, %zu bytes, %.2f bytes/point)", job.input.c_str(),
+                           job.output.c_str(), static_cast<unsigned long long>(r.points), r.bytes,
+                           r.points ? double(r.point_bytes) / double(r.points) : 0.0);
+      return;
   }
-  if (!in) return fail(job, in.error());
-  const DebugInput& d = **in;
-  if (!o.pe.empty() && d.pe)
-    return fail(job, {Errc::kUsage, format("--pe %s: applies to a .pdb input, and %s is a PE", o.pe.c_str(), job.input.c_str())});
-  if (!o.pdb.empty() && !d.pe)
-    return fail(job, {Errc::kUsage, format("--pdb %s: applies to a .dll or .exe input, and %s is a PDB", o.pdb.c_str(), job.input.c_str())});
-  if (!d.has_pdb()) {  // directory mode: a PE without usable debug information
-    switch (d.missing) {
-      case MissingPdb::kNoDebugInfo:
-        if (d.pe && !d.pe->managed) return skip(job, "no Portable PDB (a native PE)");
-        if (d.pe && !d.pe->codeview.empty()) return skip(job, "no Portable PDB (the PE names a Windows PDB)");
-        return skip(job, "no Portable PDB (no debug information)");
-      case MissingPdb::kNotPresent:
-        return skip(job, "no Portable PDB (the PDB it names is not here)");
-      default:
-        return fail(job, d.pdb_status.error());
-    }
-  }
-  if (!job.collides_with.empty())
-    return fail(job, {Errc::kUsage, format("%s and %s would both write %s; compile them separately with -o",
-                                           job.collides_with.c_str(), job.input.c_str(), job.output.c_str())});
-  auto target = resolve_output(job.output);
-  if (!target) return fail(job, target.error());
-  // Never replace an input: the file itself, or the PDB file read for a PE.
-  if (target->kind == OutputKind::kRegular || target->kind == OutputKind::kWriteThrough) {
-    if (same_file(target->st, job.input))
-      return fail(job, {Errc::kUsage, format("%s: output is the input %s itself; refusing to overwrite it (choose another -o)",
-                                             job.output.c_str(), job.input.c_str())});
-    if (d.source == PdbSource::kSibling && same_file(target->st, d.pdb_path))
-      return fail(job, {Errc::kUsage, format("%s: output is the PDB %s read for %s; refusing to overwrite it (choose another -o)",
-                                             job.output.c_str(), d.pdb_path.c_str(), job.input.c_str())});
-  }
-  if (target->kind == OutputKind::kDirectory)
-    return fail(job, {Errc::kIo, format("%s: is a directory", job.output.c_str())});
-  ModuleSource module = module_source(d);
-  if (Status s = collect_names(job, d, o, module); !s) return fail(job, s.error());
-  for (std::string& w : module.warnings) job.warnings.push_back(std::move(w));
-  if (!o.force && up_to_date(*target, module, o.embed_sources)) {
-    job.outcome = Outcome::kUpToDate;
-    job.message = format("%s: up to date: %s", job.input.c_str(), job.output.c_str());
-    return;
-  }
-  CacheBuildOptions bo;
-  bo.embed_sources = o.embed_sources;
-  bo.max_embedded_source = static_cast<std::size_t>(cap);
-  bo.threads = threads;
-  CacheStats stats;
-  auto bytes = compile_module(module, bo, &stats);
-  // An input truncated while mapped reads as zeros (the mapping guard): that, not whatever the
-  // zeros decoded to, is the error, and nothing is written.
-  for (const FileBytes* f : {&d.file, &d.sibling})
-    if (Status s = f->check(); !s) return fail(job, s.error());
-  if (!bytes) return fail(job, {bytes.error().code, job.input + ": " + bytes.error().message});
-  if (target->kind == OutputKind::kMissing) {  // -o newdir/sub/x.ilmap: create the folders
-    const fs::path parent = fs::path(target->path).parent_path();
-    std::error_code ec;
-    if (!parent.empty() && !fs::exists(parent, ec) && !fs::create_directories(parent, ec) && ec)
-      return fail(job, {Errc::kIo, format("%s: cannot create directory %s: %s", job.output.c_str(),
-                                          parent.string().c_str(), ec.message().c_str())});
-  }
-  if (Status s = write_output(*target, *bytes, o.fsync); !s) return fail(job, s.error());
-  for (const std::string& w : stats.warnings) job.warnings.push_back(job.input + ": " + w);
-  job.outcome = Outcome::kCompiled;
-  job.points = stats.points;
-  job.bytes = bytes->size();
-  job.message = format("%s -> %s (%llu points, %zu bytes, %.2f bytes/point)", job.input.c_str(),
-                       job.output.c_str(), static_cast<unsigned long long>(stats.points), bytes->size(),
-                       stats.points ? double(stats.point_bytes) / double(stats.points) : 0.0);
 }
 
 bool glob_match(const std::string& glob, const fs::path& rel) {

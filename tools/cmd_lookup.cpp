@@ -86,7 +86,7 @@ Status resolve_cache_argument(LookupOptions& o) {
     if (kind == InputKind::kUnknown && !(n > 0 && is_windows_pdb({head, n}))) return {};  // open() says what it is
     return compile_into_cache_dir(o);
   }
-  auto r = resolve_with_symbol_path(spec, o.cache, true, o.download_timeout_s);
+  auto r = symbols::resolve_with_symbol_path(spec, o.cache, true, o.download_timeout_s);
   if (!r) return r.error();
   o.cache = r->path;
   return {};
