@@ -9,10 +9,7 @@
 #include <vector>
 
 #include "ilmap/cache.h"
-
-struct ilmap_cache {
-  ilmap::Cache cache;
-};
+#include "reader/CApiHandle.h"
 
 namespace {
 
@@ -30,7 +27,7 @@ ilmap_cache* wrap(ilmap::Result<ilmap::Cache> r, int* err, char* msg, size_t msg
     set_error(r.error(), err, msg, msg_size);
     return nullptr;
   }
-  auto* c = new (std::nothrow) ilmap_cache{std::move(*r)};
+  auto* c = new (std::nothrow) ilmap_cache(std::move(*r));
   if (!c) {
     set_error({ilmap::Errc::kIo, "out of memory"}, err, msg, msg_size);
     return nullptr;
@@ -59,7 +56,7 @@ int fill(const std::optional<ilmap::LookupResult>& r, ilmap_location* out) {
 const char* identity_text(const ilmap_cache* cache, std::string_view ilmap::CacheIdentity::*field, size_t* len) {
   if (!cache) return nullptr;
   try {
-    const std::string_view s = cache->cache.identity().*field;
+    const std::string_view s = cache->cache->identity().*field;
     if (s.empty()) return nullptr;
     if (len) *len = s.size();
     return s.data();
@@ -108,20 +105,28 @@ ilmap_cache* ilmap_open_bytes(const void* data, size_t size, int* err, char* msg
   }
 }
 
-void ilmap_close(ilmap_cache* cache) { delete cache; }
+void ilmap_close(ilmap_cache* cache) {
+  if (cache && cache->owned) delete cache;  // a borrowed one (ilmap_find_module) is its symbolicator's
+}
 
 int ilmap_lookup(const ilmap_cache* cache, uint32_t token, uint32_t il_offset, ilmap_location* out) {
-  return cache ? fill(cache->cache.lookup(token, il_offset), out) : 0;
+  return cache ? fill(cache->cache->lookup(token, il_offset), out) : 0;
 }
 
 int ilmap_lookup_row(const ilmap_cache* cache, uint32_t row, uint32_t il_offset, ilmap_location* out) {
-  return cache ? fill(cache->cache.lookup_row(row, il_offset), out) : 0;
+  return cache ? fill(cache->cache->lookup_row(row, il_offset), out) : 0;
+}
+
+int ilmap_locate(const ilmap_cache* cache, uint32_t token, uint32_t il_offset, ilmap_location* out) {
+  if (!cache || !out) return ILMAP_E_USAGE;
+  if (fill(cache->cache->lookup(token, il_offset), out)) return ILMAP_OK;
+  return cache->cache->changed() ? ILMAP_E_IO : ILMAP_E_NOT_FOUND;
 }
 
 int ilmap_verify(const ilmap_cache* cache, char* msg, size_t msg_size) {
   if (!cache) return ILMAP_E_USAGE;
   try {
-    ilmap::Status s = cache->cache.verify();
+    ilmap::Status s = cache->cache->verify();
     int code = ILMAP_OK;
     set_error(s.ok() ? ilmap::Error{} : s.error(), &code, msg, msg_size);
     return code;
@@ -131,12 +136,12 @@ int ilmap_verify(const ilmap_cache* cache, char* msg, size_t msg_size) {
 }
 
 int ilmap_install_mapping_guard(void) { return ilmap::install_mapping_guard() ? 1 : 0; }
-int ilmap_changed(const ilmap_cache* cache) { return cache && cache->cache.changed() ? 1 : 0; }
-int ilmap_file_changed(const ilmap_cache* cache) { return cache && cache->cache.file_changed() ? 1 : 0; }
+int ilmap_changed(const ilmap_cache* cache) { return cache && cache->cache->changed() ? 1 : 0; }
+int ilmap_file_changed(const ilmap_cache* cache) { return cache && cache->cache->file_changed() ? 1 : 0; }
 
 int ilmap_method_name(const ilmap_cache* cache, uint32_t token, int flavor, const char** text, size_t* len) {
   if (!cache || !text || !len || (flavor != ILMAP_NAME_CORECLR && flavor != ILMAP_NAME_MONO)) return 0;
-  auto m = cache->cache.method_name(token);
+  auto m = cache->cache->method_name(token);
   if (!m) return 0;
   const std::string_view t = flavor == ILMAP_NAME_MONO ? m->mono : m->coreclr;
   *text = t.data();
@@ -149,7 +154,7 @@ size_t ilmap_find_method(const ilmap_cache* cache, const char* name, size_t name
   if (!cache || (!name && name_len) || (!tokens && capacity)) return 0;
   try {
     std::vector<std::uint32_t> found;
-    cache->cache.find_methods(std::string_view(name ? name : "", name_len), found);
+    cache->cache->find_methods(std::string_view(name ? name : "", name_len), found);
     for (size_t i = 0; i < found.size() && i < capacity; ++i) tokens[i] = found[i];
     return found.size();
   } catch (...) {  // allocation failure
@@ -157,11 +162,11 @@ size_t ilmap_find_method(const ilmap_cache* cache, const char* name, size_t name
   }
 }
 
-uint32_t ilmap_method_name_count(const ilmap_cache* cache) { return cache ? cache->cache.method_name_count() : 0; }
+uint32_t ilmap_method_name_count(const ilmap_cache* cache) { return cache ? cache->cache->method_name_count() : 0; }
 
 int ilmap_mvid(const ilmap_cache* cache, uint8_t out[16]) {
   if (!cache || !out) return 0;
-  auto g = cache->cache.mvid();
+  auto g = cache->cache->mvid();
   if (!g) return 0;
   std::memcpy(out, g->data(), 16);
   return 1;
@@ -169,7 +174,7 @@ int ilmap_mvid(const ilmap_cache* cache, uint8_t out[16]) {
 
 const char* ilmap_assembly_name(const ilmap_cache* cache, size_t* len) {
   if (!cache) return nullptr;
-  const std::string_view s = cache->cache.assembly_name();
+  const std::string_view s = cache->cache->assembly_name();
   if (s.data() == nullptr) return nullptr;
   if (len) *len = s.size();
   return s.data();
@@ -179,7 +184,7 @@ const char* ilmap_assembly_name(const ilmap_cache* cache, size_t* len) {
 int ilmap_pdb_id(const ilmap_cache* cache, uint8_t out[20]) {
   if (!cache || !out) return 0;
   try {
-    const auto id = cache->cache.identity().pdb_id;
+    const auto id = cache->cache->identity().pdb_id;
     if (!id) return 0;
     std::memcpy(out, id->data(), 20);
     return 1;
@@ -207,11 +212,11 @@ const char* ilmap_compiler_version(const ilmap_cache* cache, size_t* len) {
   return identity_text(cache, &ilmap::CacheIdentity::compiler_version, len);
 }
 
-uint32_t ilmap_document_count(const ilmap_cache* cache) { return cache ? cache->cache.document_count() : 0; }
+uint32_t ilmap_document_count(const ilmap_cache* cache) { return cache ? cache->cache->document_count() : 0; }
 
 const char* ilmap_document_path(const ilmap_cache* cache, uint32_t document, size_t* len) {
-  if (!cache || document >= cache->cache.document_count()) return nullptr;
-  const std::string_view s = cache->cache.document_path(document);
+  if (!cache || document >= cache->cache->document_count()) return nullptr;
+  const std::string_view s = cache->cache->document_path(document);
   if (len) *len = s.size();
   return s.data() ? s.data() : "";
 }
@@ -226,7 +231,7 @@ int ilmap_embedded_source(const ilmap_cache* cache, uint32_t document, char* out
   }
   int code = ILMAP_OK;
   try {
-    auto n = cache->cache.embedded_source_size(document);
+    auto n = cache->cache->embedded_source_size(document);
     if (!n) {
       set_error(n.error(), &code, msg, msg_size);
       return code;
@@ -239,7 +244,7 @@ int ilmap_embedded_source(const ilmap_cache* cache, uint32_t document, char* out
     if (size) *size = static_cast<size_t>(*n);
     if (*n > capacity) return ILMAP_OK;
     // The text fits the caller's buffer, which bounds what is unpacked.
-    auto text = cache->cache.embedded_source(document, *n);
+    auto text = cache->cache->embedded_source(document, *n);
     if (!text) {
       if (size) *size = 0;
       set_error(text.error(), &code, msg, msg_size);
@@ -254,8 +259,8 @@ int ilmap_embedded_source(const ilmap_cache* cache, uint32_t document, char* out
   }
 }
 
-uint32_t ilmap_method_count(const ilmap_cache* cache) { return cache ? cache->cache.method_count() : 0; }
-uint64_t ilmap_point_count(const ilmap_cache* cache) { return cache ? cache->cache.point_count() : 0; }
+uint32_t ilmap_method_count(const ilmap_cache* cache) { return cache ? cache->cache->method_count() : 0; }
+uint64_t ilmap_point_count(const ilmap_cache* cache) { return cache ? cache->cache->point_count() : 0; }
 
 // --- reverse line lookup (SPEC.md 6.2, 6.3) ---
 int ilmap_has_line_index(const ilmap_cache* cache) { return cache ? 1 : 0; }  // deprecated: open requires the index
@@ -270,14 +275,14 @@ int ilmap_lines(const ilmap_cache* cache, const char* document, size_t document_
   }
   try {
     std::vector<ilmap::LineMatch> found;
-    ilmap::Status s = cache->cache.lines(std::string_view(document ? document : "", document_len), line, column, found);
+    ilmap::Status s = cache->cache->lines(std::string_view(document ? document : "", document_len), line, column, found);
     if (!s) {
       set_error(s.error(), nullptr, msg, msg_size);
       return static_cast<int>(s.error().code);
     }
     for (size_t i = 0; i < found.size() && i < capacity; ++i) {
       const ilmap::LineMatch& m = found[i];
-      const std::string_view path = cache->cache.document_path(m.document);
+      const std::string_view path = cache->cache->document_path(m.document);
       out[i] = {m.token, m.il_offset, m.document, m.line, m.column, m.end_line, m.end_column, path.data(), path.size()};
     }
     if (count) *count = found.size();

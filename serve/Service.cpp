@@ -15,11 +15,6 @@
 namespace ilmap::serve {
 namespace {
 
-// The longest line given to the Symbolicator as one line: `ilmap symbolicate` reads in buffers
-// of this size and passes longer lines through unparsed, as pieces; so does the service, so
-// that both answer the same bytes.
-constexpr std::size_t kMaxLine = 256 * 1024;
-
 struct Route {
   std::string_view path;  // exact, or a prefix when it ends with '/'
   std::string_view allow; // the methods, as the Allow header lists them
@@ -112,20 +107,6 @@ bool bearer_ok(std::string_view authorization, std::string_view token) {
 // send them).
 bool is_sentry_type(std::string_view media) {
   return media == "application/json" || media == "application/x-sentry-envelope";
-}
-
-// Feeds `text` to `s` line by line, as `ilmap symbolicate` reads a file (see kMaxLine).
-void feed(symbolicate::Symbolicator& s, std::string_view text) {
-  while (!text.empty()) {
-    const std::size_t nl = text.find('\n');
-    const std::size_t len = nl == std::string_view::npos ? text.size() : nl + 1;
-    if (len <= kMaxLine) {
-      s.line(text.substr(0, len));
-    } else {
-      for (std::size_t at = 0; at < len; at += kMaxLine) s.line(text.substr(at, std::min(kMaxLine, len - at)), true);
-    }
-    text.remove_prefix(len);
-  }
 }
 
 }  // namespace
@@ -267,7 +248,7 @@ Response Service::symbolicate(const Request& request) {
   {
     const std::lock_guard<std::mutex> lock(index_mutex_);
     symbolicate::Symbolicator s(*index_, so, [&r](std::string_view out) { r.body.append(out); });
-    feed(s, request.body);
+    s.text(request.body);
     s.finish();
     stats = s.stats();
   }

@@ -597,6 +597,19 @@ void Symbolicator::hold(std::string_view l, bool fragment) {
   if (block_.size() > opt_.max_block_bytes || block_ends_.size() > opt_.max_block_lines) flush_block(true);
 }
 
+void Symbolicator::text(std::string_view text) {
+  while (!text.empty()) {
+    const std::size_t nl = text.find('\n');
+    const std::size_t len = nl == std::string_view::npos ? text.size() : nl + 1;
+    if (len <= kMaxLine) {
+      line(text.substr(0, len));
+    } else {
+      for (std::size_t at = 0; at < len; at += kMaxLine) line(text.substr(at, std::min(kMaxLine, len - at)), true);
+    }
+    text.remove_prefix(len);
+  }
+}
+
 void Symbolicator::line(std::string_view l, bool fragment) {
   ++line_no_;
   ++stats_.lines;

@@ -105,6 +105,11 @@ class Symbolicator {
   // line without "\n" that is not the last one is a fragment of an over-long line: the caller
   // passes those with `fragment` true and they go out unchanged.
   void line(std::string_view line, bool fragment = false);
+  // A whole text held in memory, given to line() as `ilmap symbolicate` reads a file: lines
+  // longer than kMaxLine bytes as fragments of that size (passed through unparsed), so that the
+  // service and the C API answer the same bytes as the command.
+  static constexpr std::size_t kMaxLine = 256 * 1024;
+  void text(std::string_view text);
   // Writes what is buffered (held ProductionStackTrace lines stay held): for a live stream,
   // when no more input is waiting.
   void flush();

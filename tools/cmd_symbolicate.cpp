@@ -49,7 +49,7 @@ bool use_color(const std::string& mode) {
   return ::isatty(STDOUT_FILENO) && !(no_color && *no_color);
 }
 
-constexpr std::size_t kReadBuffer = 256 * 1024;  // also the longest line parsed as a frame
+constexpr std::size_t kReadBuffer = sym::Symbolicator::kMaxLine;  // also the longest line parsed as a frame
 
 // True when a read of `fd` would not block: input is waiting (or the input has ended).
 bool input_waiting(int fd) {

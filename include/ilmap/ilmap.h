@@ -1,8 +1,20 @@
-/* ilmap/ilmap.h - C API of the ilmap cache reader.
+/* ilmap/ilmap.h - C API of ilmap: the cache reader, and compile, module resolution and
+ * symbolication of trace text.
  *
- * For tools in other languages: an opaque handle, plain C types, no exceptions. Strings in
+ * For tools in other languages: opaque handles, plain C types, no exceptions. Strings in
  * results point into the mapped cache and stay valid until ilmap_close(). All functions are
  * safe on corrupt caches: a cache that opens never makes a lookup read out of bounds.
+ *
+ * Results: a function that returns a status returns ILMAP_OK (0) on success, ILMAP_E_NOT_FOUND
+ * when what was asked for does not exist, and another ILMAP_E_* code for an error (with a
+ * message, where it takes msg). Functions of the first versions that answer "found" with 1 and
+ * "none" with 0 keep doing so for the programs built on them, and say so: ilmap_lookup and
+ * ilmap_lookup_row (their status form is ilmap_locate), ilmap_method_name, ilmap_mvid,
+ * ilmap_pdb_id, ilmap_changed, ilmap_file_changed, ilmap_has_line_index and
+ * ilmap_install_mapping_guard.
+ *
+ * Compile, module resolution and symbolication (the end of this file) are in libilmap.so; the
+ * static libilmap.a is the reader alone.
  */
 #ifndef ILMAP_ILMAP_H
 #define ILMAP_ILMAP_H
@@ -93,6 +105,11 @@ int ilmap_lookup(const ilmap_cache* cache, uint32_t token, uint32_t il_offset, i
 
 /* Same, by method row number (1-based). */
 int ilmap_lookup_row(const ilmap_cache* cache, uint32_t row, uint32_t il_offset, ilmap_location* out);
+
+/* ilmap_lookup with status results: ILMAP_OK and *out filled when there is an answer,
+ * ILMAP_E_NOT_FOUND when there is none (the cases ilmap_lookup answers 0 for), ILMAP_E_IO when
+ * the cache changed (ilmap_changed() is 1: open it again), ILMAP_E_USAGE for a NULL cache or out. */
+int ilmap_locate(const ilmap_cache* cache, uint32_t token, uint32_t il_offset, ilmap_location* out);
 
 /* Full check (checksum + structure). Returns ILMAP_OK or an error code. */
 int ilmap_verify(const ilmap_cache* cache, char* msg, size_t msg_size);
@@ -204,6 +221,105 @@ int ilmap_lines(const ilmap_cache* cache, const char* document, size_t document_
 
 uint32_t ilmap_method_count(const ilmap_cache* cache);
 uint64_t ilmap_point_count(const ilmap_cache* cache);
+
+/* ---- Compile, module resolution, symbolication (libilmap.so) -------------------------------
+ * What `ilmap compile` and `ilmap symbolicate` do, in process: the same code, the same answers
+ * (docs/library.md). Option structs begin with `size`, which the caller sets to
+ * sizeof(the struct) as its header declares it: later versions append fields, and read only
+ * those a caller's size covers. A NULL options pointer means every default. */
+
+typedef struct ilmap_compile_options {
+  size_t size;             /* sizeof(ilmap_compile_options) */
+  const char* pdb;         /* the PDB of a PE input, or NULL: where the PE's debug directory says */
+  const char* pe;          /* the PE of a PDB input (method names), or NULL: a same-named .dll or
+                              .exe beside the PDB whose CodeView entry names it */
+  const char* symbol_path; /* a PE's PDB not found locally is fetched from here, or NULL: none
+                              ("srv*CACHE*https://server;DIR", docs/symbol-stores.md) */
+  int embed_sources;       /* 1: store the PDB's embedded sources in the cache */
+  int force;               /* 1: write the cache even when it is up to date */
+} ilmap_compile_options;
+
+typedef struct ilmap_compile_result {
+  int up_to_date;  /* 1: the cache at output was already what this call would write: left alone */
+  uint64_t points; /* sequence points in the cache written (0 when up to date) */
+  uint64_t bytes;  /* bytes of the cache written (0 when up to date) */
+} ilmap_compile_result;
+
+/* Compiles `input` (a .dll/.exe with its PDB beside it, embedded, or fetched; a Portable or
+ * Windows PDB) into the cache file `output`, as `ilmap compile INPUT -o OUTPUT` does: atomically
+ * (an error never leaves a partial file), never over an input, folders created. Returns ILMAP_OK
+ * (result, if not NULL, filled; msg receives the warnings, one per line, such as method names
+ * not stored, or ""), ILMAP_E_NOT_FOUND (the PDB of a PE input is not found), ILMAP_E_MISMATCH
+ * (a PDB or PE of another build), ILMAP_E_USAGE (NULL or empty input or output, an option that
+ * does not apply, output = input), ILMAP_E_IO (a file cannot be read or written: a missing
+ * input too), or the code of a bad input (ILMAP_E_MALFORMED, ...); msg says what and where. These
+ * are the codes behind `ilmap compile`'s exit codes (README "Exit codes"). */
+int ilmap_compile(const char* input, const char* output, const ilmap_compile_options* options,
+                  ilmap_compile_result* result, char* msg, size_t msg_size);
+
+/* A symbolicator: the modules a trace names are looked for in `search` (files and folders: PEs,
+ * PDBs, caches, symbol stores), then on the symbol path; what is missing is compiled into
+ * `cache_dir` and reused there. Not thread-safe: one thread at a time per symbolicator (open one
+ * per thread; they may share the cache directory). */
+typedef struct ilmap_symbolicator ilmap_symbolicator;
+
+enum ilmap_symbolicate_flags {
+  ILMAP_SYMBOLICATE_COLUMNS = 1, /* ":line N:COL" (symbolicate --columns) */
+  ILMAP_SYMBOLICATE_URLS = 2,    /* the SourceLink URL instead of the path (--urls) */
+  ILMAP_SYMBOLICATE_JSON = 4     /* one JSON object per frame instead of the text (--json) */
+};
+
+typedef struct ilmap_symbolicator_options {
+  size_t size;                /* sizeof(ilmap_symbolicator_options) */
+  const char* const* search;  /* search_count paths, or NULL: the current directory */
+  size_t search_count;
+  const char* cache_dir;      /* NULL: the default ($XDG_CACHE_HOME/ilmap, else ~/.cache/ilmap) */
+  const char* symbol_path;    /* NULL: none (the environment is not read) */
+  unsigned flags;             /* ilmap_symbolicate_flags */
+  long download_timeout_s;    /* seconds a download may take in all; 0: 300 */
+} ilmap_symbolicator_options;
+
+/* NULL on failure, with *err (if not NULL) and msg set: ILMAP_E_NOT_FOUND (a search path does
+ * not exist), ILMAP_E_USAGE (a bad symbol path, unknown flags). */
+ilmap_symbolicator* ilmap_symbolicator_open(const ilmap_symbolicator_options* options, int* err, char* msg,
+                                            size_t msg_size);
+void ilmap_symbolicator_close(ilmap_symbolicator* symbolicator);
+
+typedef struct ilmap_symbolicate_stats {
+  uint64_t lines;      /* lines read */
+  uint64_t frames;     /* frames to resolve */
+  uint64_t resolved;   /* frames resolved */
+  uint64_t with_lines; /* frames that already had a line (left as they were) */
+} ilmap_symbolicate_stats;
+
+/* Symbolicates `len` bytes of trace or log text exactly as `ilmap symbolicate` prints them
+ * (docs/symbolicate.md): every frame found gets its file and line, every other byte stays. On
+ * ILMAP_OK, *out (free it with ilmap_free) holds *out_len bytes, NUL-terminated, and stats, if
+ * not NULL, is filled. ILMAP_E_USAGE for NULL arguments (text may be NULL when len is 0),
+ * ILMAP_E_IO when out of memory. A frame that cannot be resolved is no error: it stays as it
+ * was (the stats count it). */
+int ilmap_symbolicate(ilmap_symbolicator* symbolicator, const char* text, size_t len, char** out, size_t* out_len,
+                      ilmap_symbolicate_stats* stats);
+
+/* Frees what ilmap_symbolicate returned (NULL is ignored). */
+void ilmap_free(void* p);
+
+/* The kinds of module identity ilmap_find_module takes. */
+enum ilmap_module_kind {
+  ILMAP_MODULE_FILE_NAME = 0, /* "App.dll", as CoreCLR prints a frame's module */
+  ILMAP_MODULE_MVID = 1,      /* the module version id, "<guid>" as Mono prints it */
+  ILMAP_MODULE_DEBUG_ID = 2   /* "<guid>-<stamp as 8 hex>" (a Portable PDB) or "<guid>-<age hex>" */
+};
+
+/* The cache of a module, found as ilmap_symbolicate finds it (compiled into the cache directory
+ * when needed). `id` is `id_len` bytes; `name_hint` (may be NULL) is the PDB's or module's file
+ * name for a debug id: tried first, and the name a symbol server is asked under. Returns
+ * ILMAP_OK and *cache, a handle the symbolicator owns (valid until ilmap_symbolicator_close;
+ * ilmap_close leaves it alone), ILMAP_E_NOT_FOUND (msg says why: module not found, PDB id
+ * mismatch, no PDB), ILMAP_E_MALFORMED (a file that should answer is unreadable or corrupt) or
+ * ILMAP_E_USAGE (NULL arguments, an unknown kind, an MVID that is not a GUID). */
+int ilmap_find_module(ilmap_symbolicator* symbolicator, int kind, const char* id, size_t id_len, const char* name_hint,
+                      const ilmap_cache** cache, char* msg, size_t msg_size);
 
 #ifdef __cplusplus
 }

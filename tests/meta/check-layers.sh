@@ -21,6 +21,7 @@ declare -A allowed=(
   [symbols]="reader compiler decode support"
   [symbolicate]="symbols reader support"
   [serve]="symbolicate symbols reader support"
+  [capi]="symbolicate symbols reader compiler decode support"
   [tools]="serve symbolicate symbols reader compiler decode format support"
 )
 layer_of_include() {  # the layer an include path belongs to, or "" for a system/local header

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# capi_test.sh ILMAP CAPI_TEST REPO_ROOT - the C API's compile, symbolicate and module lookup
+# (libilmap.so, through capi_test.c) against what we did not write and what the program does:
+#   compile      the bytes of `ilmap compile` of the same PE; "up to date" the second time;
+#                the documented codes for a missing input (ILMAP_E_IO, ilmap compile's exit 2)
+#                and for output = input
+#   symbolicate  the runtime's recorded trace with IL offsets (corpus/traces) gives the
+#                runtime's own trace with lines (the recorder's own frames, not searched, stay),
+#                byte for byte, and the same bytes as `ilmap symbolicate`; with columns too
+#   module       a frame of corpus/runtime-frames.tsv (the runtime's file, line and column)
+#                through the module found by file name, by MVID and by debug id
+#   misuse       the codes the header documents for bad arguments
+# Exit 0 pass, 1 fail, 77 skip (corpus absent).
+set -euo pipefail
+export LC_ALL=C
+ilmap=$1 prog=$2 root=$3
+corpus=$root/corpus
+dll=$corpus/out/cs-frames/Ilmap.Corpus.Frames.dll
+traces=$corpus/traces
+[[ -f $dll && -f $traces/cs-frames.il-offsets.txt && -f $corpus/runtime-frames.tsv ]] || { echo "SKIP: corpus absent"; exit 77; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/ilmap-capi.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+export XDG_CACHE_HOME=$work/xdg HOME=$work/home
+fails=0
+check() {  # what got want
+  if [[ $2 == "$3" ]]; then echo "ok   $1"; else echo "FAIL $1: got '$2', want '$3'"; fails=$((fails + 1)); fi
+}
+
+# --- compile
+"$ilmap" compile -q "$dll" -o "$work/cli.ilmap"
+out=$("$prog" compile "$dll" "$work/c/api.ilmap")
+points=$("$ilmap" info "$work/cli.ilmap" | awk '$1 == "sequence_points:" { print $2 }')
+bytes=$(stat -c %s "$work/cli.ilmap")
+check "compile: status and counts" "$(head -n1 <<<"$out")" "status=0 up_to_date=0 points=$points bytes=$bytes"
+if cmp -s "$work/cli.ilmap" "$work/c/api.ilmap"; then echo "ok   compile: the bytes of ilmap compile"; else
+  echo "FAIL compile: the cache differs from ilmap compile's"; fails=$((fails + 1)); fi
+check "compile again: up to date" "$("$prog" compile "$dll" "$work/c/api.ilmap" | head -n1)" "status=0 up_to_date=1 points=0 bytes=0"
+check "compile again with force" "$("$prog" compile "$dll" "$work/c/api.ilmap" force | head -n1)" \
+  "status=0 up_to_date=0 points=$points bytes=$bytes"
+out=$("$prog" compile "$work/missing.dll" "$work/m.ilmap")
+check "compile a missing input: ILMAP_E_IO, as ilmap compile's exit 2" "$(head -n1 <<<"$out" | cut -d' ' -f1)" "status=2"
+grep -q "missing.dll" <<<"$out" && echo "ok   the message names the input" || { echo "FAIL message: $out"; fails=$((fails + 1)); }
+[[ ! -e $work/m.ilmap ]] && echo "ok   nothing written" || { echo "FAIL a cache was written"; fails=$((fails + 1)); }
+cp "$dll" "$work/copy.dll"; cp "${dll%.dll}.pdb" "$work/copy.pdb"
+check "compile over the input: ILMAP_E_USAGE" "$("$prog" compile "$work/copy.dll" "$work/copy.dll" | head -n1 | cut -d' ' -f1)" "status=1"
+cmp -s "$dll" "$work/copy.dll" && echo "ok   the input is untouched" || { echo "FAIL the input changed"; fails=$((fails + 1)); }
+
+# --- symbolicate: the recorded runtime traces
+t=$traces
+awk 'NR == FNR { il[FNR] = $0; next } { print (index(il[FNR], " in Ilmap.Trace.exe:token ") ? il[FNR] : $0) }' \
+    "$t/cs-frames.il-offsets.txt" "$t/cs-frames.lines.txt" >"$work/want"
+"$prog" symbolicate "$corpus/out/cs-frames" "$work/cache" "$t/cs-frames.il-offsets.txt" >"$work/got" 2>"$work/stats"
+if cmp -s "$work/want" "$work/got"; then echo "ok   symbolicate: the runtime's own trace"; else
+  echo "FAIL symbolicate differs from the runtime's trace (< runtime, > C API):"; diff "$work/want" "$work/got" | head -n 10
+  fails=$((fails + 1)); fi
+frames=$(grep -c ':token 0x' "$t/cs-frames.il-offsets.txt")
+own=$(grep -c ' in Ilmap.Trace.exe:token ' "$t/cs-frames.il-offsets.txt")
+check "symbolicate: stats" "$(cat "$work/stats")" \
+  "lines=$(wc -l <"$t/cs-frames.il-offsets.txt") frames=$frames resolved=$((frames - own)) with_lines=0"
+"$ilmap" symbolicate --columns --search "$corpus/out/cs-frames" --cache-dir "$work/cache2" "$t/cs-frames.il-offsets.txt" \
+  >"$work/cli-columns" 2>/dev/null
+"$prog" symbolicate "$corpus/out/cs-frames" "$work/cache" "$t/cs-frames.il-offsets.txt" columns >"$work/got-columns" 2>/dev/null
+if cmp -s "$work/cli-columns" "$work/got-columns" && grep -q ':line [0-9]*:[0-9]' "$work/got-columns"; then
+  echo "ok   symbolicate with columns: the bytes of ilmap symbolicate --columns"; else
+  echo "FAIL symbolicate with columns differs from ilmap symbolicate --columns"; fails=$((fails + 1)); fi
+
+# --- module lookup: the runtime's first frame with a line
+IFS=$'\t' read -r token il file line column < <(awk -F'\t' '
+  NR == 1 { sub(/^#/, ""); for (i = 1; i <= NF; i++) c[$i] = i; next }
+  $c["assembly"] == "Ilmap.Corpus.Frames" && $c["line"] + 0 > 0 {
+    print $c["token"] "\t" $c["il_offset"] "\t" $c["file"] "\t" $c["line"] "\t" $c["column"]; exit }' "$corpus/runtime-frames.tsv")
+mvid=$("$ilmap" info "$dll" | awk '$1 == "mvid:" { print $2 }')
+debug_id=$("$ilmap" info "$dll" | awk '$1 == "codeview_debug_id:" { print $2 }')
+want="status=0 $file:$line:$column"
+check "module by file name" "$("$prog" module "$corpus/out/cs-frames" "$work/cache" 0 Ilmap.Corpus.Frames.dll "$token" "$il")" "$want"
+check "module by MVID" "$("$prog" module "$corpus/out/cs-frames" "$work/cache" 1 "$mvid" "$token" "$il")" "$want"
+check "module by debug id" "$("$prog" module "$corpus/out/cs-frames" "$work/cache" 2 "$debug_id" "$token" "$il")" "$want"
+check "module by file name, no such method: ILMAP_E_NOT_FOUND" \
+  "$("$prog" module "$corpus/out/cs-frames" "$work/cache" 0 Ilmap.Corpus.Frames.dll 0x06ffffff 0)" "status=8"
+out=$("$prog" module "$corpus/out/cs-frames" "$work/cache" 2 "00000000-0000-0000-0000-000000000000-00000001" 0x06000001 0)
+check "module by an unknown debug id: ILMAP_E_NOT_FOUND" "$(cut -d' ' -f1 <<<"$out")" "status=8"
+
+# --- misuse
+if "$prog" misuse "$corpus/out/cs-frames" >"$work/misuse"; then cat "$work/misuse"; else
+  cat "$work/misuse"; fails=$((fails + 1)); fi
+
+[[ $fails -eq 0 ]] || { echo "$fails failed"; exit 1; }
+echo "all passed"
