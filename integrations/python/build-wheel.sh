@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # build-wheel.sh BUILD_DIR OUT_DIR - builds the wheel of the Python package ilmap into OUT_DIR
-# (ilmap-<version>-py3-none-<platform>.whl) with BUILD_DIR/reader/libilmap.so.1 inside it.
+# (ilmap-<version>-py3-none-<platform>.whl) with BUILD_DIR/capi/libilmap.so.1 inside it.
 # The package is copied to a temporary folder first, so the source tree gets no build files.
 # Uses Debian's python3 with python3-pip, python3-setuptools and python3-wheel (no network,
 # no build isolation). Prints the wheel's path last.
@@ -9,7 +9,7 @@ set -euo pipefail
 build=$1 out=$2
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 python=${ILMAP_PYTHON:-/usr/bin/python3}
-lib=$build/reader/libilmap.so.1
+lib=$build/capi/libilmap.so.1
 [[ -f $lib ]] || { echo "build-wheel: $lib not found (build the library first)" >&2; exit 1; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/ilmap-wheel.XXXXXX")

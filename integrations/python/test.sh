@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test.sh BUILD_DIR CORPUS - the Python package as its users get it: builds the wheel
-# (build-wheel.sh, bundling BUILD_DIR/reader/libilmap.so.1), installs it with pip from the file
+# (build-wheel.sh, bundling BUILD_DIR/capi/libilmap.so.1), installs it with pip from the file
 # alone (--no-index) into a fresh venv of Debian's python3 (--system-site-packages, for Debian's
 # pytest), and runs tests/test_ilmap.py from a temporary folder outside the source tree, so the
 # installed package is what is imported. The expected values are the .NET runtime's frames
@@ -22,7 +22,7 @@ for module in venv ensurepip pip pytest setuptools wheel; do
     || { echo "SKIP: python3 module $module missing (scripts/install-deps.sh installs python3-venv, python3-pip, python3-pytest, python3-setuptools, python3-wheel)"; exit 77; }
 done
 [[ -f $tsv && -f $manifest ]] || { echo "SKIP: $tsv or $manifest not found"; exit 77; }
-[[ -x $ilmap && -f $build/reader/libilmap.so.1 ]] || { echo "FAIL: $ilmap or $build/reader/libilmap.so.1 not built"; exit 1; }
+[[ -x $ilmap && -f $build/capi/libilmap.so.1 ]] || { echo "FAIL: $ilmap or $build/capi/libilmap.so.1 not built"; exit 1; }
 
 # One version: the package's is the project's.
 project_version=$(head -n 1 "$here/../../VERSION")
