@@ -5,7 +5,8 @@
 # pytest), and runs tests/test_ilmap.py from a temporary folder outside the source tree, so the
 # installed package is what is imported. The expected values are the .NET runtime's frames
 # (CORPUS/runtime-frames.tsv, CORPUS/traces) and what BUILD_DIR's `ilmap` prints (`info` of the
-# corpus PDB and PE, `lines`); the package's version must be the project's (VERSION).
+# corpus PDB and PE, `lines`, `compile`, `symbolicate`); the package's version must be the
+# project's (VERSION).
 # Exit 0 pass, 1 fail, 77 skip (python3 venv/pip/pytest or the corpus absent).
 set -euo pipefail
 export LC_ALL=C.UTF-8
@@ -90,6 +91,13 @@ source_file=$corpus/src/EmbeddedSources/Inventory.cs
 [[ -n $sources_pdb && -f $source_file ]] || { echo "FAIL: no embedded-sources PDB in $manifest, or no $source_file"; exit 1; }
 "$ilmap" compile -q --embed-sources "$corpus/$sources_pdb" -o "$data/sources.ilmap"
 echo "$source_file" >"$data/source"
+
+# compile and Symbolicator (the C API's compile and symbolicate): the PE, and what the program
+# prints for the same work.
+echo "$corpus/$dll" >"$data/pe_path"
+"$ilmap" info "$data/frames.ilmap" | awk '$1 == "sequence_points:" { print $2 }' >"$data/points"
+"$ilmap" symbolicate --columns --search "$(dirname "$corpus/$dll")" --cache-dir "$work/sym-cache" \
+  "$corpus/traces/cs-frames.il-offsets.txt" >"$data/symbolicate-columns.txt" 2>/dev/null
 
 # From outside the source tree, with nothing that could point at another copy of the package.
 cp "$here/tests/test_ilmap.py" "$work/run/"

@@ -4,11 +4,17 @@
     with ilmap.Cache("Ilmap.Corpus.Frames.ilmap") as cache:
         loc = cache.lookup(0x0600000A, 7)   # -> Location(file='/_/Frames/Scenarios.cs', line=37, ...)
 
-Caches are written by `ilmap compile`. See README.md beside this package.
+    ilmap.compile("bin/App.dll", "App.ilmap")            # what `ilmap compile` does, in process
+    with ilmap.Symbolicator(["bin"]) as s:
+        print(s.symbolicate(trace_text))                  # what `ilmap symbolicate` prints
+
+See README.md beside this package.
 """
 
 from ._cache import Cache, Error, Flavor, LineMatch, Location, Status
 from ._native import library_path
+from ._tools import CompileResult, Symbolicator, SymbolicateStats, compile
 from ._version import __version__
 
-__all__ = ["Cache", "Error", "Flavor", "LineMatch", "Location", "Status", "library_path", "__version__"]
+__all__ = ["Cache", "CompileResult", "Error", "Flavor", "LineMatch", "Location", "Status", "Symbolicator",
+           "SymbolicateStats", "compile", "library_path", "__version__"]

@@ -138,9 +138,10 @@ class Cache:
     # -- lifetime ------------------------------------------------------------------------------
 
     def close(self) -> None:
-        """Closes the cache (idempotent); later calls raise Error."""
+        """Closes the cache (idempotent); later calls raise Error. A cache a Symbolicator found
+        stays open in the Symbolicator (it keeps it until its own close)."""
         handle, self._handle = self._handle, None
-        if handle:
+        if handle and getattr(self, "_owner", None) is None:
             _lib.ilmap_close(handle)
 
     @property
@@ -164,9 +165,21 @@ class Cache:
         state = "closed" if self._handle is None else "open"
         return f"<ilmap.Cache {self._path!r} {state}>"
 
+    @classmethod
+    def _borrowed(cls, handle: int, owner: object, label: str) -> "Cache":
+        """A cache the C API lends (ilmap_find_module): it lives as long as `owner` is open."""
+        self = cls.__new__(cls)
+        self._handle = handle
+        self._path = label
+        self._owner = owner
+        return self
+
     def _h(self) -> int:
         if self._handle is None:
             raise Error(Status.USAGE, f"cache {self._path} is closed")
+        owner = getattr(self, "_owner", None)
+        if owner is not None and owner.closed:
+            raise Error(Status.USAGE, f"cache {self._path}: the Symbolicator that found it is closed")
         return self._handle
 
     # -- lookups -------------------------------------------------------------------------------
@@ -189,8 +202,11 @@ class Cache:
         if not 0 <= token <= 0xFFFFFFFF or il_offset < 0 or il_offset > 0xFFFFFFFF:
             return None
         loc = _native.Location()
-        if _lib.ilmap_lookup(h, token, il_offset, ctypes.byref(loc)) == 1:
+        status = _lib.ilmap_locate(h, token, il_offset, ctypes.byref(loc))
+        if status == Status.OK:
             return self._location(loc, token)
+        if status != Status.NOT_FOUND:  # the file changed under the cache (see `changed`)
+            return None
         if state_machines:
             return self._state_machine_lookup(token, il_offset)
         return None

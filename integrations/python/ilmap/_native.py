@@ -49,6 +49,46 @@ class LineMatch(ctypes.Structure):
     ]
 
 
+class CompileOptions(ctypes.Structure):
+    """struct ilmap_compile_options."""
+
+    _fields_ = [
+        ("size", ctypes.c_size_t),
+        ("pdb", ctypes.c_char_p),
+        ("pe", ctypes.c_char_p),
+        ("symbol_path", ctypes.c_char_p),
+        ("embed_sources", ctypes.c_int),
+        ("force", ctypes.c_int),
+    ]
+
+
+class CompileResult(ctypes.Structure):
+    """struct ilmap_compile_result."""
+
+    _fields_ = [("up_to_date", ctypes.c_int), ("points", ctypes.c_uint64), ("bytes", ctypes.c_uint64)]
+
+
+class SymbolicatorOptions(ctypes.Structure):
+    """struct ilmap_symbolicator_options."""
+
+    _fields_ = [
+        ("size", ctypes.c_size_t),
+        ("search", ctypes.POINTER(ctypes.c_char_p)),
+        ("search_count", ctypes.c_size_t),
+        ("cache_dir", ctypes.c_char_p),
+        ("symbol_path", ctypes.c_char_p),
+        ("flags", ctypes.c_uint),
+        ("download_timeout_s", ctypes.c_long),
+    ]
+
+
+class SymbolicateStats(ctypes.Structure):
+    """struct ilmap_symbolicate_stats."""
+
+    _fields_ = [("lines", ctypes.c_uint64), ("frames", ctypes.c_uint64), ("resolved", ctypes.c_uint64),
+                ("with_lines", ctypes.c_uint64)]
+
+
 def library_candidates() -> list[str]:
     """The paths or names tried, in order."""
     out = []
@@ -101,6 +141,7 @@ _fn("ilmap_close", None, _P)
 _fn("ilmap_changed", _INT, _P)
 _fn("ilmap_file_changed", _INT, _P)
 _fn("ilmap_lookup", _INT, _P, _U32, _U32, ctypes.POINTER(Location))
+_fn("ilmap_locate", _INT, _P, _U32, _U32, ctypes.POINTER(Location))
 _fn("ilmap_verify", _INT, _P, _CHARS, _SZ)
 _fn("ilmap_method_name", _INT, _P, _U32, _INT, ctypes.POINTER(_P), _PSZ)
 _fn("ilmap_find_method", _SZ, _P, ctypes.c_char_p, _SZ, ctypes.POINTER(_U32), _SZ)
@@ -117,3 +158,10 @@ _fn("ilmap_lines", _INT, _P, ctypes.c_char_p, _SZ, _U32, _U32, ctypes.POINTER(Li
     _SZ)
 _fn("ilmap_method_count", _U32, _P)
 _fn("ilmap_point_count", ctypes.c_uint64, _P)
+_fn("ilmap_compile", _INT, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(CompileOptions),
+    ctypes.POINTER(CompileResult), _CHARS, _SZ)
+_fn("ilmap_symbolicator_open", _P, ctypes.POINTER(SymbolicatorOptions), _PINT, _CHARS, _SZ)
+_fn("ilmap_symbolicator_close", None, _P)
+_fn("ilmap_symbolicate", _INT, _P, ctypes.c_char_p, _SZ, ctypes.POINTER(_P), _PSZ, ctypes.POINTER(SymbolicateStats))
+_fn("ilmap_free", None, _P)
+_fn("ilmap_find_module", _INT, _P, _INT, ctypes.c_char_p, _SZ, ctypes.c_char_p, ctypes.POINTER(_P), _CHARS, _SZ)

@@ -6,7 +6,9 @@ and what the `ilmap` program prints (`info` of the PDB and the PE, `lines`).
 Environment (set by test.sh): ILMAP_TEST_DIR holds frames.ilmap (compiled from the corpus PE,
 with names), pdb-only.ilmap (from the PDB alone), sources.ilmap (--embed-sources), identity
 ("key value" lines), lines.tsv (query, then `ilmap lines` output), source (the embedded file's
-path), not-a-cache; ILMAP_TEST_CORPUS is the corpus folder; ILMAP_TEST_VENV the venv.
+path), not-a-cache, pe_path (the corpus PE frames.ilmap was compiled from), points (its
+sequence points, as `ilmap info` counts them), symbolicate-columns.txt (`ilmap symbolicate
+--columns` of the runtime's IL-offset trace); ILMAP_TEST_CORPUS is the corpus folder; ILMAP_TEST_VENV the venv.
 """
 
 from __future__ import annotations
@@ -211,3 +213,99 @@ def test_verify_and_read_mode(cache):
     with c, pytest.raises(ilmap.Error) as e:
         c.verify()
     assert e.value.message
+
+
+# -- compile and symbolicate in process (ilmap.compile, ilmap.Symbolicator) ------------------------
+
+
+def pe_path() -> Path:
+    return Path((DIR / "pe_path").read_text().strip())
+
+
+def test_compile_equals_ilmap_compile(tmp_path):
+    out = tmp_path / "sub" / "frames.ilmap"
+    r = ilmap.compile(pe_path(), out)
+    assert out.read_bytes() == (DIR / "frames.ilmap").read_bytes()
+    assert (r.up_to_date, r.points, r.bytes) == (False, int((DIR / "points").read_text()), out.stat().st_size)
+    assert r.warnings == []
+    again = ilmap.compile(pe_path(), out)
+    assert (again.up_to_date, again.points, again.bytes) == (True, 0, 0)
+    assert ilmap.compile(pe_path(), out, force=True).up_to_date is False
+
+
+def test_compile_errors_carry_the_programs_codes(tmp_path):
+    with pytest.raises(ilmap.Error) as e:
+        ilmap.compile(tmp_path / "Missing.dll", tmp_path / "m.ilmap")
+    assert e.value.code == ilmap.Status.IO and "Missing.dll" in e.value.message
+    alone = tmp_path / pe_path().name
+    alone.write_bytes(pe_path().read_bytes())  # the PE without its PDB
+    with pytest.raises(ilmap.Error) as e:
+        ilmap.compile(alone, tmp_path / "a.ilmap")
+    assert e.value.code == ilmap.Status.NOT_FOUND
+    with pytest.raises(ilmap.Error) as e:
+        ilmap.compile(alone, alone)
+    assert e.value.code in (ilmap.Status.NOT_FOUND, ilmap.Status.USAGE)
+    assert not (tmp_path / "m.ilmap").exists() and not (tmp_path / "a.ilmap").exists()
+
+
+def runtime_traces():
+    traces = CORPUS / "traces"
+    return ((traces / "cs-frames.il-offsets.txt").read_text(encoding="utf-8"),
+            (traces / "cs-frames.lines.txt").read_text(encoding="utf-8"))
+
+
+def test_symbolicator_gives_the_runtimes_own_trace(tmp_path):
+    """The runtime's trace with IL offsets, symbolicated, is the trace the runtime printed with
+    the PDB, but for the recording program's own frames (not searched: left as they were)."""
+    il_text, lines_text = runtime_traces()
+    want = "".join(il if " in Ilmap.Trace.exe:token " in il else ln
+                   for il, ln in zip(il_text.splitlines(keepends=True), lines_text.splitlines(keepends=True)))
+    frames = il_text.count(":token 0x")
+    own = il_text.count(" in Ilmap.Trace.exe:token ")
+    with ilmap.Symbolicator([pe_path().parent], cache_dir=tmp_path / "cache") as s:
+        assert s.symbolicate(il_text) == want
+        assert (s.stats.frames, s.stats.resolved) == (frames, frames - own)
+        assert s.symbolicate(il_text.encode()) == want.encode()
+        assert s.symbolicate("") == ""
+
+
+def test_symbolicator_columns_equals_ilmap_symbolicate(tmp_path):
+    il_text, _ = runtime_traces()
+    with ilmap.Symbolicator([pe_path().parent], cache_dir=tmp_path / "cache", columns=True) as s:
+        got = s.symbolicate(il_text)
+    assert got == (DIR / "symbolicate-columns.txt").read_text(encoding="utf-8")
+    assert re.search(r":line \d+:\d+$", got, re.M)
+
+
+def test_find_module_by_each_identity(tmp_path):
+    row = next(r for r in csv.DictReader((CORPUS / "runtime-frames.tsv").open(newline=""), delimiter="\t")
+               if r["assembly"] == "Ilmap.Corpus.Frames" and r["line"])
+    ident = identity()
+    with ilmap.Symbolicator([pe_path().parent], cache_dir=tmp_path / "cache") as s:
+        for how in ({"file_name": pe_path().name}, {"mvid": ident["mvid"]}, {"debug_id": ident["debug_id"]}):
+            cache = s.find_module(**how)
+            loc = cache.lookup(int(row["token"], 16), int(row["il_offset"]))
+            assert (loc.file, loc.line, loc.column) == (row["file"], int(row["line"]), int(row["column"])), how
+            cache.close()  # leaves the module to the Symbolicator: found again, it works
+            assert s.find_module(**how).lookup(int(row["token"], 16), int(row["il_offset"])) == loc
+        with pytest.raises(ilmap.Error) as e:
+            s.find_module(file_name="NoSuchModule.dll")
+        assert e.value.code == ilmap.Status.NOT_FOUND and "NoSuchModule.dll" in e.value.message
+        with pytest.raises(ilmap.Error) as e:
+            s.find_module(mvid="not-a-guid")
+        assert e.value.code == ilmap.Status.USAGE
+        with pytest.raises(ilmap.Error):
+            s.find_module()
+        kept = s.find_module(file_name=pe_path().name)
+    with pytest.raises(ilmap.Error) as e:
+        kept.lookup(int(row["token"], 16), int(row["il_offset"]))
+    assert e.value.code == ilmap.Status.USAGE and "closed" in e.value.message
+
+
+def test_symbolicator_refuses_a_missing_search_path(tmp_path):
+    with pytest.raises(ilmap.Error) as e:
+        ilmap.Symbolicator([tmp_path / "nowhere"])
+    assert e.value.code == ilmap.Status.NOT_FOUND
+    with pytest.raises(ilmap.Error) as e:
+        ilmap.Symbolicator(symbol_path="srv*ftp://example.invalid/x")
+    assert e.value.code == ilmap.Status.USAGE
