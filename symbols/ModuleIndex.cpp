@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <chrono>
 #include <filesystem>
 
 #include "support/AtomicFile.h"
@@ -49,18 +50,39 @@ const char* miss_name(Miss m) noexcept {
 }
 
 struct ModuleIndex::Impl : search::SearchSet {
+  using Clock = std::chrono::steady_clock;
+  // An answer and when it was worked out (a miss is worked out again after opt.miss_ttl_s).
+  struct Memo {
+    ModuleAnswer answer;
+    Clock::time_point at;
+  };
   ModuleIndexOptions opt;
-  std::unordered_map<std::string, ModuleAnswer> answers;
+  std::unordered_map<std::string, Memo> answers;
   ModuleAnswer scratch;  // the last answer not memoized
 
-  const ModuleAnswer& remember(std::string key, ModuleAnswer a) {
-    if (answers.size() >= kMaxAnswers) {
+  bool stands(const Memo& m) const {
+    return m.answer.miss == Miss::kNone || opt.miss_ttl_s < 0 || Clock::now() - m.at < std::chrono::seconds(opt.miss_ttl_s);
+  }
+  // The memoized answer of `key`, or what `compute` gives, memoized. A miss past its time is
+  // worked out again in place (unordered_map nodes stay put: references given out stay valid).
+  template <class F>
+  const ModuleAnswer& memoized(std::unordered_map<std::string, Memo>& memo, std::string key, F&& compute) {
+    if (auto it = memo.find(key); it != memo.end()) {
+      Memo& m = it->second;  // compute() may insert (a rehash moves iterators, not nodes)
+      if (!stands(m)) {
+        ModuleAnswer a = compute();
+        m = Memo{std::move(a), Clock::now()};
+      }
+      return m.answer;
+    }
+    ModuleAnswer a = compute();
+    if (memo.size() >= kMaxAnswers) {
       scratch = std::move(a);
       return scratch;
     }
-    return answers.emplace(std::move(key), std::move(a)).first->second;
+    return memo.emplace(std::move(key), Memo{std::move(a), Clock::now()}).first->second.answer;
   }
-  std::unordered_map<std::string, ModuleAnswer> pe_answers;  // by PE path
+  std::unordered_map<std::string, Memo> pe_answers;  // by PE path
   std::optional<std::vector<const Cache*>> with_names;
   std::optional<ModuleResolver> resolver;
   ModuleIndexStats stats;
@@ -258,9 +280,7 @@ struct ModuleIndex::Impl : search::SearchSet {
   }
 
   const ModuleAnswer& answer_pe(Entry& e) {
-    auto it = pe_answers.find(e.path);
-    if (it != pe_answers.end()) return it->second;
-    const ModuleAnswer& a = pe_answers.emplace(e.path, answer_pe_uncached(e)).first->second;
+    const ModuleAnswer& a = memoized(pe_answers, e.path, [&] { return answer_pe_uncached(e); });
     if (a.cache) pe_files.emplace(a.cache, e.path);  // the first PE answered by a cache names it
     return a;
   }
@@ -417,62 +437,62 @@ const ModuleIndexStats& ModuleIndex::stats() const {
 
 const ModuleAnswer& ModuleIndex::by_file_name(std::string_view module_file) {
   std::string key = "f:" + ascii_lower(module_file);
-  if (auto it = impl_->answers.find(key); it != impl_->answers.end()) return it->second;
   const std::string want = key.substr(2);
-  ModuleAnswer best;
-  best.detail = "no file named " + std::string(module_file) + " in the search set";
-  for (std::size_t i : Impl::at(impl_->by_name, want)) {
-    Entry& e = impl_->entries[i];
-    if (e.kind != Kind::kPe) continue;
-    Impl::prefer(best, impl_->answer_pe(e));
-    if (best.miss == Miss::kNone) break;
-  }
-  if (best.miss == Miss::kModuleNotFound) {
-    for (std::size_t i : Impl::at(impl_->by_stem, stem_of(want))) {
+  return impl_->memoized(impl_->answers, std::move(key), [&] {
+    ModuleAnswer best;
+    best.detail = "no file named " + std::string(module_file) + " in the search set";
+    for (std::size_t i : Impl::at(impl_->by_name, want)) {
       Entry& e = impl_->entries[i];
-      if (e.kind == Kind::kCache) {
-        impl_->load(e);
-        if (e.cache && e.pe_name == want) {
-          best = {e.cache, Miss::kNone, {}};
-          break;
+      if (e.kind != Kind::kPe) continue;
+      Impl::prefer(best, impl_->answer_pe(e));
+      if (best.miss == Miss::kNone) break;
+    }
+    if (best.miss == Miss::kModuleNotFound) {
+      for (std::size_t i : Impl::at(impl_->by_stem, stem_of(want))) {
+        Entry& e = impl_->entries[i];
+        if (e.kind == Kind::kCache) {
+          impl_->load(e);
+          if (e.cache && e.pe_name == want) {
+            best = {e.cache, Miss::kNone, {}};
+            break;
+          }
         }
       }
     }
-  }
-  return impl_->remember(std::move(key), std::move(best));
+    return best;
+  });
 }
 
 const ModuleAnswer& ModuleIndex::by_mvid(const Guid& mvid) {
   std::string key = "m:" + guid_to_n(mvid);
-  if (auto it = impl_->answers.find(key); it != impl_->answers.end()) return it->second;
-  ModuleAnswer best;
-  best.detail = "no PE or cache of the search set has MVID " + guid_to_n(mvid);
-  for (std::size_t i : Impl::at(impl_->mvid_index(), Impl::key_of(mvid))) {
-    Entry& e = impl_->entries[i];
-    if (e.kind == Kind::kCache) {
-      if (e.cache->has_method_names()) Impl::prefer(best, {e.cache, Miss::kNone, {}});
-    } else {
-      Impl::prefer(best, impl_->answer_pe(e));
+  return impl_->memoized(impl_->answers, std::move(key), [&] {
+    ModuleAnswer best;
+    best.detail = "no PE or cache of the search set has MVID " + guid_to_n(mvid);
+    for (std::size_t i : Impl::at(impl_->mvid_index(), Impl::key_of(mvid))) {
+      Entry& e = impl_->entries[i];
+      if (e.kind == Kind::kCache) {
+        if (e.cache->has_method_names()) Impl::prefer(best, {e.cache, Miss::kNone, {}});
+      } else {
+        Impl::prefer(best, impl_->answer_pe(e));
+      }
+      if (best.miss == Miss::kNone) break;
     }
-    if (best.miss == Miss::kNone) break;
-  }
-  return impl_->remember(std::move(key), std::move(best));
+    return best;
+  });
 }
 
 const ModuleAnswer& ModuleIndex::by_codeview(const Guid& guid, std::uint32_t age, std::string_view name_hint) {
   std::string key = "c:" + guid_to_n(guid) + "/" + std::to_string(age);
-  if (auto it = impl_->answers.find(key); it != impl_->answers.end()) return it->second;
-  ModuleAnswer a = impl_->find_by_id(guid, std::nullopt, age, name_hint);
-  return impl_->remember(std::move(key), std::move(a));
+  return impl_->memoized(impl_->answers, std::move(key),
+                         [&] { return impl_->find_by_id(guid, std::nullopt, age, name_hint); });
 }
 
 const ModuleAnswer& ModuleIndex::by_pdb_id(const std::array<std::uint8_t, 20>& pdb_id, std::string_view name_hint) {
   std::string key = "p:" + hex_lower(pdb_id) + "/" + ascii_lower(name_hint);
-  if (auto it = impl_->answers.find(key); it != impl_->answers.end()) return it->second;
   Guid g{};
   std::copy(pdb_id.begin(), pdb_id.begin() + 16, g.begin());
-  ModuleAnswer a = impl_->find_by_id(g, tail_of(pdb_id), std::nullopt, name_hint);
-  return impl_->remember(std::move(key), std::move(a));
+  return impl_->memoized(impl_->answers, std::move(key),
+                         [&] { return impl_->find_by_id(g, tail_of(pdb_id), std::nullopt, name_hint); });
 }
 
 std::optional<DebugId> parse_debug_id(std::string_view text) noexcept {
@@ -531,21 +551,22 @@ const std::vector<const Cache*>& ModuleIndex::all_with_names() {
 
 const ModuleAnswer& ModuleIndex::by_path(const std::string& path) {
   std::string key = "p:" + path;
-  if (auto it = impl_->answers.find(key); it != impl_->answers.end()) return it->second;
-  ModuleAnswer a{nullptr, Miss::kModuleNotFound, path + ": not in the search set"};
-  for (Entry& e : impl_->entries) {
-    if (e.path != path) continue;
-    if (e.kind == Kind::kPe) {
-      a = impl_->answer_pe(e);
-    } else if (e.kind == Kind::kPdb) {
-      a = impl_->answer_pdb(e);
-    } else {
-      impl_->load(e);
-      a = e.cache ? ModuleAnswer{e.cache, Miss::kNone, {}} : ModuleAnswer{nullptr, Miss::kBadFile, e.error};
+  return impl_->memoized(impl_->answers, std::move(key), [&] {
+    ModuleAnswer a{nullptr, Miss::kModuleNotFound, path + ": not in the search set"};
+    for (Entry& e : impl_->entries) {
+      if (e.path != path) continue;
+      if (e.kind == Kind::kPe) {
+        a = impl_->answer_pe(e);
+      } else if (e.kind == Kind::kPdb) {
+        a = impl_->answer_pdb(e);
+      } else {
+        impl_->load(e);
+        a = e.cache ? ModuleAnswer{e.cache, Miss::kNone, {}} : ModuleAnswer{nullptr, Miss::kBadFile, e.error};
+      }
+      break;
     }
-    break;
-  }
-  return impl_->remember(std::move(key), std::move(a));
+    return a;
+  });
 }
 
 std::string ModuleIndex::file_of(const Cache* cache) const {

@@ -15,7 +15,8 @@
 // from a PDB whose id differs from the one the PE's CodeView entry (or the trace) names: that
 // is Miss::kPdbMismatch. Answers are memoized per identity (a query is a hash lookup after the
 // first; at most 65,536 answers are kept), and Cache pointers live as long as the index. A
-// reference returned past that bound may be overwritten by the next query.
+// reference returned past that bound may be overwritten by the next query; one to a miss may be
+// overwritten by a later query that works it out again (ModuleIndexOptions::miss_ttl_s).
 #pragma once
 
 #include <array>
@@ -62,6 +63,11 @@ struct ModuleIndexOptions {
   // ready cache without them is compiled again (as often as asked, for a PDB that has none:
   // a cache cannot tell "none" from "not asked for").
   bool embed_sources = false;
+  // How long an answer that found no cache (any Miss) stands: -1, for the index's life (a
+  // command's one run); N >= 0, it is worked out again when asked N seconds or more after it was
+  // (a service, whose symbol server may come back or gain the PDB). Answers that found a cache
+  // stand for the index's life.
+  long miss_ttl_s = -1;
 };
 
 struct ModuleIndexStats {

@@ -32,6 +32,7 @@ struct ServeArgs {
   unsigned max_concurrent = 8;
   unsigned max_connections = 64;
   unsigned timeout_s = 30;
+  long miss_ttl_s = 60;
   std::string token_file;
   bool verbose = false;
 };
@@ -101,6 +102,7 @@ int run_serve(const ServeArgs& a) {
     io.symbol_path = std::move(*sp);
   }
   io.http.total_timeout_s = a.download_timeout_s;
+  io.miss_ttl_s = a.miss_ttl_s;
   if (a.verbose) io.note = log_line;
   auto index = symbols::ModuleIndex::create(std::move(io));
   if (!index) return report_error(index.error());
@@ -181,6 +183,10 @@ void register_serve(CLI::App& app, int& rc) {
                   "Seconds a connection may stay idle (a slow client) before it is closed, and the longest wait "
                   "for requests in flight at SIGTERM (default 30)")
       ->check(CLI::Range(1u, 86400u));
+  cmd->add_option("--miss-ttl", a->miss_ttl_s,
+                  "Seconds a module that was not found (not in the search set, symbol server down or without it, "
+                  "a bad file) stays not found before it is looked for again (default 60; 0: every request)")
+      ->check(CLI::Range(0L, 86400L * 365));
   cmd->add_option("--token-file", a->token_file,
                   "File whose first line is a bearer token every request but /healthz and /readyz must send "
                   "(Authorization: Bearer TOKEN); else 401");
