@@ -64,9 +64,12 @@ internal static unsafe partial class Native
     /// which platform and what to do, unless ILMAP_LIBRARY named the file (then that file is at
     /// fault, and the loader's own DllNotFoundException says why).
     /// </summary>
-    internal static Exception NotLoaded(DllNotFoundException e)
+    internal static Exception NotLoaded(DllNotFoundException e) =>
+        NotLoaded(e, Environment.GetEnvironmentVariable(EnvironmentVariable));
+
+    internal static Exception NotLoaded(DllNotFoundException e, string? explicitPath)
     {
-        if (!string.IsNullOrEmpty(Environment.GetEnvironmentVariable(EnvironmentVariable)))
+        if (!string.IsNullOrEmpty(explicitPath))
             return e;
         return new PlatformNotSupportedException(
             $"Ilmap: the native reader needs libilmap, which the Ilmap package carries for linux-x64 only, and none " +
