@@ -36,6 +36,7 @@ pdb="$corpus/out/cs-frames/Ilmap.Corpus.Frames.pdb"
 # A package folder of our own: every run installs the package packed now.
 export NUGET_PACKAGES="$out/packages"
 project="$here/Ilmap.Tool/Ilmap.Tool.csproj"
+[ -f "$project" ] || fail "no $project"
 if ! dotnet restore "$project" "${ilmap_restore_args[@]}" --artifacts-path "$out/pack" -v q \
         "${ilmap_build_args[@]}" >"$out/restore.log" 2>&1; then
     cat "$out/restore.log"
