@@ -21,9 +21,10 @@
 #   8. IlmapShowILOffsets=true puts the runtime's switch into Sample.runtimeconfig.json, and the
 #      sample without its PDB prints "token 0x...+0x..." in its exception's stack trace, which
 #      `ilmap lookup` resolves to the line of the throw; without the property it prints none;
-#   9. a library packed with IncludeSymbols=true, SymbolPackageFormat=snupkg and
-#      IlmapInSymbolPackage=true has its .ilmap in the .snupkg beside its .pdb (and not in the
-#      .nupkg); without IlmapInSymbolPackage its .snupkg holds the .pdb alone.
+#   9. a library for net10.0 and net8.0 packed with IncludeSymbols=true, SymbolPackageFormat=snupkg
+#      and IlmapInSymbolPackage=true has each framework's .ilmap in the .snupkg beside its .pdb
+#      (and not in the .nupkg), and so in a .symbols.nupkg; without IlmapInSymbolPackage its
+#      .snupkg holds the .pdbs alone.
 # Exit 77 (skip) without dotnet or when the packages cannot be restored.
 set -euo pipefail
 if [ $# -ne 3 ]; then
@@ -312,7 +313,7 @@ cp "$s/NuGet.config" "$s/Directory.Build.props" "$s/Directory.Build.targets" "$l
 cat >"$lib/Lib.csproj" <<XML2
 <Project Sdk="Microsoft.NET.Sdk">
   <PropertyGroup>
-    <TargetFramework>net10.0</TargetFramework>
+    <TargetFrameworks>net10.0;net8.0</TargetFrameworks>
     <IncludeSymbols>true</IncludeSymbols>
     <SymbolPackageFormat>snupkg</SymbolPackageFormat>
   </PropertyGroup>
@@ -331,13 +332,20 @@ grep -q ' lib/net10.0/Lib.pdb$' "$out/snupkg-plain.txt" || { cat "$out/snupkg-pl
 dotnet pack "$lib/Lib.csproj" -c Release -o "$lib/feed" -p:IlmapInSymbolPackage=true "${ilmap_build_args[@]}" -v q \
     >"$out/pack9.log" 2>&1 || { cat "$out/pack9.log"; fail "dotnet pack of the library with IlmapInSymbolPackage=true"; }
 unzip -l "$lib/feed/Lib.1.0.0.snupkg" >"$out/snupkg.txt" || fail "no Lib.1.0.0.snupkg"
-grep -q ' lib/net10.0/Lib.pdb$' "$out/snupkg.txt" || { cat "$out/snupkg.txt"; fail "the .snupkg lacks lib/net10.0/Lib.pdb"; }
-grep -q ' lib/net10.0/Lib.ilmap$' "$out/snupkg.txt" || { cat "$out/snupkg.txt"; fail "the .snupkg lacks lib/net10.0/Lib.ilmap"; }
 unzip -p "$lib/feed/Lib.1.0.0.snupkg" '\[Content_Types\].xml' | grep -q 'Extension="ilmap"' \
     || fail "the .snupkg's [Content_Types].xml lacks the .ilmap extension"
 ! unzip -l "$lib/feed/Lib.1.0.0.nupkg" | grep -n 'ilmap' || fail "the .nupkg carries the cache or the ilmap program"
-cmp <(unzip -p "$lib/feed/Lib.1.0.0.snupkg" lib/net10.0/Lib.ilmap) "$lib/bin/Release/net10.0/Lib.ilmap" \
-    || fail "the cache in the .snupkg is not the one built"
-grep 'lib/net10.0/Lib\.' "$out/snupkg.txt"
+# The legacy format, .symbols.nupkg, takes the cache through NuGet's own filter.
+dotnet pack "$lib/Lib.csproj" -c Release -o "$lib/feed-legacy" -p:IlmapInSymbolPackage=true -p:SymbolPackageFormat=symbols.nupkg \
+    "${ilmap_build_args[@]}" -v q >"$out/pack9b.log" 2>&1 || { cat "$out/pack9b.log"; fail "dotnet pack of the library (symbols.nupkg)"; }
+for tfm in net10.0 net8.0; do
+    grep -q " lib/$tfm/Lib.pdb\$" "$out/snupkg.txt" || { cat "$out/snupkg.txt"; fail "the .snupkg lacks lib/$tfm/Lib.pdb"; }
+    grep -q " lib/$tfm/Lib.ilmap\$" "$out/snupkg.txt" || { cat "$out/snupkg.txt"; fail "the .snupkg lacks lib/$tfm/Lib.ilmap"; }
+    cmp <(unzip -p "$lib/feed/Lib.1.0.0.snupkg" "lib/$tfm/Lib.ilmap") "$lib/bin/Release/$tfm/Lib.ilmap" \
+        || fail "the $tfm cache in the .snupkg is not the one built"
+    cmp <(unzip -p "$lib/feed-legacy/Lib.1.0.0.symbols.nupkg" "lib/$tfm/Lib.ilmap") "$lib/bin/Release/$tfm/Lib.ilmap" \
+        || fail "the $tfm cache is not in the .symbols.nupkg"
+done
+grep 'lib/net.*/Lib\.' "$out/snupkg.txt"
 echo "ok"
 echo "Ilmap.Build: 9 passed, 0 failed"
