@@ -11,7 +11,8 @@
 #      standard output and exit code as ILMAP_EXE on that cache;
 #   3. returns the program's exit code and message for an unknown command and a missing file;
 #   4. gives the packed program back its executable bit when it lost it;
-#   5. without a program for the machine's RID, prints one line and exits 1.
+#   5. without a program for the machine's RID, prints one line and exits 1;
+#   6. hands SIGTERM on to the program and exits as it does (143).
 # Exit 77 (skip) without dotnet or when the pack's packages cannot be restored.
 set -euo pipefail
 if [ $# -ne 3 ]; then
@@ -141,4 +142,27 @@ grep -q '^ilmap: error: this package has no ilmap program for .*(it carries: lin
     || { cat "$w/none.err"; fail "without a program: the message does not say so"; }
 cat "$w/none.err"
 echo "ok"
-echo "ilmap tool: 5 passed, 0 failed"
+echo "== 6. SIGTERM to the launcher reaches the program"
+# A batch lookup waits on its standard input (a FIFO held open by a writer of ours).
+rm -f "$w/fifo" && mkfifo "$w/fifo"
+sleep 120 >"$w/fifo" &
+holder=$!
+"$tool" lookup "$w/tool.ilmap" <"$w/fifo" >/dev/null 2>&1 &
+launcher=$!
+child=
+for _ in $(seq 1 100); do
+    child=$(pgrep -P "$launcher" || true)
+    [ -n "$child" ] && break
+    sleep 0.1
+done
+[ -n "$child" ] || { kill "$launcher" "$holder" 2>/dev/null; fail "the launcher started no program"; }
+kill -TERM "$launcher"
+set +e
+wait "$launcher"; rc=$?
+set -e
+kill "$holder" 2>/dev/null || true
+wait "$holder" 2>/dev/null || true
+[ "$rc" = 143 ] || fail "the launcher, sent SIGTERM, exits $rc, not 143 (the program's death by SIGTERM)"
+! kill -0 "$child" 2>/dev/null || fail "the program ($child) still runs after the launcher's SIGTERM"
+echo "ok: exit $rc, the program ended"
+echo "ilmap tool: 6 passed, 0 failed"
