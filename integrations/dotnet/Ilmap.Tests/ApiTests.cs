@@ -159,4 +159,20 @@ public class ApiTests
         for (int row = 1; row <= cache.MethodCount; row++)
             Assert.False(cache.TryLookupRow(row, -1, out _));
     }
+
+    // The native reader where no libilmap loads: a PlatformNotSupportedException that says what to
+    // do, unless ILMAP_LIBRARY named the file (its own load error then tells what is wrong with it).
+    // The decision alone: this process has libilmap loaded (ILMAP_LIBRARY), so the failing load
+    // itself is run by test-build.sh, in a copy of an app without the native library.
+    [Fact]
+    public void NativeReaderWithoutLibraryIsNotSupported()
+    {
+        var load = new DllNotFoundException("Unable to load shared library 'ilmap'");
+        var e = Assert.IsType<PlatformNotSupportedException>(Native.NotLoaded(load, null));
+        Assert.Same(load, e.InnerException);
+        Assert.Contains("linux-x64 only", e.Message);
+        Assert.Contains("ILMAP_LIBRARY", e.Message);
+        Assert.Contains("IlmapReader.Managed", e.Message);
+        Assert.Same(load, Native.NotLoaded(load, "/nowhere/libilmap.so"));
+    }
 }

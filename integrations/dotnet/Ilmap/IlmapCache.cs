@@ -40,6 +40,8 @@ public sealed class IlmapCache : IDisposable
     /// <see cref="IlmapReader.Native"/> (libilmap, which must then be loadable).
     /// </summary>
     /// <exception cref="IlmapException">The file is missing, unreadable, or not a valid cache.</exception>
+    /// <exception cref="PlatformNotSupportedException">The native reader was asked for and no libilmap
+    /// loads here (the package carries it for linux-x64 only).</exception>
     public static IlmapCache Open(string path, IlmapReader reader, IlmapOpenMode mode = IlmapOpenMode.Map)
     {
         ArgumentNullException.ThrowIfNull(path);
@@ -225,10 +227,18 @@ public sealed class IlmapCache : IDisposable
     /// turns true. <see cref="IlmapOpenMode.Read"/> avoids the question altogether, and the
     /// managed reader never maps the file. Returns false when the handler could not be installed.
     /// </summary>
+    /// <exception cref="PlatformNotSupportedException">No libilmap loads here.</exception>
     public static bool InstallMappingGuard()
     {
         Native.EnsureResolver();
-        return Native.InstallMappingGuard() != 0;
+        try
+        {
+            return Native.InstallMappingGuard() != 0;
+        }
+        catch (DllNotFoundException e)
+        {
+            throw Native.NotLoaded(e);
+        }
     }
 
     /// <summary>

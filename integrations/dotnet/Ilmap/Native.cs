@@ -1,7 +1,8 @@
 // P/Invoke declarations of include/ilmap/ilmap.h, and where the native library comes from.
 // The library is "ilmap": libilmap.so beside the application or under runtimes/linux-x64/native
 // (the NuGet layout), else the installed libilmap.so.1 (its SONAME), or the file named by the
-// ILMAP_LIBRARY environment variable when that is set.
+// ILMAP_LIBRARY environment variable when that is set. Where none of these loads (the package
+// carries libilmap for linux-x64 only), the native reader throws PlatformNotSupportedException.
 using System;
 using System.Reflection;
 using System.Runtime.InteropServices;
@@ -57,6 +58,24 @@ internal static unsafe partial class Native
 
     /// <summary>Runs the static constructor (installs the resolver) before the first call.</summary>
     internal static void EnsureResolver() { }
+
+    /// <summary>
+    /// What a first call that could not load libilmap throws: PlatformNotSupportedException, saying
+    /// which platform and what to do, unless ILMAP_LIBRARY named the file (then that file is at
+    /// fault, and the loader's own DllNotFoundException says why).
+    /// </summary>
+    internal static Exception NotLoaded(DllNotFoundException e) =>
+        NotLoaded(e, Environment.GetEnvironmentVariable(EnvironmentVariable));
+
+    internal static Exception NotLoaded(DllNotFoundException e, string? explicitPath)
+    {
+        if (!string.IsNullOrEmpty(explicitPath))
+            return e;
+        return new PlatformNotSupportedException(
+            $"Ilmap: the native reader needs libilmap, which the Ilmap package carries for linux-x64 only, and none " +
+            $"could be loaded on {RuntimeInformation.RuntimeIdentifier}: install libilmap.so.1, set {EnvironmentVariable} " +
+            "to its path, or use IlmapReader.Managed", e);
+    }
 
     [LibraryImport(Library, EntryPoint = "ilmap_open_ex")]
     internal static partial IntPtr OpenEx(byte* path, uint flags, int* err, byte* msg, nuint msgSize);

@@ -54,8 +54,15 @@ internal sealed class NativeCache : CacheBackend
         msg[0] = 0;
         int err = 0;
         IntPtr raw;
-        fixed (byte* p = utf8)
-            raw = Native.OpenEx(p, (uint)mode, &err, msg, MessageSize);
+        try
+        {
+            fixed (byte* p = utf8)
+                raw = Native.OpenEx(p, (uint)mode, &err, msg, MessageSize);
+        }
+        catch (DllNotFoundException e)
+        {
+            throw Native.NotLoaded(e);
+        }
         if (raw == IntPtr.Zero)
             throw new IlmapException((IlmapStatus)err, Message(msg, $"cannot open {path}"));
         return new NativeCache(new CacheHandle(raw));
