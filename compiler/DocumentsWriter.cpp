@@ -133,9 +133,15 @@ Result<std::vector<std::uint8_t>> build_details(const PortablePdb* pdb, const st
   flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::SourceLinkEntry>>> sl_vec;
   if (sourcelink) {
     std::vector<flatbuffers::Offset<fb::SourceLinkEntry>> v;
-    for (const SourceLinkEntry& e : sourcelink->entries())
-      v.push_back(fb::CreateSourceLinkEntry(fbb, fbb.CreateString(e.key), e.prefix, fbb.CreateString(e.url),
-                                            e.url_has_star ? fbb.CreateString(e.url_suffix) : 0));
+    for (const SourceLinkEntry& e : sourcelink->entries()) {
+      // One statement each: the order of a call's arguments is unspecified (GCC takes them right
+      // to left on x86-64, left to right on arm64), and the order the strings are created in is
+      // the cache's bytes. This order is the one the x86-64 builds have always written.
+      const flatbuffers::Offset<flatbuffers::String> suffix = e.url_has_star ? fbb.CreateString(e.url_suffix) : 0;
+      const flatbuffers::Offset<flatbuffers::String> url = fbb.CreateString(e.url);
+      const flatbuffers::Offset<flatbuffers::String> key = fbb.CreateString(e.key);
+      v.push_back(fb::CreateSourceLinkEntry(fbb, key, e.prefix, url, suffix));
+    }
     sl_vec = fbb.CreateVector(v);
   }
   EmbeddedSources es_vec;
