@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Install ilmap's build and test dependencies from Debian packages (idempotent).
 # Usage: scripts/install-deps.sh [--fuzz]   (--fuzz adds clang + libFuzzer runtime)
-# OpenStack Swift (for tests/s3) is installed too when Debian has it, and left out otherwise.
+# OpenStack Swift (for tests/s3) is installed too when Debian has it, and left out otherwise; so is
+# the linux-arm64 cross build's toolchain (Debian's g++-aarch64-linux-gnu, the :arm64 packages of
+# the libraries, qemu-user-static to run what it builds: scripts/build.sh arm64, tests/arm64).
 set -euo pipefail
 
 pkgs=(
@@ -42,6 +44,28 @@ install_s3() {
   fi
 }
 
+# linux-arm64 (scripts/build.sh arm64, tests/arm64): the cross compiler, qemu-user, and the
+# libraries' -dev packages for arm64 (multiarch: dpkg --add-architecture arm64). Optional like
+# Swift: where they cannot be installed, tests/arm64 skips, saying why.
+arm64_pkgs=(g++-aarch64-linux-gnu qemu-user-static
+  libzstd-dev:arm64 libxxhash-dev:arm64 libdeflate-dev:arm64 libssl-dev:arm64 libflatbuffers-dev:arm64
+  libcurl4-openssl-dev:arm64 libzip-dev:arm64 libmicrohttpd-dev:arm64)
+install_arm64() {
+  local p missing=()
+  for p in "${arm64_pkgs[@]}"; do installed "$p" || missing+=("$p"); done
+  [[ ${#missing[@]} -eq 0 ]] && return 0
+  echo "install-deps: installing ${missing[*]} (for the linux-arm64 build)"
+  if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+    $SUDO dpkg --add-architecture arm64 || { echo "install-deps: warning: cannot add the arm64 architecture: tests/arm64 will be skipped" >&2; return 0; }
+    updated=""
+  fi
+  [[ -n $updated ]] || $SUDO apt-get update -qq || true
+  updated=yes
+  if ! $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"; then
+    echo "install-deps: warning: could not install ${missing[*]}: tests/arm64 will be skipped" >&2
+  fi
+}
+
 missing=()
 for p in "${pkgs[@]}"; do
   installed "$p" || missing+=("$p")
@@ -55,3 +79,4 @@ else
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 install_s3
+install_arm64

@@ -1,19 +1,92 @@
 #!/usr/bin/env bash
-# package.sh [BUILD_DIR] - the installable artefacts of a build (default build/release, built
-# first if needed): the Debian package ilmap_<version>_<arch>.deb (CPack, CMakeLists.txt
-# "packages"), written to BUILD_DIR/packages/. Prints the path of each artefact.
-# Install: sudo apt install ./ilmap_<version>_<arch>.deb
+# package.sh [BUILD_DIR [KIND...]] - the installable artefacts of a build (default build/release,
+# built first if needed), written to BUILD_DIR/packages/; KIND: deb, arm64, wheel, nuget (default:
+# all of them):
+#   ilmap_<version>_amd64.deb             Debian package (CPack, CMakeLists.txt "packages"):
+#                                         sudo apt install ./ilmap_<version>_amd64.deb
+#   ilmap-<version>-py3-none-linux_x86_64.whl   the Python package with libilmap inside:
+#                                         python3 -m pip install ilmap-<version>-...whl
+#   Ilmap.<version>.nupkg, Ilmap.Build.<version>.nupkg, ilmap.<version>.nupkg (the .NET tool):
+#                                         dotnet add package Ilmap --source DIR;
+#                                         dotnet tool install --global ilmap --add-source DIR
+#   ilmap-<version>-linux-arm64.tar.gz    the linux-arm64 program and libilmap.so.1
+# linux-arm64 (scripts/build.sh arm64, cross-compiled) is built when Debian's cross compiler is
+# installed (scripts/install-deps.sh) and then goes into the NuGet packages too; the NuGet packages
+# need dotnet and the wheel python3's pip and wheel: each one whose tool is missing is left out,
+# and said so. Prints the path of each artefact.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${1:-$root/build/release}
+shift || true
+kinds=" ${*:-deb arm64 wheel nuget} "
+want() { [[ $kinds == *" $1 "* ]]; }
 if [[ ! -f $build/CMakeCache.txt ]]; then
   (cd "$root" && bash scripts/build.sh release)
   build=$root/build/release
 fi
+build=$(cd "$build" && pwd)
 cmake --build "$build" -j"${ILMAP_JOBS:-2}" >/dev/null
 out=$build/packages
 rm -rf "$out"
 mkdir -p "$out"
-(cd "$build" && cpack -G DEB -B "$out" >"$out/cpack.log" 2>&1) || { cat "$out/cpack.log" >&2; exit 1; }
-rm -rf "$out/_CPack_Packages"
-ls "$out"/*.deb
+version=$(head -n 1 "$root/VERSION")
+note() { echo "package: $*" >&2; }
+
+# Debian package.
+if want deb; then
+  (cd "$build" && cpack -G DEB -B "$out" >"$out/cpack.log" 2>&1) || { cat "$out/cpack.log" >&2; exit 1; }
+  rm -rf "$out/_CPack_Packages" "$out/cpack.log"
+fi
+
+# linux-arm64.
+arm64=$root/build/arm64
+if ! want arm64; then
+  arm64=""
+elif command -v aarch64-linux-gnu-g++ >/dev/null; then
+  (cd "$root" && bash scripts/build.sh arm64 >/dev/null)
+  stage=$(mktemp -d "${TMPDIR:-/tmp}/ilmap-arm64.XXXXXX")
+  mkdir -p "$stage/ilmap-$version-linux-arm64"
+  cp "$arm64/tools/ilmap" "$stage/ilmap-$version-linux-arm64/"
+  cp -L "$arm64/capi/libilmap.so.1" "$stage/ilmap-$version-linux-arm64/"
+  cp -r "$root/include" "$root/LICENSE" "$root/README.md" "$stage/ilmap-$version-linux-arm64/"
+  tar -C "$stage" --owner=0 --group=0 --sort=name -czf "$out/ilmap-$version-linux-arm64.tar.gz" "ilmap-$version-linux-arm64"
+  rm -rf "$stage"
+else
+  arm64=""
+  note "no linux-arm64 build: aarch64-linux-gnu-g++ is not installed (scripts/install-deps.sh)"
+fi
+
+# Python wheel.
+if ! want wheel; then
+  :
+elif /usr/bin/python3 -c 'import pip, setuptools, wheel' 2>/dev/null; then
+  bash "$root/integrations/python/build-wheel.sh" "$build" "$out" >/dev/null
+else
+  note "no Python wheel: python3-pip, python3-setuptools or python3-wheel is missing (scripts/install-deps.sh)"
+fi
+
+# NuGet packages: the library, the MSBuild integration, the .NET tool.
+if ! want nuget; then
+  :
+elif command -v dotnet >/dev/null; then
+  # shellcheck source=../integrations/dotnet/env.sh
+  source "$root/integrations/dotnet/env.sh"
+  native=$(mktemp -d "${TMPDIR:-/tmp}/ilmap-native.XXXXXX")
+  cp "$build/tools/ilmap" "$native/ilmap"
+  cp -L "$build/capi/libilmap.so.1" "$native/libilmap.so"
+  if [[ -n $arm64 ]]; then
+    mkdir -p "$native/linux-arm64"
+    cp "$arm64/tools/ilmap" "$native/linux-arm64/ilmap"
+    cp -L "$arm64/capi/libilmap.so.1" "$native/linux-arm64/libilmap.so"
+  fi
+  for p in Ilmap Ilmap.Build Ilmap.Tool; do
+    dotnet pack "$root/integrations/dotnet/$p/$p.csproj" -c Release -o "$out" "${ilmap_restore_args[@]}" \
+      --artifacts-path "$build/dotnet/pack" -p:IlmapNativeDir="$native" -v quiet "${ilmap_build_args[@]}" \
+      >"$out/pack-$p.log" 2>&1 || { cat "$out/pack-$p.log" >&2; rm -rf "$native"; exit 1; }
+    rm -f "$out/pack-$p.log"
+  done
+  rm -rf "$native"
+else
+  note "no NuGet packages: dotnet is not installed"
+fi
+ls "$out"/*.deb "$out"/*.whl "$out"/*.nupkg "$out"/*.tar.gz 2>/dev/null

@@ -44,6 +44,15 @@ mkdir -p "$out/native" "$out/feed" "$out/sample"
 cp "$exe" "$out/native/ilmap"
 cp "$lib" "$out/native/libilmap.so"
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# linux-arm64 (ILMAP_ARM64_BUILD: the folder of scripts/build.sh arm64, when it was built): packed
+# too, and checked to be in the packages.
+arm64=""
+if [ -n "${ILMAP_ARM64_BUILD:-}" ] && [ -x "$ILMAP_ARM64_BUILD/tools/ilmap" ] && [ -f "$ILMAP_ARM64_BUILD/capi/libilmap.so.1" ]; then
+    arm64=yes
+    mkdir -p "$out/native/linux-arm64"
+    cp "$ILMAP_ARM64_BUILD/tools/ilmap" "$out/native/linux-arm64/ilmap"
+    cp -L "$ILMAP_ARM64_BUILD/capi/libilmap.so.1" "$out/native/linux-arm64/libilmap.so"
+fi
 
 # Packages: restore/pack with the offline folder only; a package folder of our own, so that
 # every run uses the packages packed now (NuGet caches a package by id and version).
@@ -176,6 +185,15 @@ fi
     || fail "the Ilmap.Build package has runtime assets (runtimes/): the ilmap program would reach the app"
 [ -f "$NUGET_PACKAGES/ilmap/$version/runtimes/linux-x64/native/libilmap.so" ] \
     || fail "the Ilmap package lacks runtimes/linux-x64/native/libilmap.so"
+if [ -n "$arm64" ]; then
+    for f in ilmap.build/$version/tools/linux-arm64/ilmap ilmap/$version/runtimes/linux-arm64/native/libilmap.so; do
+        [ -f "$NUGET_PACKAGES/$f" ] || fail "the package lacks ${f#*/*/}"
+        readelf -h "$NUGET_PACKAGES/$f" | grep -q 'Machine:.*AArch64' || fail "${f#*/*/} is not an AArch64 file"
+    done
+    echo "ok: linux-arm64 assets in Ilmap.Build and Ilmap"
+else
+    echo "note: no linux-arm64 build (ILMAP_ARM64_BUILD): the packages carry linux-x64 only"
+fi
 
 echo "== 1. build: the cache beside the PDB"
 build -c Debug --no-restore -v n >"$out/build1.log" 2>&1 || { cat "$out/build1.log"; fail "first build"; }
@@ -206,7 +224,7 @@ else
     set -e
     [ $rc -eq 4 ] || fail "the native reader without libilmap: exit $rc, not 4 (PlatformNotSupportedException): $pnse"
     case "$pnse" in
-        *"carries for linux-x64 only"*ILMAP_LIBRARY*IlmapReader.Managed*) ;;
+        *"carries for linux-x64 and linux-arm64 only"*ILMAP_LIBRARY*IlmapReader.Managed*) ;;
         *) fail "the PlatformNotSupportedException does not say what to do: $pnse" ;;
     esac
 fi

@@ -30,6 +30,13 @@ rm -rf "$out/native" "$out/feed" "$out/feed-none" "$out/packages" "$out/pack" "$
 mkdir -p "$out/native" "$out/feed" "$out/work"
 cp "$exe" "$out/native/ilmap"
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# linux-arm64 (ILMAP_ARM64_BUILD, as in test-build.sh): packed as native/linux-arm64/ilmap.
+arm64=""
+if [ -n "${ILMAP_ARM64_BUILD:-}" ] && [ -x "$ILMAP_ARM64_BUILD/tools/ilmap" ]; then
+    arm64=yes
+    mkdir -p "$out/native/linux-arm64"
+    cp "$ILMAP_ARM64_BUILD/tools/ilmap" "$out/native/linux-arm64/ilmap"
+fi
 version=$(head -n 1 "$here/../../VERSION")
 pdb="$corpus/out/cs-frames/Ilmap.Corpus.Frames.pdb"
 [ -f "$pdb" ] || fail "no $pdb"
@@ -54,6 +61,13 @@ fi
     || fail "dotnet pack Ilmap.Tool: the package metadata is incomplete (log: $out/pack.log)"
 unzip -l "$out/feed/ilmap.$version.nupkg" | grep -q " tools/net8.0/any/native/linux-x64/ilmap$" \
     || fail "the package lacks tools/net8.0/any/native/linux-x64/ilmap"
+if [ -n "$arm64" ]; then
+    unzip -l "$out/feed/ilmap.$version.nupkg" | grep -q " tools/net8.0/any/native/linux-arm64/ilmap$" \
+        || fail "the package lacks tools/net8.0/any/native/linux-arm64/ilmap"
+    unzip -p "$out/feed/ilmap.$version.nupkg" tools/net8.0/any/native/linux-arm64/ilmap >"$out/work/arm64-ilmap"
+    readelf -h "$out/work/arm64-ilmap" | grep -q 'Machine:.*AArch64' || fail "native/linux-arm64/ilmap is not an AArch64 program"
+    echo "ok: the package carries the linux-arm64 program"
+fi
 if dotnet pack "$project" -c Release --no-restore -o "$out/feed-none" --artifacts-path "$out/pack" -v q \
         "${ilmap_build_args[@]}" >"$out/pack-none.log" 2>&1; then
     fail "dotnet pack Ilmap.Tool without IlmapNativeDir succeeded"

@@ -29,7 +29,7 @@ cleanup() {
 trap cleanup EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
-deb=$(bash "$src/scripts/package.sh" "$build" | tail -n1)
+deb=$(bash "$src/scripts/package.sh" "$build" deb | tail -n1)
 [[ -f $deb ]] || fail "scripts/package.sh made no .deb"
 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$deb" >"$work/apt.log" 2>&1 ||
   { cat "$work/apt.log"; fail "apt-get install $deb"; }

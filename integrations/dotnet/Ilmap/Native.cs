@@ -72,7 +72,7 @@ internal static unsafe partial class Native
         if (!string.IsNullOrEmpty(explicitPath))
             return e;
         return new PlatformNotSupportedException(
-            $"Ilmap: the native reader needs libilmap, which the Ilmap package carries for linux-x64 only, and none " +
+            $"Ilmap: the native reader needs libilmap, which the Ilmap package carries for linux-x64 and linux-arm64 only, and none " +
             $"could be loaded on {RuntimeInformation.RuntimeIdentifier}: install libilmap.so.1, set {EnvironmentVariable} " +
             "to its path, or use IlmapReader.Managed", e);
     }

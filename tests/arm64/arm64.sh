@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# arm64.sh X64_ILMAP ARM64_BUILD_DIR REPO_ROOT SHARED_DIR - the linux-arm64 build (scripts/build.sh
+# arm64: cross-compiled) run under qemu-user against the x64 build of the same sources:
+#   - the arm64 `ilmap` is an AArch64 program and says the same version;
+#   - it compiles every PDB of corpus/out (with its PE where one lies beside it) and of
+#     SHARED_DIR/corpus-public into the same bytes as the x64 program;
+#   - its lookups of every frame of corpus/runtime-frames.tsv (the .NET runtime's) and its
+#     symbolicate of the runtime's recorded trace print what the x64 program prints;
+#   - the arm64 libilmap.so, with tests/capi/capi_test.c cross-compiled against it, compiles and
+#     symbolicates as the x64 program does.
+# Exit 0 pass, 1 fail, 77 skip (no arm64 build, no qemu-aarch64-static or cross compiler).
+set -uo pipefail
+export LC_ALL=C
+x64=$(realpath "$1") arm=$2 root=$(realpath "$3") shared=$4
+qemu=$(command -v qemu-aarch64-static || command -v qemu-aarch64 || true)
+[[ -n $qemu ]] || { echo "SKIP: qemu-aarch64-static not installed (Debian qemu-user-static; scripts/install-deps.sh)"; exit 77; }
+[[ -x $arm/tools/ilmap && -f $arm/capi/libilmap.so.1 ]] || { echo "SKIP: no linux-arm64 build in $arm (scripts/build.sh arm64)"; exit 77; }
+command -v aarch64-linux-gnu-gcc >/dev/null || { echo "SKIP: aarch64-linux-gnu-gcc not installed (scripts/install-deps.sh)"; exit 77; }
+arm=$(realpath "$arm")
+work=$(mktemp -d "${TMPDIR:-/tmp}/ilmap-arm64.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+export XDG_CACHE_HOME=$work/xdg HOME=$work/home
+unset _NT_SYMBOL_PATH
+sysroot=/usr/aarch64-linux-gnu
+a64() { "$qemu" -L "$sysroot" "$arm/tools/ilmap" "$@"; }
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+machine=$(readelf -h "$arm/tools/ilmap" | awk -F: '/Machine:/ { gsub(/^ +/, "", $2); print $2 }')
+[[ $machine == AArch64 ]] || fail "build/arm64's ilmap is a '$machine' program, not AArch64"
+[[ $(a64 --version) == "$("$x64" --version)" ]] || fail "versions differ: $(a64 --version) / $("$x64" --version)"
+
+# Compile: the same bytes. A PDB with a same-named PE beside it is compiled from the PE (names).
+inputs=()
+for pdb in "$root"/corpus/out/*/*.pdb "$shared"/corpus-public/*/*.pdb "$shared"/corpus-public/*.pdb; do
+  [[ -f $pdb ]] || continue
+  pe="${pdb%.pdb}.dll"
+  [[ -f $pe ]] && inputs+=("$pe") || inputs+=("$pdb")
+done
+[[ ${#inputs[@]} -ge 10 ]] || fail "only ${#inputs[@]} corpus inputs found"
+same=0 n=0
+for in in "${inputs[@]}"; do
+  n=$((n + 1))
+  rc_x=0 rc_a=0
+  "$x64" compile -q "$in" -o "$work/x64-$n.ilmap" 2>"$work/x64.err" || rc_x=$?
+  a64 compile -q "$in" -o "$work/a64-$n.ilmap" 2>"$work/a64.err" || rc_a=$?
+  if [[ $rc_x -ne $rc_a ]]; then fail "$in: exit $rc_a on arm64, $rc_x on x64"; continue; fi
+  if [[ $rc_x -ne 0 ]]; then
+    cmp -s "$work/x64.err" "$work/a64.err" && same=$((same + 1)) || fail "$in: the messages differ"
+    continue
+  fi
+  cmp -s "$work/x64-$n.ilmap" "$work/a64-$n.ilmap" && same=$((same + 1)) || fail "$in: the arm64 cache differs from the x64 one"
+done
+[[ $same -eq $n ]] && echo "ok   $n corpus inputs compile to the same bytes on arm64 and x64"
+
+# Lookups of the runtime's frames, on the arm64-compiled cache of their module.
+frames_dll=$root/corpus/out/cs-frames/Ilmap.Corpus.Frames.dll
+a64 compile -q "$frames_dll" -o "$work/frames.ilmap"
+awk -F'\t' 'NR > 1 && !/^#/ && $3 == "Ilmap.Corpus.Frames" { print $4, $5 }' "$root/corpus/runtime-frames.tsv" >"$work/queries"
+[[ $(wc -l <"$work/queries") -ge 40 ]] || fail "few runtime frames: $(wc -l <"$work/queries")"
+a64 lookup --batch "$work/frames.ilmap" <"$work/queries" >"$work/a64.lookups" 2>&1
+"$x64" lookup --batch "$work/frames.ilmap" <"$work/queries" >"$work/x64.lookups" 2>&1
+if cmp -s "$work/a64.lookups" "$work/x64.lookups" && [[ -s $work/a64.lookups ]]; then
+  echo "ok   $(wc -l <"$work/queries") runtime frames: the same lookups on arm64 and x64"
+else
+  fail "lookups differ: $(diff "$work/x64.lookups" "$work/a64.lookups" | head -n 4)"
+fi
+trace=$root/corpus/traces/cs-frames.il-offsets.txt
+a64 symbolicate --search "$root/corpus/out/cs-frames" --cache-dir "$work/c-a64" "$trace" >"$work/a64.sym" 2>/dev/null
+"$x64" symbolicate --search "$root/corpus/out/cs-frames" --cache-dir "$work/c-x64" "$trace" >"$work/x64.sym" 2>/dev/null
+if cmp -s "$work/a64.sym" "$work/x64.sym" && grep -q ':line [0-9]' "$work/a64.sym"; then
+  echo "ok   symbolicate of the runtime's trace: the same text on arm64 and x64"
+else
+  fail "symbolicate differs: $(diff "$work/x64.sym" "$work/a64.sym" | head -n 4)"
+fi
+
+# The library: the C API test program, cross-compiled against the arm64 libilmap.so.
+if aarch64-linux-gnu-gcc -std=c11 -O1 -I"$root/include" "$root/tests/capi/capi_test.c" -L"$arm/capi" -lilmap \
+    -o "$work/capi_test" 2>"$work/cc.err"; then
+  rc=0
+  LD_LIBRARY_PATH=$arm/capi "$qemu" -L "$sysroot" "$work/capi_test" compile "$frames_dll" "$work/lib.ilmap" \
+    >"$work/lib.out" 2>&1 || rc=$?
+  "$x64" compile -q "$frames_dll" -o "$work/x64-frames.ilmap"
+  [[ $rc -eq 0 ]] && cmp -s "$work/lib.ilmap" "$work/x64-frames.ilmap" \
+    || fail "arm64 libilmap.so ilmap_compile: exit $rc, $(head -c 200 "$work/lib.out")"
+  LD_LIBRARY_PATH=$arm/capi "$qemu" -L "$sysroot" "$work/capi_test" symbolicate "$root/corpus/out/cs-frames" \
+    "$work/c-lib" "$trace" >"$work/lib.sym" 2>/dev/null
+  cmp -s "$work/lib.sym" "$work/x64.sym" || fail "arm64 libilmap.so ilmap_symbolicate differs from x64 ilmap symbolicate"
+  [[ $fails -eq 0 ]] && echo "ok   arm64 libilmap.so: ilmap_compile and ilmap_symbolicate as the x64 program"
+else
+  fail "cannot cross-compile tests/capi/capi_test.c: $(head -n 3 "$work/cc.err")"
+fi
+
+[[ $fails -eq 0 ]] || { echo "$fails failed"; exit 1; }
+echo "all passed"
