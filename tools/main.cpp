@@ -79,6 +79,14 @@ int run(int argc, char** argv) {
   app.formatter(std::make_shared<ilmap::cli::HelpFormatter>());
   app.require_subcommand(1);
   app.set_version_flag("--version", "ilmap " ILMAP_VERSION_STRING);
+  // `ilmap --config FILE CMD ...`: options from a TOML file (CLI11's reader), each command's under
+  // its own section ([serve] port = 8327, search = ["/srv/app/bin"]); the command line wins; an
+  // option the command does not have is an error.
+  app.set_config("--config", "",
+                 "Read options from FILE (TOML): a command's options under its section, as [serve] and then "
+                 "lines such as: listen = '127.0.0.1:8327'; search = ['bin']; the command line wins (docs/serve.md)")
+      ->check(CLI::ExistingFile);
+  app.allow_config_extras(CLI::config_extras_mode::error);
   int rc = 0;
   // `ilmap CMD ...` with a known CMD sets up that command only (its options, validators and
   // help are the same); the others cost a quarter of a short process's start. Anything else
@@ -116,6 +124,10 @@ int run(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
+  } catch (const CLI::ConfigError& e) {
+    std::fprintf(stderr, "ilmap: error: --config: %s (a command's options go under its section, such as [serve])\n",
+                 e.what());
+    return 1;
   } catch (const CLI::ParseError& e) {
     const bool named = argc > 1 && find_command(app, argv[1]);
     std::fprintf(stderr, "ilmap: error: %s\nRun 'ilmap %s--help' for more information.\n", e.what(),

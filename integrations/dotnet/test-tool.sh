@@ -152,7 +152,7 @@ mv "$other" "$rid_dir"
 [ "$rc" = 1 ] || fail "without a program: exit $rc, not 1"
 [ ! -s "$w/none.out" ] || fail "without a program: output on stdout"
 [ "$(wc -l <"$w/none.err")" = 1 ] || { cat "$w/none.err"; fail "without a program: not one line"; }
-grep -q '^ilmap: error: this package has no ilmap program for .*(it carries: linux-s390x)' "$w/none.err" \
+grep -q '^ilmap: error: this package has no ilmap program for .*(it carries: \(linux-arm64, \)\?linux-s390x)' "$w/none.err" \
     || { cat "$w/none.err"; fail "without a program: the message does not say so"; }
 cat "$w/none.err"
 echo "ok"

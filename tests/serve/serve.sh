@@ -275,9 +275,33 @@ kill -TERM "$PID_A"
 wait "$PID_A"
 check_eq "A exit status after SIGTERM" 0 "$?"
 
+# --- options from a configuration file (ilmap --config FILE serve) --------------------------------
+printf '[serve]\nport = 0\nsearch = ["../bin"]\ncache-dir = "../cache"\nmax-body = "1KiB"\nmiss-ttl = 5\n' >serve.toml
+(cd srv && exec "$ILMAP" --config ../serve.toml serve) 2>D.log &
+pids+=("$!")
+PID_D=$!
+for _ in $(seq 100); do
+  D=$(head -n 1 D.log 2>/dev/null | sed -n 's#^ilmap serve: listening on \(http://127\.0\.0\.1:[0-9]*\)$#\1#p')
+  [[ -n $D ]] && break
+  sleep 0.05
+done
+if [[ -z $D ]]; then
+  fail "the server with --config did not start: $(cat D.log)"
+else
+  check_eq "--config: port 0 and max-body 1KiB from the file" 413 "$(req d.out --data-binary @trace.txt "$D/symbolicate")"
+  head -c 900 trace.txt >small.txt
+  check_eq "--config: a body under the file's max-body" 200 "$(req d2.out --data-binary @small.txt "$D/symbolicate")"
+  kill -TERM "$PID_D"; wait "$PID_D"
+fi
+printf '[serve]\nno-such-option = 1\n' >bad.toml
+"$ILMAP" --config bad.toml serve --port 0 2>bad.err
+check_eq "--config with an option serve does not have: exit" 1 "$?"
+grep -q 'no-such-option' bad.err || fail "--config: the error does not name the option: $(cat bad.err)"
+
 # --- the servers wrote in their cache directory only ------------------------------------------------
 written=$(find . -newer marker -type f ! -path './cache/*' ! -path './cli-cache/*' ! -name '*.out' ! -name '*.h' \
-  ! -name '*.code' ! -name '*.log' ! -name 'want*' ! -name 'event.json' ! -name 'batch.json' ! -name 'big.txt' ! -name 'fits.txt' | sort)
+  ! -name '*.code' ! -name '*.log' ! -name 'want*' ! -name 'event.json' ! -name 'batch.json' ! -name 'big.txt' ! -name 'fits.txt' \
+  ! -name '*.toml' ! -name 'small.txt' ! -name 'bad.err' | sort)
 [[ -z $written ]] || fail "files written outside the cache directory: $written"
 [[ -n $(find cache -name '*.ilmap') ]] || fail "no cache compiled into --cache-dir"
 [[ ! -e xdg && ! -e home ]] || fail "the default cache directory was created"
