@@ -28,6 +28,21 @@ if ! dotnet build "$project" -c Release --no-restore --artifacts-path "$out/arti
     echo "build of Ilmap.Tests failed (log: $out/build.log)" >&2
     exit 1
 fi
+# The NuGet Windows PDB corpus (corpus/windows), restored as oracle_cecil_nuget restores it, for
+# the agreement tests; without a NuGet source it is left out, and said so.
+windows_corpus="" rc=0
+"$here/../../corpus/windows/restore.sh" >"$out/windows-restore.out" 2>"$out/windows-restore.log" || rc=$?
+if [ $rc -eq 0 ]; then
+    windows_corpus=$(tail -n 1 "$out/windows-restore.out")
+    echo "NuGet Windows PDB corpus: $windows_corpus"
+elif [ $rc -eq 77 ]; then
+    echo "note: the NuGet Windows PDB corpus could not be restored: not in the agreement tests ($(tail -n 1 "$out/windows-restore.log"))"
+else
+    cat "$out/windows-restore.log" >&2
+    echo "the NuGet Windows PDB corpus differs from corpus/windows/manifest.tsv" >&2
+    exit 1
+fi
+ILMAP_WINDOWS_CORPUS=$windows_corpus \
 ILMAP_EXE=$(realpath "$1") ILMAP_LIBRARY=$(realpath "$2") ILMAP_CORPUS_DIR=$(realpath "$3") \
     dotnet test "$project" -c Release --no-build --artifacts-path "$out/artifacts" "${ilmap_build_args[@]}" \
     --logger "console;verbosity=normal"

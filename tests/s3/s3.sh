@@ -2,7 +2,8 @@
 # s3.sh ILMAP CORPUS_DIR - `ilmap store add/get/verify` on an S3 bucket, against a real
 # OpenStack Swift with s3api started here (swift.sh; one node on 127.0.0.1). The same inputs
 # go into a folder store too: the bucket must answer exactly as the folder does (outputs, exit
-# codes, bytes). Then: different bytes under a key, two publishers at once (same and different
+# codes, bytes). ilmap serve with the bucket as its symbol source answers as symbolicate does.
+# Then: different bytes under a key, two publishers at once (same and different
 # bytes), service down, wrong or missing credentials, a missing bucket, URL-like STOREs. Every
 # check compares a result; failures are counted and the test exits 1. Exit 77 only when Swift
 # is not installed (scripts/install-deps.sh installs it).
@@ -98,6 +99,28 @@ run lk lookup --symbol-path "srv*$work/dl2*$B" "$pe" "$tok" "$off"
 check_eq "lookup --symbol-path on the bucket: exit" 0 "$RC"
 check_eq "lookup --symbol-path on the bucket" "$(cat lk-local.out)" "$(cat lk.out)"
 [[ -s lk.out ]] || fail "lookup --symbol-path on the bucket printed nothing"
+# ilmap serve with the bucket as its symbol source: the PE alone in its search folder, the PDB's
+# cache from the bucket; the answer is what symbolicate prints over the same bucket.
+mkdir pe-only && cp "$pe" pe-only/
+trace=$CORPUS/traces/cs-frames.il-offsets.txt
+"$ILMAP" symbolicate --search pe-only --symbol-path "srv*$work/dl4*$B" --cache-dir cc4 "$trace" >sym-cli.out 2>sym-cli.err
+grep -q 'Scenarios.cs:line [0-9]' sym-cli.out || fail "symbolicate over the bucket resolved nothing: $(head -3 sym-cli.err)"
+"$ILMAP" serve --port 0 --search pe-only --symbol-path "srv*$work/dl5*$B" --cache-dir cc5 2>serve.log &
+serve_pid=$!
+url=""
+for _ in $(seq 100); do
+  url=$(head -n 1 serve.log 2>/dev/null | sed -n 's#^ilmap serve: listening on \(http://[0-9.:]*\)$#\1#p')
+  [[ -n $url ]] && break
+  sleep 0.05
+done
+if [[ -z $url ]]; then
+  fail "ilmap serve over the bucket did not start: $(cat serve.log)"
+else
+  code=$(curl -sS -o sym-serve.out -w '%{http_code}' --data-binary @"$trace" "$url/symbolicate")
+  check_eq "serve over the bucket: status" 200 "$code"
+  cmp -s sym-cli.out sym-serve.out || fail "serve over the bucket answered other text than symbolicate: $(diff sym-cli.out sym-serve.out | head -4)"
+fi
+kill -TERM "$serve_pid" 2>/dev/null; wait "$serve_pid" 2>/dev/null
 run fetch-miss fetch --symbol-path "srv*$work/dl*$B" "$CORPUS/out/cs-manymethods/Ilmap.Corpus.ManyMethods.dll"
 check_eq "fetch of a module not in the bucket: exit" 3 "$RC"
 AWS_SECRET_ACCESS_KEY=wrong run fetch-creds fetch --symbol-path "srv*$work/dl3*$B" "$pe"

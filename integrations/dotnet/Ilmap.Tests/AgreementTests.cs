@@ -1,5 +1,6 @@
 // The managed reader against the native one (libilmap): every cache compiled from corpus/ (and
-// ../shared/corpus-public when present) asked the same questions of both — every method at every
+// ../shared/corpus-public when present, and the NuGet Windows PDB corpus of corpus/windows when
+// test.sh restored it) asked the same questions of both — every method at every
 // IL offset up to its last point + 4, every line of every document with and without columns,
 // every method name, the identity, embedded sources, verify — and every answer compared.
 using System;
@@ -14,7 +15,7 @@ namespace Ilmap.Tests;
 
 public class AgreementTests(ITestOutputHelper output)
 {
-    /// <summary>Every input of corpus/out and ../shared/corpus-public: (label, path, extra ilmap options).</summary>
+    /// <summary>Every input of corpus/out, ../shared/corpus-public and the NuGet Windows corpus: (label, extra ilmap options).</summary>
     public static IEnumerable<object[]> Inputs()
     {
         string corpus = Environment.GetEnvironmentVariable("ILMAP_CORPUS_DIR") ?? "";
@@ -28,11 +29,33 @@ public class AgreementTests(ITestOutputHelper output)
                     yield return new object[] { "corpus/" + Path.GetFileName(dir) + "/" + Path.GetFileName(file), "--embed-sources" };
             }
         string? shared = SharedCorpus();
-        if (shared == null)
-            yield break;
-        foreach (string dir in Directory.GetDirectories(shared).Order(StringComparer.Ordinal))
-            foreach (string file in Directory.GetFiles(dir).Where(IsInput).Order(StringComparer.Ordinal))
-                yield return new object[] { "shared/" + Path.GetFileName(dir) + "/" + Path.GetFileName(file), "--embed-sources" };
+        if (shared != null)
+            foreach (string dir in Directory.GetDirectories(shared).Order(StringComparer.Ordinal))
+                foreach (string file in Directory.GetFiles(dir).Where(IsInput).Order(StringComparer.Ordinal))
+                    yield return new object[] { "shared/" + Path.GetFileName(dir) + "/" + Path.GetFileName(file), "--embed-sources" };
+        foreach (string name in WindowsCorpus().Keys.Order(StringComparer.Ordinal))
+            yield return new object[] { "nuget/" + name, "" };
+    }
+
+    /// <summary>The NuGet Windows PDB corpus (corpus/windows/manifest.tsv, restored by
+    /// corpus/windows/restore.sh into ILMAP_WINDOWS_CORPUS, as test.sh does): case name -> the
+    /// assembly, whose Windows PDB lies beside it. Empty when it was not restored.</summary>
+    static Dictionary<string, string> WindowsCorpus()
+    {
+        var cases = new Dictionary<string, string>(StringComparer.Ordinal);
+        string root = Environment.GetEnvironmentVariable("ILMAP_WINDOWS_CORPUS") ?? "";
+        string corpus = Environment.GetEnvironmentVariable("ILMAP_CORPUS_DIR") ?? "";
+        string manifest = Path.Combine(corpus, "windows", "manifest.tsv");
+        if (root.Length == 0 || !File.Exists(manifest))
+            return cases;
+        foreach (string line in File.ReadLines(manifest).Skip(1))
+        {
+            string[] f = line.Split('\t');
+            if (f.Length < 5 || f[0].Length == 0 || f[0].StartsWith('#'))
+                continue;
+            cases[f[0]] = Path.Combine(root, f[1].ToLowerInvariant(), f[2], f[4]);
+        }
+        return cases;
     }
 
     static bool IsInput(string f) => f.EndsWith(".pdb", StringComparison.Ordinal) || f.EndsWith(".dll", StringComparison.Ordinal);
@@ -48,6 +71,8 @@ public class AgreementTests(ITestOutputHelper output)
     static string InputPath(string label)
     {
         string corpus = Environment.GetEnvironmentVariable("ILMAP_CORPUS_DIR")!;
+        if (label.StartsWith("nuget/", StringComparison.Ordinal))
+            return WindowsCorpus()[label["nuget/".Length..]];
         return label.StartsWith("corpus/", StringComparison.Ordinal)
             ? Path.Combine(corpus, "out", label["corpus/".Length..])
             : Path.Combine(SharedCorpus()!, label["shared/".Length..]);
