@@ -41,7 +41,8 @@ class TextPool {
     }
     if (bytes_.size() + s.size() > UINT32_MAX) return false;
     offset = static_cast<std::uint32_t>(bytes_.size());
-    bytes_.insert(bytes_.end(), s.begin(), s.end());
+    const auto* text = reinterpret_cast<const std::uint8_t*>(s.data());
+    bytes_.insert(bytes_.end(), text, text + s.size());
     slots_[i] = Slot{hash, offset, static_cast<std::uint32_t>(s.size()), true};
     if (2 * ++count_ > slots_.size()) grow();
     return true;
@@ -104,30 +105,37 @@ Result<NamesSection> build_names_section(const Metadata& md) {
   out.has_assembly = md.rows(kAssembly) >= 1;
   out.module_name = std::string(mn.module_name());
   TextPool pool(out.strings, 2 * std::size_t(mn.method_count()));
+  out.strings.reserve(std::size_t(mn.method_count()) * 128);  // about two texts of 64 bytes each
   const Error too_large{Errc::kTooLarge, "method names: the texts exceed 4 GiB"};
   out.methods.reserve(mn.method_count());
   std::string coreclr, mono, key;  // reused: no allocation per method once grown
   for (const names::MethodName& m : mn.methods()) {
     coreclr.clear();
     mono.clear();
-    key.clear();
     mn.append_coreclr_frame(m.token, coreclr);
     mn.append_mono_frame(m.token, mono);
-    mn.append_index_key(m, key);
     std::uint32_t co = 0, mo = 0, ko = 0;
     if (!pool.add(coreclr, co) || !pool.add(mono, mo)) return too_large;
     // The key is usually the start of the CoreCLR text ("NS.C.M" of "NS.C.M(Int32 x)"): share it.
-    if (coreclr.starts_with(key)) {
+    // It always is when the text is the method's own (no kickoff method printed instead).
+    const std::size_t key_size = mn.index_key_size(m);
+    if (m.kickoff) {
+      key.clear();
+      mn.append_index_key(m, key);
+      if (coreclr.starts_with(key)) {
+        ko = co;
+      } else if (!pool.add(key, ko)) {
+        return too_large;
+      }
+    } else {
       ko = co;
-    } else if (!pool.add(key, ko)) {
-      return too_large;
     }
     std::uint32_t flags = 0;
     if (m.kickoff && m.iterator) flags |= f::kNameIterator;
     if (m.bad_signature) flags |= f::kNameBadSignature;
     if (m.mono_kickoff) flags |= f::kNameMonoRewrite;
     out.methods.emplace_back(co, static_cast<std::uint32_t>(coreclr.size()), mo, static_cast<std::uint32_t>(mono.size()),
-                             ko, static_cast<std::uint32_t>(key.size()), m.kickoff, flags);
+                             ko, static_cast<std::uint32_t>(key_size), m.kickoff, flags);
   }
   return out;
 }

@@ -269,7 +269,8 @@ Error method_error(std::uint32_t rid, const std::string& what) {
 }
 
 // Param rows of MethodDef `rid`: [ParamList, next method's ParamList), through ParamPtr.
-Status read_param_names(const Metadata& md, std::uint32_t rid, TextBudget& budget, MethodName& m) {
+Status read_param_names(const Metadata& md, std::uint32_t rid, TextBudget& budget, MethodName& m,
+                        std::vector<ParamName>& params) {
   const std::uint32_t ptrs = md.rows(kParamPtr);
   const std::uint32_t limit = (ptrs ? ptrs : md.rows(kParam)) + 1;
   const std::uint32_t first = std::min(md.column(kMethodDef, rid, kMethodParams), limit);
@@ -280,11 +281,11 @@ Status read_param_names(const Metadata& md, std::uint32_t rid, TextBudget& budge
     const std::uint32_t p = ptrs ? md.column(kParamPtr, i, 0) : i;
     if (p < 1 || p > md.rows(kParam)) continue;
     const std::uint32_t seq = md.column(kParam, p, kParamSequence);
-    if (seq == 0 || seq > m.params.size()) continue;  // 0 is the return value
+    if (seq == 0 || seq > m.param_count) continue;  // 0 is the return value
     auto name = md.string(md.column(kParam, p, kParamName));
     if (!name) continue;
     if (!budget.charge(name->size() + 1)) return budget.exceeded(format("Param row %u", p).c_str());
-    m.params[seq - 1].name = std::string(*name);
+    params[m.first_param + seq - 1].name = std::string(*name);
   }
   return {};
 }
@@ -312,13 +313,16 @@ bool names_generic_parameter(const SigTypes& nodes) {
 // Decodes the signature and names its parameters; on failure m.bad_signature and m.error. The
 // only error returned is the budget's.
 Status read_signature(const Metadata& md, const TypeTables& types, TextBudget& budget,
-                      std::uint32_t rid, MethodName& m, SignatureScratch& scratch) {
+                      std::uint32_t rid, MethodName& m, std::vector<ParamName>& params,
+                      SignatureScratch& scratch) {
+  m.first_param = params.size();
   const std::uint32_t off = md.column(kMethodDef, rid, kMethodSignature);
   auto fail = [&](const Error& e) -> Status {
     if (e.code == Errc::kTooLarge) return e;
     m.bad_signature = true;
     m.error = format("MethodDef row %u: ", rid) + e.message;
-    m.params.clear();
+    params.resize(m.first_param);
+    m.param_count = 0;
     return {};
   };
   auto blob = md.blob(off);
@@ -328,8 +332,9 @@ Status read_signature(const Metadata& md, const TypeTables& types, TextBudget& b
   // runs out at the same charge as without the reuse.
   if (auto it = scratch.by_blob.find(off); it != scratch.by_blob.end() && budget.left() >= it->second.charged) {
     (void)budget.charge(it->second.charged);
-    m.params = it->second.params;
-    return read_param_names(md, rid, budget, m);
+    params.insert(params.end(), it->second.params.begin(), it->second.params.end());
+    m.param_count = it->second.params.size();
+    return read_param_names(md, rid, budget, m, params);
   }
   SigTypes& nodes = scratch.nodes;
   nodes.nodes.clear();
@@ -339,7 +344,6 @@ Status read_signature(const Metadata& md, const TypeTables& types, TextBudget& b
   TypeRenderer r(md, types, budget, nodes, m.type_rid ? types.facts(m.type_rid).generic_params : kNone,
                  types.method_generic_params(rid));
   const std::size_t left = budget.left();
-  m.params.reserve(sig->params.size());
   for (std::uint32_t p : sig->params) {
     auto name = r.name(p);
     if (!name) return fail(name.error());
@@ -347,26 +351,31 @@ Status read_signature(const Metadata& md, const TypeTables& types, TextBudget& b
     if (!mono) return fail(mono.error());
     if (!budget.charge(name->size() + mono->size() + 2))
       return budget.exceeded(format("MethodDef row %u", rid).c_str());
-    m.params.push_back({std::move(*name), std::move(*mono), {}});
+    params.push_back({std::move(*name), std::move(*mono), {}});
+    ++m.param_count;
   }
-  if (!names_generic_parameter(nodes)) scratch.by_blob.emplace(off, SignatureScratch::Rendered{m.params, left - budget.left()});
-  return read_param_names(md, rid, budget, m);
+  if (!names_generic_parameter(nodes)) {
+    SignatureScratch::Rendered& kept = scratch.by_blob[off];
+    kept.params.assign(params.begin() + std::ptrdiff_t(m.first_param), params.end());
+    kept.charged = left - budget.left();
+  }
+  return read_param_names(md, rid, budget, m, params);
 }
 
 // Appends " (" or "(", the parameters, ")".
-void append_parameter_list(const MethodName& m, bool mono, std::string& s) {
+void append_parameter_list(const MethodName& m, std::span<const ParamName> params, bool mono, std::string& s) {
   s += mono ? " (" : "(";
   if (m.bad_signature) {
     s += kBadSignature;
     s += ')';
     return;
   }
-  for (std::size_t i = 0; i < m.params.size(); ++i) {
+  for (std::size_t i = 0; i < params.size(); ++i) {
     if (i) s += ", ";
-    s += mono ? m.params[i].mono_type : m.params[i].type;
-    if (!m.params[i].name.empty()) {
+    s += mono ? params[i].mono_type : params[i].type;
+    if (!params[i].name.empty()) {
       s += ' ';
-      s += m.params[i].name;
+      s += params[i].name;
     }
   }
   s += ')';
@@ -436,6 +445,7 @@ Result<ModuleNames> ModuleNames::build(const Metadata& md, std::size_t max_text,
   const std::uint32_t n = md.rows(kMethodDef);
   out.methods_.resize(n);
   SignatureScratch scratch;
+  out.params_.reserve(n);
   for (std::uint32_t rid = 1; rid <= n; ++rid) {
     MethodName& m = out.methods_[rid - 1];
     m.token = 0x06000000u | rid;
@@ -447,7 +457,7 @@ Result<ModuleNames> ModuleNames::build(const Metadata& md, std::size_t max_text,
     std::size_t length = 0;
     for (std::string_view g : m.generic_params) length += g.size() + 1;
     if (!budget.charge(length)) return budget.exceeded(format("MethodDef row %u", rid).c_str());
-    if (Status s = read_signature(md, *types, budget, rid, m, scratch); !s) return s.error();
+    if (Status s = read_signature(md, *types, budget, rid, m, out.params_, scratch); !s) return s.error();
   }
 
   // State machines (StackTrace.TryResolveStateMachineMethod): the first method of the enclosing
@@ -529,7 +539,7 @@ void ModuleNames::append_coreclr_frame(std::uint32_t token, std::string& s) cons
   }
   s += m->name;
   append_generic_list(*m, s);
-  append_parameter_list(*m, false, s);
+  append_parameter_list(*m, params(*m), false, s);
   if (frame->kickoff && frame->iterator) {
     s += '+';
     s += frame->name;
@@ -549,7 +559,13 @@ void ModuleNames::append_mono_frame(std::uint32_t token, std::string& s) const {
   s += '.';
   s += m->name;
   append_generic_list(*m, s);
-  append_parameter_list(*m, true, s);
+  append_parameter_list(*m, params(*m), true, s);
+}
+
+std::size_t ModuleNames::index_key_size(const MethodName& m) const {
+  std::size_t size = m.name.size();
+  if (m.type_rid < type_coreclr_.size() && !type_coreclr_[m.type_rid].empty()) size += type_coreclr_[m.type_rid].size() + 1;
+  return size;
 }
 
 void ModuleNames::append_index_key(const MethodName& m, std::string& s) const {

@@ -63,7 +63,7 @@ struct MethodName {
   std::uint32_t type_rid = 0;                // declaring TypeDef (0: none found)
   std::string_view name;                     // MethodDef.Name (borrowed from the metadata)
   std::vector<std::string_view> generic_params;
-  std::vector<ParamName> params;
+  std::size_t first_param = 0, param_count = 0;  // ModuleNames::params(): [first, first + count)
   bool bad_signature = false;
   std::string error;                         // why, when bad_signature
   std::uint32_t kickoff = 0;                 // state machine: the token CoreCLR prints instead
@@ -99,6 +99,10 @@ class ModuleNames {
   // The method of a MethodDef token (0x06xxxxxx), or nullptr.
   const MethodName* method(std::uint32_t token) const;
   std::span<const MethodName> methods() const { return methods_; }
+  // The parameters of `m` (a method of this module), in order.
+  std::span<const ParamName> params(const MethodName& m) const {
+    return std::span<const ParamName>(params_).subspan(m.first_param, m.param_count);
+  }
 
   // Declaring type as CoreCLR prints it ("NS.Outer`1.Inner"), empty for <Module> methods.
   std::string coreclr_type(std::uint32_t type_rid) const;
@@ -113,6 +117,8 @@ class ModuleNames {
   void append_coreclr_frame(std::uint32_t token, std::string& out) const;
   void append_mono_frame(std::uint32_t token, std::string& out) const;
   void append_index_key(const MethodName& m, std::string& out) const;
+  // The length of that key (without making it).
+  std::size_t index_key_size(const MethodName& m) const;
 
   // Name index for traces that carry only names: "NS.Outer`1.Inner.M" (declaring type with '.'
   // for '+', '.', method name; no generic arguments, no parameters). Every method is indexed
@@ -128,6 +134,7 @@ class ModuleNames {
   std::string_view assembly_name_, module_name_;
   std::vector<std::string> type_coreclr_, type_mono_;  // by TypeDef rid (0 unused)
   std::vector<MethodName> methods_;
+  std::vector<ParamName> params_;  // every method's, in method order (one allocation, not one per method)
   struct IndexEntry {
     std::uint64_t hash;  // XXH3 of the key
     std::uint32_t token;
