@@ -1,8 +1,10 @@
 // NamesSection.cpp - ModuleNames (decode/names) to the Names table of a cache (SPEC.md 3.6).
 #include "compiler/NamesSection.h"
 
+#include <cstring>
 #include <string_view>
-#include <unordered_map>
+
+#include <xxhash.h>
 
 #include "decode/PeFile.h"
 #include "support/ZstdPack.h"
@@ -15,40 +17,58 @@ namespace {
 namespace f = ilmap::disk;
 
 // Texts in one byte vector, each distinct text stored once (first occurrence order, so the bytes
-// depend only on the input).
+// depend only on the input). The index is an open-addressing table of (hash, offset, length)
+// into the vector itself: no copy of a text and no allocation per text.
 class TextPool {
  public:
-  explicit TextPool(std::vector<std::uint8_t>& bytes) : bytes_(bytes) {}
+  TextPool(std::vector<std::uint8_t>& bytes, std::size_t expected) : bytes_(bytes) {
+    std::size_t capacity = 16;
+    while (capacity < 2 * expected) capacity *= 2;
+    slots_.assign(capacity, Slot{});
+  }
   // Offset of `s` in the pool; false when the pool would pass 4 GiB.
   bool add(std::string_view s, std::uint32_t& offset) {
-    auto it = index_.find(s);
-    if (it != index_.end()) {
-      offset = it->second;
-      return true;
+    const std::uint64_t hash = XXH3_64bits(s.data(), s.size());
+    std::size_t mask = slots_.size() - 1;
+    std::size_t i = static_cast<std::size_t>(hash) & mask;
+    for (; slots_[i].used; i = (i + 1) & mask) {
+      const Slot& e = slots_[i];
+      if (e.hash == hash && e.length == s.size() &&
+          std::memcmp(bytes_.data() + e.offset, s.data(), s.size()) == 0) {
+        offset = e.offset;
+        return true;
+      }
     }
     if (bytes_.size() + s.size() > UINT32_MAX) return false;
     offset = static_cast<std::uint32_t>(bytes_.size());
-    bytes_.insert(bytes_.end(), s.begin(), s.end());
-    index_.emplace(std::string(s), offset);
+    const auto* text = reinterpret_cast<const std::uint8_t*>(s.data());
+    bytes_.insert(bytes_.end(), text, text + s.size());
+    slots_[i] = Slot{hash, offset, static_cast<std::uint32_t>(s.size()), true};
+    if (2 * ++count_ > slots_.size()) grow();
     return true;
   }
 
  private:
-  struct Hash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  struct Slot {
+    std::uint64_t hash = 0;
+    std::uint32_t offset = 0, length = 0;
+    bool used = false;
   };
+  void grow() {
+    std::vector<Slot> old(2 * slots_.size());
+    old.swap(slots_);
+    const std::size_t mask = slots_.size() - 1;
+    for (const Slot& e : old) {
+      if (!e.used) continue;
+      std::size_t i = static_cast<std::size_t>(e.hash) & mask;
+      while (slots_[i].used) i = (i + 1) & mask;
+      slots_[i] = e;
+    }
+  }
   std::vector<std::uint8_t>& bytes_;
-  std::unordered_map<std::string, std::uint32_t, Hash, std::equal_to<>> index_;
+  std::vector<Slot> slots_;
+  std::size_t count_ = 0;
 };
-
-// "NS.Outer`1.Inner.M": the CoreCLR declaring type, '.', the method name (ModuleNames::find's key).
-std::string own_key(const names::ModuleNames& mn, const names::MethodName& m) {
-  std::string key = mn.coreclr_type(m.type_rid);
-  if (!key.empty()) key += '.';
-  key += m.name;
-  return key;
-}
 
 }  // namespace
 
@@ -76,7 +96,7 @@ void method_columns(std::span<const fb::MethodNameRef> methods, std::uint8_t* ou
 }
 
 Result<NamesSection> build_names_section(const Metadata& md) {
-  auto built = names::ModuleNames::build(md);
+  auto built = names::ModuleNames::build(md, 0, names::NameIndex::kSkip);  // the cache stores keys, not an index
   if (!built) return built.error();
   const names::ModuleNames& mn = *built;
   NamesSection out;
@@ -84,25 +104,38 @@ Result<NamesSection> build_names_section(const Metadata& md) {
   out.assembly_name = std::string(mn.assembly_name());
   out.has_assembly = md.rows(kAssembly) >= 1;
   out.module_name = std::string(mn.module_name());
-  TextPool pool(out.strings);
+  TextPool pool(out.strings, 2 * std::size_t(mn.method_count()));
+  out.strings.reserve(std::size_t(mn.method_count()) * 128);  // about two texts of 64 bytes each
   const Error too_large{Errc::kTooLarge, "method names: the texts exceed 4 GiB"};
   out.methods.reserve(mn.method_count());
+  std::string coreclr, mono, key;  // reused: no allocation per method once grown
   for (const names::MethodName& m : mn.methods()) {
-    const std::string coreclr = mn.coreclr_frame(m.token), mono = mn.mono_frame(m.token), key = own_key(mn, m);
+    coreclr.clear();
+    mono.clear();
+    mn.append_coreclr_frame(m.token, coreclr);
+    mn.append_mono_frame(m.token, mono);
     std::uint32_t co = 0, mo = 0, ko = 0;
     if (!pool.add(coreclr, co) || !pool.add(mono, mo)) return too_large;
     // The key is usually the start of the CoreCLR text ("NS.C.M" of "NS.C.M(Int32 x)"): share it.
-    if (coreclr.starts_with(key)) {
+    // It always is when the text is the method's own (no kickoff method printed instead).
+    const std::size_t key_size = mn.index_key_size(m);
+    if (m.kickoff) {
+      key.clear();
+      mn.append_index_key(m, key);
+      if (coreclr.starts_with(key)) {
+        ko = co;
+      } else if (!pool.add(key, ko)) {
+        return too_large;
+      }
+    } else {
       ko = co;
-    } else if (!pool.add(key, ko)) {
-      return too_large;
     }
     std::uint32_t flags = 0;
     if (m.kickoff && m.iterator) flags |= f::kNameIterator;
     if (m.bad_signature) flags |= f::kNameBadSignature;
     if (m.mono_kickoff) flags |= f::kNameMonoRewrite;
     out.methods.emplace_back(co, static_cast<std::uint32_t>(coreclr.size()), mo, static_cast<std::uint32_t>(mono.size()),
-                             ko, static_cast<std::uint32_t>(key.size()), m.kickoff, flags);
+                             ko, static_cast<std::uint32_t>(key_size), m.kickoff, flags);
   }
   return out;
 }

@@ -2,6 +2,7 @@
 #include "decode/names/MethodNames.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include <xxhash.h>
 
@@ -268,7 +269,8 @@ Error method_error(std::uint32_t rid, const std::string& what) {
 }
 
 // Param rows of MethodDef `rid`: [ParamList, next method's ParamList), through ParamPtr.
-Status read_param_names(const Metadata& md, std::uint32_t rid, TextBudget& budget, MethodName& m) {
+Status read_param_names(const Metadata& md, std::uint32_t rid, TextBudget& budget, MethodName& m,
+                        std::vector<ParamName>& params) {
   const std::uint32_t ptrs = md.rows(kParamPtr);
   const std::uint32_t limit = (ptrs ? ptrs : md.rows(kParam)) + 1;
   const std::uint32_t first = std::min(md.column(kMethodDef, rid, kMethodParams), limit);
@@ -279,36 +281,69 @@ Status read_param_names(const Metadata& md, std::uint32_t rid, TextBudget& budge
     const std::uint32_t p = ptrs ? md.column(kParamPtr, i, 0) : i;
     if (p < 1 || p > md.rows(kParam)) continue;
     const std::uint32_t seq = md.column(kParam, p, kParamSequence);
-    if (seq == 0 || seq > m.params.size()) continue;  // 0 is the return value
+    if (seq == 0 || seq > m.param_count) continue;  // 0 is the return value
     auto name = md.string(md.column(kParam, p, kParamName));
     if (!name) continue;
     if (!budget.charge(name->size() + 1)) return budget.exceeded(format("Param row %u", p).c_str());
-    m.params[seq - 1].name = std::string(*name);
+    params[m.first_param + seq - 1].name = std::string(*name);
   }
   return {};
+}
+
+// Per-module scratch for read_signature. Many methods share one signature blob (the #Blob heap
+// stores each distinct signature once: every "void M(string)" of a module points at the same
+// bytes). A signature that names no generic parameter (VAR/MVAR, also inside its TypeSpecs)
+// renders the same parameter types in every method, so they are kept by blob offset together
+// with what rendering them charged to the budget, and charged again on reuse.
+struct SignatureScratch {
+  struct Rendered {
+    std::vector<ParamName> params;  // types only, no names
+    std::size_t charged = 0;        // the budget the TypeSpecs and parameter types took
+  };
+  std::unordered_map<std::uint32_t, Rendered> by_blob;
+  SigTypes nodes;  // reused: cleared per signature
+};
+
+bool names_generic_parameter(const SigTypes& nodes) {
+  for (const SigNode& n : nodes.nodes)
+    if (n.kind == kEtVar || n.kind == kEtMVar) return true;
+  return false;
 }
 
 // Decodes the signature and names its parameters; on failure m.bad_signature and m.error. The
 // only error returned is the budget's.
 Status read_signature(const Metadata& md, const TypeTables& types, TextBudget& budget,
-                      std::uint32_t rid, MethodName& m) {
+                      std::uint32_t rid, MethodName& m, std::vector<ParamName>& params,
+                      SignatureScratch& scratch) {
+  m.first_param = params.size();
   const std::uint32_t off = md.column(kMethodDef, rid, kMethodSignature);
   auto fail = [&](const Error& e) -> Status {
     if (e.code == Errc::kTooLarge) return e;
     m.bad_signature = true;
     m.error = format("MethodDef row %u: ", rid) + e.message;
-    m.params.clear();
+    params.resize(m.first_param);
+    m.param_count = 0;
     return {};
   };
   auto blob = md.blob(off);
   if (!blob) return fail(blob.error());
   if (!budget.charge(blob->size() + m.name.size())) return budget.exceeded(format("MethodDef row %u", rid).c_str());
-  SigTypes nodes;
+  // Reused only when the budget covers all of it; otherwise rendered again, so that the budget
+  // runs out at the same charge as without the reuse.
+  if (auto it = scratch.by_blob.find(off); it != scratch.by_blob.end() && budget.left() >= it->second.charged) {
+    (void)budget.charge(it->second.charged);
+    params.insert(params.end(), it->second.params.begin(), it->second.params.end());
+    m.param_count = it->second.params.size();
+    return read_param_names(md, rid, budget, m, params);
+  }
+  SigTypes& nodes = scratch.nodes;
+  nodes.nodes.clear();
   auto sig = decode_method_signature(*blob, off, nodes);
   if (!sig) return fail(sig.error());
   static const std::vector<std::string_view> kNone;
   TypeRenderer r(md, types, budget, nodes, m.type_rid ? types.facts(m.type_rid).generic_params : kNone,
                  types.method_generic_params(rid));
+  const std::size_t left = budget.left();
   for (std::uint32_t p : sig->params) {
     auto name = r.name(p);
     if (!name) return fail(name.error());
@@ -316,37 +351,45 @@ Status read_signature(const Metadata& md, const TypeTables& types, TextBudget& b
     if (!mono) return fail(mono.error());
     if (!budget.charge(name->size() + mono->size() + 2))
       return budget.exceeded(format("MethodDef row %u", rid).c_str());
-    m.params.push_back({std::move(*name), std::move(*mono), {}});
+    params.push_back({std::move(*name), std::move(*mono), {}});
+    ++m.param_count;
   }
-  return read_param_names(md, rid, budget, m);
+  if (!names_generic_parameter(nodes)) {
+    SignatureScratch::Rendered& kept = scratch.by_blob[off];
+    kept.params.assign(params.begin() + std::ptrdiff_t(m.first_param), params.end());
+    kept.charged = left - budget.left();
+  }
+  return read_param_names(md, rid, budget, m, params);
 }
 
-std::string parameter_list(const MethodName& m, bool mono) {
-  std::string s = mono ? " (" : "(";
+// Appends " (" or "(", the parameters, ")".
+void append_parameter_list(const MethodName& m, std::span<const ParamName> params, bool mono, std::string& s) {
+  s += mono ? " (" : "(";
   if (m.bad_signature) {
     s += kBadSignature;
     s += ')';
-    return s;
+    return;
   }
-  for (std::size_t i = 0; i < m.params.size(); ++i) {
+  for (std::size_t i = 0; i < params.size(); ++i) {
     if (i) s += ", ";
-    s += mono ? m.params[i].mono_type : m.params[i].type;
-    if (!m.params[i].name.empty()) {
+    s += mono ? params[i].mono_type : params[i].type;
+    if (!params[i].name.empty()) {
       s += ' ';
-      s += m.params[i].name;
+      s += params[i].name;
     }
   }
-  return s + ")";
+  s += ')';
 }
 
-std::string generic_list(const MethodName& m) {
-  if (m.generic_params.empty()) return {};
-  std::string s = "[";
+// Appends "[T,U]" for a generic method, nothing otherwise.
+void append_generic_list(const MethodName& m, std::string& s) {
+  if (m.generic_params.empty()) return;
+  s += '[';
   for (std::size_t i = 0; i < m.generic_params.size(); ++i) {
-    if (i) s += ",";
+    if (i) s += ',';
     s += m.generic_params[i];
   }
-  return s + "]";
+  s += ']';
 }
 
 }  // namespace
@@ -368,7 +411,7 @@ Status ModuleNames::read_identity(const Metadata& md) {
   return {};
 }
 
-Result<ModuleNames> ModuleNames::build(const Metadata& md, std::size_t max_text) {
+Result<ModuleNames> ModuleNames::build(const Metadata& md, std::size_t max_text, NameIndex index) {
   ModuleNames out;
   if (Status s = out.read_identity(md); !s) return s.error();
   TextBudget budget = max_text ? TextBudget(max_text) : TextBudget(md);
@@ -401,6 +444,8 @@ Result<ModuleNames> ModuleNames::build(const Metadata& md, std::size_t max_text)
 
   const std::uint32_t n = md.rows(kMethodDef);
   out.methods_.resize(n);
+  SignatureScratch scratch;
+  out.params_.reserve(n);
   for (std::uint32_t rid = 1; rid <= n; ++rid) {
     MethodName& m = out.methods_[rid - 1];
     m.token = 0x06000000u | rid;
@@ -412,7 +457,7 @@ Result<ModuleNames> ModuleNames::build(const Metadata& md, std::size_t max_text)
     std::size_t length = 0;
     for (std::string_view g : m.generic_params) length += g.size() + 1;
     if (!budget.charge(length)) return budget.exceeded(format("MethodDef row %u", rid).c_str());
-    if (Status s = read_signature(md, *types, budget, rid, m); !s) return s.error();
+    if (Status s = read_signature(md, *types, budget, rid, m, out.params_, scratch); !s) return s.error();
   }
 
   // State machines (StackTrace.TryResolveStateMachineMethod): the first method of the enclosing
@@ -440,13 +485,17 @@ Result<ModuleNames> ModuleNames::build(const Metadata& md, std::size_t max_text)
   }
 
   // Name index: (hash of the key, token), sorted; keys are made again to confirm a hit.
+  if (index == NameIndex::kSkip) return out;
   out.index_.reserve(out.methods_.size());
+  std::string key;
+  auto hash_of = [&](const MethodName& m) {
+    key.clear();
+    out.append_index_key(m, key);
+    return hash_key(key);
+  };
   for (const MethodName& m : out.methods_) {
-    out.index_.push_back({hash_key(out.index_key(m)), m.token, false});
-    if (m.kickoff) {
-      const MethodName& k = out.methods_[(m.kickoff & 0xFFFFFF) - 1];
-      out.index_.push_back({hash_key(out.index_key(k)), m.token, true});
-    }
+    out.index_.push_back({hash_of(m), m.token, false});
+    if (m.kickoff) out.index_.push_back({hash_of(out.methods_[(m.kickoff & 0xFFFFFF) - 1]), m.token, true});
   }
   std::sort(out.index_.begin(), out.index_.end(), [](const IndexEntry& a, const IndexEntry& b) {
     return a.hash != b.hash ? a.hash < b.hash : a.token < b.token;
@@ -469,52 +518,76 @@ std::string ModuleNames::mono_type(std::uint32_t rid) const {
 }
 
 std::string ModuleNames::coreclr_frame(std::uint32_t token) const {
+  std::string s;
+  append_coreclr_frame(token, s);
+  return s;
+}
+
+std::string ModuleNames::mono_frame(std::uint32_t token) const {
+  std::string s;
+  append_mono_frame(token, s);
+  return s;
+}
+
+void ModuleNames::append_coreclr_frame(std::uint32_t token, std::string& s) const {
   const MethodName* frame = method(token);
-  if (!frame) return {};
+  if (!frame) return;
   const MethodName* m = frame->kickoff ? method(frame->kickoff) : frame;
-  std::string t = coreclr_type(m->type_rid);
-  std::string s = std::move(t);
-  if (!s.empty()) s += '.';
+  if (m->type_rid < type_coreclr_.size() && !type_coreclr_[m->type_rid].empty()) {
+    s += type_coreclr_[m->type_rid];
+    s += '.';
+  }
   s += m->name;
-  s += generic_list(*m);
-  s += parameter_list(*m, false);
+  append_generic_list(*m, s);
+  append_parameter_list(*m, params(*m), false, s);
   if (frame->kickoff && frame->iterator) {
     s += '+';
     s += frame->name;
     s += "()";
   }
-  return s;
 }
 
-std::string ModuleNames::mono_frame(std::uint32_t token) const {
+void ModuleNames::append_mono_frame(std::uint32_t token, std::string& s) const {
   const MethodName* m = method(token);
-  if (!m) return {};
+  if (!m) return;
   if (m->mono_kickoff) m = method(m->mono_kickoff);
-  std::string t = m->type_rid ? mono_type(m->type_rid) : std::string();
-  if (t.empty()) t = "<Module>";
-  t += '.';
-  t += m->name;
-  t += generic_list(*m);
-  t += parameter_list(*m, true);
-  return t;
+  if (m->type_rid && m->type_rid < type_mono_.size() && !type_mono_[m->type_rid].empty()) {
+    s += type_mono_[m->type_rid];
+  } else {
+    s += "<Module>";
+  }
+  s += '.';
+  s += m->name;
+  append_generic_list(*m, s);
+  append_parameter_list(*m, params(*m), true, s);
 }
 
-std::string ModuleNames::index_key(const MethodName& m) const {
-  std::string key = coreclr_type(m.type_rid);
-  if (!key.empty()) key += '.';
-  key += m.name;
-  return key;
+std::size_t ModuleNames::index_key_size(const MethodName& m) const {
+  std::size_t size = m.name.size();
+  if (m.type_rid < type_coreclr_.size() && !type_coreclr_[m.type_rid].empty()) size += type_coreclr_[m.type_rid].size() + 1;
+  return size;
+}
+
+void ModuleNames::append_index_key(const MethodName& m, std::string& s) const {
+  if (m.type_rid < type_coreclr_.size() && !type_coreclr_[m.type_rid].empty()) {
+    s += type_coreclr_[m.type_rid];
+    s += '.';
+  }
+  s += m.name;
 }
 
 std::vector<std::uint32_t> ModuleNames::find(std::string_view name) const {
   std::vector<std::uint32_t> out;
+  std::string key;
   const std::uint64_t h = hash_key(name);
   auto it = std::lower_bound(index_.begin(), index_.end(), h,
                              [](const IndexEntry& e, std::uint64_t k) { return e.hash < k; });
   for (; it != index_.end() && it->hash == h; ++it) {
     const MethodName* m = method(it->token);
     const MethodName* keyed = it->via_kickoff ? method(m->kickoff) : m;
-    if (index_key(*keyed) == name && (out.empty() || out.back() != it->token)) out.push_back(it->token);
+    key.clear();
+    append_index_key(*keyed, key);
+    if (key == name && (out.empty() || out.back() != it->token)) out.push_back(it->token);
   }
   return out;
 }

@@ -63,7 +63,7 @@ struct MethodName {
   std::uint32_t type_rid = 0;                // declaring TypeDef (0: none found)
   std::string_view name;                     // MethodDef.Name (borrowed from the metadata)
   std::vector<std::string_view> generic_params;
-  std::vector<ParamName> params;
+  std::size_t first_param = 0, param_count = 0;  // ModuleNames::params(): [first, first + count)
   bool bad_signature = false;
   std::string error;                         // why, when bad_signature
   std::uint32_t kickoff = 0;                 // state machine: the token CoreCLR prints instead
@@ -76,6 +76,10 @@ struct MethodName {
 // generic parameter or argument lists after a type's arity and after the method dropped).
 std::string index_key_from_mono(std::string_view mono_method);
 
+// Whether ModuleNames::build makes the name index that find() answers from (the cache compiler
+// does not need it: readers derive their own index from the stored keys).
+enum class NameIndex : bool { kSkip, kBuild };
+
 class ModuleNames {
  public:
   // `md` is a PE's metadata (PeFile::metadata()); its bytes must outlive the result. Errors:
@@ -83,8 +87,10 @@ class ModuleNames {
   // A malformed signature is not an error (see kBadSignature). `max_text` caps the bytes of
   // names made and of signature blobs decoded (0: TextBudget's default, max(64 MiB, 16 x the
   // metadata size)); beyond it Errc::kTooLarge, so metadata that repeats long names (nesting
-  // chains, shared signatures) cannot ask for unbounded memory or time.
-  static Result<ModuleNames> build(const Metadata& md, std::size_t max_text = 0);
+  // chains, shared signatures) cannot ask for unbounded memory or time. With NameIndex::kSkip,
+  // find() finds nothing.
+  static Result<ModuleNames> build(const Metadata& md, std::size_t max_text = 0,
+                                   NameIndex index = NameIndex::kBuild);
 
   const Guid& mvid() const { return mvid_; }
   std::string_view assembly_name() const { return assembly_name_; }  // empty: no Assembly row
@@ -93,6 +99,10 @@ class ModuleNames {
   // The method of a MethodDef token (0x06xxxxxx), or nullptr.
   const MethodName* method(std::uint32_t token) const;
   std::span<const MethodName> methods() const { return methods_; }
+  // The parameters of `m` (a method of this module), in order.
+  std::span<const ParamName> params(const MethodName& m) const {
+    return std::span<const ParamName>(params_).subspan(m.first_param, m.param_count);
+  }
 
   // Declaring type as CoreCLR prints it ("NS.Outer`1.Inner"), empty for <Module> methods.
   std::string coreclr_type(std::uint32_t type_rid) const;
@@ -102,6 +112,13 @@ class ModuleNames {
   // The frame text without "   at " and without location; empty for an unknown token.
   std::string coreclr_frame(std::uint32_t token) const;
   std::string mono_frame(std::uint32_t token) const;
+  // The same texts appended to `out` (no allocation once `out` has grown: for callers that make
+  // every method's text); append_index_key appends the name-index key of `m` itself.
+  void append_coreclr_frame(std::uint32_t token, std::string& out) const;
+  void append_mono_frame(std::uint32_t token, std::string& out) const;
+  void append_index_key(const MethodName& m, std::string& out) const;
+  // The length of that key (without making it).
+  std::size_t index_key_size(const MethodName& m) const;
 
   // Name index for traces that carry only names: "NS.Outer`1.Inner.M" (declaring type with '.'
   // for '+', '.', method name; no generic arguments, no parameters). Every method is indexed
@@ -117,12 +134,12 @@ class ModuleNames {
   std::string_view assembly_name_, module_name_;
   std::vector<std::string> type_coreclr_, type_mono_;  // by TypeDef rid (0 unused)
   std::vector<MethodName> methods_;
+  std::vector<ParamName> params_;  // every method's, in method order (one allocation, not one per method)
   struct IndexEntry {
     std::uint64_t hash;  // XXH3 of the key
     std::uint32_t token;
     bool via_kickoff;    // keyed by the kickoff method's name
   };
-  std::string index_key(const MethodName& m) const;
   std::vector<IndexEntry> index_;  // sorted by (hash, token)
 };
 

@@ -38,6 +38,7 @@ class TextBudget {
     left_ -= n;
     return true;
   }
+  std::size_t left() const { return left_; }
   Error exceeded(const char* where) const {
     return Error{Errc::kTooLarge, format("method names: %s: over the limit of %zu bytes of names and "
                                          "signatures for this module", where, limit_)};

@@ -326,3 +326,38 @@ TEST(MethodNames, MonoTextToIndexKey) {
 
 }  // namespace
 }  // namespace ilmap::names
+
+namespace ilmap::names {
+namespace {
+
+// The append forms give the same texts as the string forms (after what `out` already holds);
+// index_key_size is the key's length; NameIndex::kSkip changes nothing but find(). Methods that
+// share a signature blob reuse its rendered parameter types: the texts must still be each
+// method's own (the corpus has generic signatures shared across types with other parameters).
+TEST(MethodNames, AppendFormsAndSkippedIndex) {
+  for (const char* file : {kFrames, kSignatures}) {
+    Module m(read_corpus(file));
+    ASSERT_TRUE(m.names) << file << ": " << m.names.error().message;
+    auto skipped = ModuleNames::build(*m.pe->metadata(), 0, NameIndex::kSkip);
+    ASSERT_TRUE(skipped) << skipped.error().message;
+    const ModuleNames& n = *m.names;
+    ASSERT_EQ(skipped->method_count(), n.method_count());
+    for (const MethodName& x : n.methods()) {
+      std::string c = "x", mono = "y", key = "z";
+      n.append_coreclr_frame(x.token, c);
+      n.append_mono_frame(x.token, mono);
+      n.append_index_key(x, key);
+      EXPECT_EQ(c.substr(1), n.coreclr_frame(x.token));
+      EXPECT_EQ(mono.substr(1), n.mono_frame(x.token));
+      EXPECT_EQ(n.index_key_size(x), key.size() - 1) << key;
+      EXPECT_EQ(skipped->coreclr_frame(x.token), n.coreclr_frame(x.token));
+      EXPECT_EQ(skipped->mono_frame(x.token), n.mono_frame(x.token));
+      EXPECT_TRUE(skipped->find(key.substr(1)).empty());
+      const std::vector<std::uint32_t> found = n.find(key.substr(1));
+      EXPECT_NE(std::find(found.begin(), found.end(), x.token), found.end()) << key;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ilmap::names
