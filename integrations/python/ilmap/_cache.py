@@ -100,7 +100,49 @@ def _message(buf: ctypes.Array) -> str:
 PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
 
 
-class Cache:
+class _Handle:
+    """What Cache and Symbolicator share: a library handle in `_handle` (None once closed),
+    released by `_release`, with close(), `closed`, the context manager and close on collection.
+    `_h()` gives the handle of an open object (subclasses check more) or raises Error USAGE."""
+
+    _handle: Optional[int] = None
+
+    def _release(self, handle: int) -> None:
+        raise NotImplementedError
+
+    def _closed_message(self) -> str:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Closes it (idempotent); later calls raise Error."""
+        handle, self._handle = self._handle, None
+        if handle:
+            self._release(handle)
+
+    @property
+    def closed(self) -> bool:
+        return self._handle is None
+
+    def __enter__(self):
+        self._h()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def _h(self) -> int:
+        if self._handle is None:
+            raise Error(Status.USAGE, self._closed_message())
+        return self._handle
+
+
+class Cache(_Handle):
     """An ilmap cache (a file written by `ilmap compile`), open until close().
 
     Use it as a context manager: ``with ilmap.Cache("App.ilmap") as cache: ...``. Opening a file
@@ -137,29 +179,13 @@ class Cache:
 
     # -- lifetime ------------------------------------------------------------------------------
 
-    def close(self) -> None:
-        """Closes the cache (idempotent); later calls raise Error. A cache a Symbolicator found
-        stays open in the Symbolicator (it keeps it until its own close)."""
-        handle, self._handle = self._handle, None
-        if handle and getattr(self, "_owner", None) is None:
+    def _release(self, handle: int) -> None:
+        # A cache a Symbolicator found stays open in the Symbolicator (until its own close).
+        if getattr(self, "_owner", None) is None:
             _lib.ilmap_close(handle)
 
-    @property
-    def closed(self) -> bool:
-        return self._handle is None
-
-    def __enter__(self) -> "Cache":
-        self._h()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:
-            pass
+    def _closed_message(self) -> str:
+        return f"cache {self._path} is closed"
 
     def __repr__(self) -> str:
         state = "closed" if self._handle is None else "open"
@@ -175,12 +201,11 @@ class Cache:
         return self
 
     def _h(self) -> int:
-        if self._handle is None:
-            raise Error(Status.USAGE, f"cache {self._path} is closed")
+        handle = super()._h()
         owner = getattr(self, "_owner", None)
         if owner is not None and owner.closed:
             raise Error(Status.USAGE, f"cache {self._path}: the Symbolicator that found it is closed")
-        return self._handle
+        return handle
 
     # -- lookups -------------------------------------------------------------------------------
 

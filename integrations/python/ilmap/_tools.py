@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, List, Optional, Union
 
 from . import _native
-from ._cache import Cache, Error, PathLike, Status, _message
+from ._cache import Cache, Error, PathLike, Status, _Handle, _message
 
 _lib = _native.lib
 _MSG_SIZE = 4096
@@ -74,7 +74,7 @@ class SymbolicateStats:
     with_lines: int  # frames that already had a line (left as they were)
 
 
-class Symbolicator:
+class Symbolicator(_Handle):
     """Symbolicates trace and log text as `ilmap symbolicate` does.
 
     Modules are looked for in `search` (files and folders: PEs, PDBs, caches, symbol stores;
@@ -106,33 +106,12 @@ class Symbolicator:
             raise Error(err.value, _message(msg) or "cannot open a symbolicator")
         self._handle = handle
 
-    def close(self) -> None:
-        """Closes the symbolicator (idempotent); the caches find_module gave stop working."""
-        handle, self._handle = self._handle, None
-        if handle:
-            _lib.ilmap_symbolicator_close(handle)
+    def _release(self, handle: int) -> None:
+        # The caches find_module gave stop working (they check `closed`).
+        _lib.ilmap_symbolicator_close(handle)
 
-    @property
-    def closed(self) -> bool:
-        return self._handle is None
-
-    def __enter__(self) -> "Symbolicator":
-        self._h()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:
-            pass
-
-    def _h(self) -> int:
-        if self._handle is None:
-            raise Error(Status.USAGE, "the Symbolicator is closed")
-        return self._handle
+    def _closed_message(self) -> str:
+        return "the Symbolicator is closed"
 
     def symbolicate(self, text: Union[str, bytes]) -> Union[str, bytes]:
         """`text` with every frame found given its file and line; every other byte unchanged.
