@@ -18,17 +18,8 @@ NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 [[ -x $NGINX ]] || { echo "SKIP: nginx not installed (scripts/install-deps.sh)"; exit 77; }
 dll=$CORPUS/out/cs-frames/Ilmap.Corpus.Frames.dll
 [[ -f $dll && -f $CORPUS/traces/cs-frames.il-offsets.txt ]] || { echo "SKIP: corpus absent"; exit 77; }
-work=$(mktemp -d "${TMPDIR:-/tmp}/ilmap-scaleout.XXXXXX")
-pids=()
-cleanup() {
-  local p
-  for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-cd "$work" || exit 1
-export XDG_CACHE_HOME=$work/xdg HOME=$work/home
-unset _NT_SYMBOL_PATH
+. "$(dirname "$(realpath "$0")")/lib.sh"
+serve_setup ilmap-scaleout
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
@@ -69,25 +60,11 @@ CONF
   wait_port "$port" "$NGINX_PID" || { echo "SKIP: nginx $name did not start: $(tail -n 3 "$name/error.log")"; exit 77; }
 }
 
-# start_serve NAME ARGS...: `ilmap serve --port 0 ARGS`; sets PID_<NAME> and URL_<NAME>.
+# start_serve NAME ARGS...: `ilmap serve --port 0 --search bin ARGS`; sets PID_, URL_ and PORT_<NAME>.
 start_serve() {
-  local name=$1 i line
+  local name=$1
   shift
-  "$ILMAP" serve --port 0 --search "$work/bin" "$@" 2>"$name.log" &
-  local pid=$!
-  pids+=("$pid")
-  for i in $(seq 100); do
-    line=$(head -n 1 "$name.log" 2>/dev/null)
-    if [[ $line =~ ^ilmap\ serve:\ listening\ on\ (http://127\.0\.0\.1:([0-9]+))$ ]]; then
-      printf -v "PID_$name" '%s' "$pid"
-      printf -v "URL_$name" '%s' "${BASH_REMATCH[1]}"
-      printf -v "PORT_$name" '%s' "${BASH_REMATCH[2]}"
-      return 0
-    fi
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.05
-  done
-  echo "FAIL: ilmap serve $name did not start:"; cat "$name.log"; exit 1
+  start_in . "$name" "$ILMAP" serve --port 0 --search "$work/bin" "$@"
 }
 
 # The store on the symbol server; the PE alone in bin/.

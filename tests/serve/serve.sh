@@ -8,18 +8,8 @@ set -uo pipefail
 export LC_ALL=C
 ILMAP=$(realpath "$1") CORPUS=$(realpath "$2")
 command -v curl >/dev/null || { echo "SKIP: curl not found (install the Debian package curl)"; exit 77; }
-work=$(mktemp -d "${TMPDIR:-/tmp}/ilmap-serve.XXXXXX")
-pids=()
-cleanup() {
-  local p
-  for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-cd "$work" || exit 1
-# No default cache directory outside $work, whatever the environment.
-export XDG_CACHE_HOME=$work/xdg HOME=$work/home
-unset _NT_SYMBOL_PATH
+. "$(dirname "$(realpath "$0")")/lib.sh"
+serve_setup ilmap-serve
 mkdir bin srv
 cp "$CORPUS/out/cs-frames/Ilmap.Corpus.Frames.dll" "$CORPUS/out/cs-frames/Ilmap.Corpus.Frames.pdb" bin/
 cp "$CORPUS/traces/cs-frames.il-offsets.txt" trace.txt
@@ -34,22 +24,9 @@ check_eq() {  # check_eq WHAT WANT GOT
 # start_server NAME ARGS...: starts `ilmap serve --port 0 ARGS` in srv/ (its stderr in NAME.log);
 # sets PID_<NAME> and URL_<NAME>.
 start_server() {
-  local name=$1 i line
+  local name=$1
   shift
-  (cd srv && exec "$ILMAP" serve --port 0 --search ../bin --cache-dir ../cache "$@") 2>"$name.log" &
-  local pid=$!
-  pids+=("$pid")
-  for i in $(seq 100); do
-    line=$(head -n 1 "$name.log" 2>/dev/null)
-    if [[ $line =~ ^ilmap\ serve:\ listening\ on\ (http://127\.0\.0\.1:[0-9]+)$ ]]; then
-      printf -v "PID_$name" '%s' "$pid"
-      printf -v "URL_$name" '%s' "${BASH_REMATCH[1]}"
-      return 0
-    fi
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.05
-  done
-  echo "FAIL: server $name did not start:"; cat "$name.log"; exit 1
+  start_in srv "$name" "$ILMAP" serve --port 0 --search ../bin --cache-dir ../cache "$@"
 }
 # req OUT ARGS...: curl, body in OUT, headers in OUT.h; prints the status.
 req() {
@@ -277,22 +254,12 @@ check_eq "A exit status after SIGTERM" 0 "$?"
 
 # --- options from a configuration file (ilmap --config FILE serve) --------------------------------
 printf '[serve]\nport = 0\nsearch = ["../bin"]\ncache-dir = "../cache"\nmax-body = "1KiB"\nmiss-ttl = 5\n' >serve.toml
-(cd srv && exec "$ILMAP" --config ../serve.toml serve) 2>D.log &
-pids+=("$!")
-PID_D=$!
-for _ in $(seq 100); do
-  D=$(head -n 1 D.log 2>/dev/null | sed -n 's#^ilmap serve: listening on \(http://127\.0\.0\.1:[0-9]*\)$#\1#p')
-  [[ -n $D ]] && break
-  sleep 0.05
-done
-if [[ -z $D ]]; then
-  fail "the server with --config did not start: $(cat D.log)"
-else
-  check_eq "--config: port 0 and max-body 1KiB from the file" 413 "$(req d.out --data-binary @trace.txt "$D/symbolicate")"
-  head -c 900 trace.txt >small.txt
-  check_eq "--config: a body under the file's max-body" 200 "$(req d2.out --data-binary @small.txt "$D/symbolicate")"
-  kill -TERM "$PID_D"; wait "$PID_D"
-fi
+start_in srv D "$ILMAP" --config ../serve.toml serve
+D=$URL_D
+check_eq "--config: port 0 and max-body 1KiB from the file" 413 "$(req d.out --data-binary @trace.txt "$D/symbolicate")"
+head -c 900 trace.txt >small.txt
+check_eq "--config: a body under the file's max-body" 200 "$(req d2.out --data-binary @small.txt "$D/symbolicate")"
+kill -TERM "$PID_D"; wait "$PID_D"
 printf '[serve]\nno-such-option = 1\n' >bad.toml
 "$ILMAP" --config bad.toml serve --port 0 2>bad.err
 check_eq "--config with an option serve does not have: exit" 1 "$?"
