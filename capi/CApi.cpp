@@ -169,6 +169,27 @@ int ilmap_symbolicate(ilmap_symbolicator* symbolicator, const char* text, size_t
 
 void ilmap_free(void* p) { std::free(p); }
 
+int ilmap_fetch(const char* symbol_path, const char* input, int want_cache, long download_timeout_s, char* path,
+                size_t capacity, size_t* path_len, char* msg, size_t msg_size) {
+  if (path_len) *path_len = 0;
+  if (!symbol_path || !*symbol_path || !input || !*input || (!path && capacity > 0) || download_timeout_s < 0)
+    return report(Errc::kUsage, "ilmap_fetch: a symbol path and an input are needed", msg, msg_size);
+  try {
+    const long timeout = download_timeout_s > 0 ? download_timeout_s : ilmap::symbols::HttpOptions{}.total_timeout_s;
+    auto r = ilmap::symbols::resolve_with_symbol_path(symbol_path, input, want_cache != 0, timeout);
+    if (!r) return report(r.error().code, r.error().message, msg, msg_size);
+    if (path_len) *path_len = r->path.size();
+    if (r->path.size() + 1 > capacity)
+      return report(Errc::kTooLarge, "ilmap_fetch: the path is " + std::to_string(r->path.size()) + " bytes, more than the buffer holds",
+                    msg, msg_size);
+    std::memcpy(path, r->path.c_str(), r->path.size() + 1);
+    report(Errc::kOk, "", msg, msg_size);
+    return ILMAP_OK;
+  } catch (const std::bad_alloc&) {
+    return report(Errc::kIo, "out of memory", msg, msg_size);
+  }
+}
+
 int ilmap_find_module(ilmap_symbolicator* symbolicator, int kind, const char* id, size_t id_len, const char* name_hint,
                       const ilmap_cache** cache, char* msg, size_t msg_size) {
   if (cache) *cache = nullptr;

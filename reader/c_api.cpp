@@ -123,6 +123,12 @@ int ilmap_locate(const ilmap_cache* cache, uint32_t token, uint32_t il_offset, i
   return cache->cache->changed() ? ILMAP_E_IO : ILMAP_E_NOT_FOUND;
 }
 
+int ilmap_locate_row(const ilmap_cache* cache, uint32_t row, uint32_t il_offset, ilmap_location* out) {
+  if (!cache || !out) return ILMAP_E_USAGE;
+  if (fill(cache->cache->lookup_row(row, il_offset), out)) return ILMAP_OK;
+  return cache->cache->changed() ? ILMAP_E_IO : ILMAP_E_NOT_FOUND;
+}
+
 int ilmap_verify(const ilmap_cache* cache, char* msg, size_t msg_size) {
   if (!cache) return ILMAP_E_USAGE;
   try {

@@ -9,7 +9,7 @@
  * when what was asked for does not exist, and another ILMAP_E_* code for an error (with a
  * message, where it takes msg). Functions of the first versions that answer "found" with 1 and
  * "none" with 0 keep doing so for the programs built on them, and say so: ilmap_lookup and
- * ilmap_lookup_row (their status form is ilmap_locate), ilmap_method_name, ilmap_mvid,
+ * ilmap_lookup_row (their status forms are ilmap_locate and ilmap_locate_row), ilmap_method_name, ilmap_mvid,
  * ilmap_pdb_id, ilmap_changed, ilmap_file_changed, ilmap_has_line_index and
  * ilmap_install_mapping_guard.
  *
@@ -110,6 +110,9 @@ int ilmap_lookup_row(const ilmap_cache* cache, uint32_t row, uint32_t il_offset,
  * ILMAP_E_NOT_FOUND when there is none (the cases ilmap_lookup answers 0 for), ILMAP_E_IO when
  * the cache changed (ilmap_changed() is 1: open it again), ILMAP_E_USAGE for a NULL cache or out. */
 int ilmap_locate(const ilmap_cache* cache, uint32_t token, uint32_t il_offset, ilmap_location* out);
+
+/* Same, by method row number (1-based): ilmap_lookup_row with status results. */
+int ilmap_locate_row(const ilmap_cache* cache, uint32_t row, uint32_t il_offset, ilmap_location* out);
 
 /* Full check (checksum + structure). Returns ILMAP_OK or an error code. */
 int ilmap_verify(const ilmap_cache* cache, char* msg, size_t msg_size);
@@ -303,6 +306,19 @@ int ilmap_symbolicate(ilmap_symbolicator* symbolicator, const char* text, size_t
 
 /* Frees what ilmap_symbolicate returned (NULL is ignored). */
 void ilmap_free(void* p);
+
+/* What `symbol_path` ("srv*CACHE*https://server;DIR", docs/symbol-stores.md) holds for the PE or
+ * Portable PDB at `input`, as `ilmap fetch` finds it: with want_cache 1 the ilmap cache of its PDB,
+ * else the PDB itself; downloaded into the symbol path's cache folders and verified (the id it
+ * must have, the PE's checksums). Copies the file's local path, NUL-terminated, into `path` when
+ * it fits in `capacity` bytes, and sets *path_len (may be NULL) to its length. download_timeout_s
+ * 0: 300. Returns ILMAP_OK, ILMAP_E_TOO_LARGE (the path does not fit: *path_len says how long it
+ * is), ILMAP_E_NOT_FOUND (no source has it; wanting a cache, a source has only the PDB),
+ * ILMAP_E_MISMATCH (only wrong files were offered), ILMAP_E_USAGE (a bad symbol path, NULL
+ * arguments, an input that is no PE or Portable PDB) or ILMAP_E_IO (a server failed, the input
+ * cannot be read); msg says what and where. */
+int ilmap_fetch(const char* symbol_path, const char* input, int want_cache, long download_timeout_s, char* path,
+                size_t capacity, size_t* path_len, char* msg, size_t msg_size);
 
 /* The kinds of module identity ilmap_find_module takes. */
 enum ilmap_module_kind {

@@ -95,6 +95,9 @@ echo "$source_file" >"$data/source"
 # compile and Symbolicator (the C API's compile and symbolicate): the PE, and what the program
 # prints for the same work.
 echo "$corpus/$dll" >"$data/pe_path"
+# A local store for fetch (a folder symbol path): the PE and its PDB, with the PDB's cache.
+mkdir "$work/store-in" && cp "$corpus/$dll" "$corpus/$pdb" "$work/store-in/"
+"$ilmap" store add "$data/store" "$work/store-in" >/dev/null
 "$ilmap" info "$data/frames.ilmap" | awk '$1 == "sequence_points:" { print $2 }' >"$data/points"
 "$ilmap" symbolicate --columns --search "$(dirname "$corpus/$dll")" --cache-dir "$work/sym-cache" \
   "$corpus/traces/cs-frames.il-offsets.txt" >"$data/symbolicate-columns.txt" 2>/dev/null

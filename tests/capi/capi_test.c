@@ -7,6 +7,7 @@
  *   capi_test module SEARCH CACHE_DIR KIND ID TOKEN IL
  *                                             -> "status=S FILE:LINE:COLUMN" or "status=S msg"
  *   capi_test misuse SEARCH                   -> the API refuses misuse with the documented codes
+ *   capi_test fetch SYMBOL_PATH INPUT WANT_CACHE -> "status=S PATH" or "status=S msg"
  * Exit 0 when the call ran (the script checks what was printed), 1 on a failed check of misuse. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,6 +120,23 @@ static int do_module(char** argv) {
   return 0;
 }
 
+static int do_fetch(char** argv) {
+  char path[4096], msg[1024];
+  size_t len = 0;
+  const int st = ilmap_fetch(argv[2], argv[3], atoi(argv[4]), 0, path, sizeof path, &len, msg, sizeof msg);
+  if (st != ILMAP_OK) {
+    printf("status=%d %s\n", st, msg);
+    return 0;
+  }
+  printf("status=%d %s\n", st, path);
+  /* A buffer one byte too small: ILMAP_E_TOO_LARGE, and the length needed. */
+  char small[4096];
+  size_t need = 0;
+  const int st2 = ilmap_fetch(argv[2], argv[3], atoi(argv[4]), 0, small, len, &need, msg, sizeof msg);
+  if (st2 != ILMAP_E_TOO_LARGE || need != len) printf("FAIL: a buffer of %zu bytes: status %d, length %zu\n", len, st2, need);
+  return 0;
+}
+
 static int do_misuse(char** argv) {
   char msg[256];
   int err = -1;
@@ -179,6 +197,7 @@ int main(int argc, char** argv) {
   if (argc >= 5 && strcmp(argv[1], "symbolicate") == 0) return do_symbolicate(argc, argv);
   if (argc == 8 && strcmp(argv[1], "module") == 0) return do_module(argv);
   if (argc == 3 && strcmp(argv[1], "misuse") == 0) return do_misuse(argv);
-  fprintf(stderr, "usage: capi_test compile|symbolicate|module|misuse ...\n");
+  if (argc == 5 && strcmp(argv[1], "fetch") == 0) return do_fetch(argv);
+  fprintf(stderr, "usage: capi_test compile|symbolicate|module|misuse|fetch ...\n");
   return 2;
 }

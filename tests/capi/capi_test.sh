@@ -9,6 +9,8 @@
 #                byte for byte, and the same bytes as `ilmap symbolicate`; with columns too
 #   module       a frame of corpus/runtime-frames.tsv (the runtime's file, line and column)
 #                through the module found by file name, by MVID and by debug id
+#   fetch        from a local store (ilmap store add): the store's cache and the PDB's bytes; the
+#                codes for a module it lacks and a bad symbol path; a buffer too small
 #   misuse       the codes the header documents for bad arguments
 # Exit 0 pass, 1 fail, 77 skip (corpus absent).
 set -euo pipefail
@@ -79,6 +81,28 @@ check "module by file name, no such method: ILMAP_E_NOT_FOUND" \
   "$("$prog" module "$corpus/out/cs-frames" "$work/cache" 0 Ilmap.Corpus.Frames.dll 0x06ffffff 0)" "status=8"
 out=$("$prog" module "$corpus/out/cs-frames" "$work/cache" 2 "00000000-0000-0000-0000-000000000000-00000001" 0x06000001 0)
 check "module by an unknown debug id: ILMAP_E_NOT_FOUND" "$(cut -d' ' -f1 <<<"$out")" "status=8"
+
+# --- fetch from a symbol path (a local store written by ilmap store add)
+mkdir "$work/st-in" && cp "$dll" "${dll%.dll}.pdb" "$work/st-in/"
+"$ilmap" store add "$work/store" "$work/st-in" >/dev/null
+out=$("$prog" fetch "$work/store" "$dll" 1)
+grep '^FAIL' <<<"$out" && fails=$((fails + 1))
+out=$(head -n 1 <<<"$out")
+got=${out#status=0 }
+if [[ $out == "status=0 "* && -f $got ]] && cmp -s "$got" "$("$ilmap" store get "$work/store" --for "$dll" | awk -F'\t' '$1 ~ /\.ilmap$/ { print $2 }')"; then
+  echo "ok   fetch of the cache: the store's file"
+else
+  echo "FAIL fetch of the cache: $out"; fails=$((fails + 1))
+fi
+out=$("$prog" fetch "$work/store" "$dll" 0)
+grep '^FAIL' <<<"$out" && fails=$((fails + 1))
+out=$(head -n 1 <<<"$out")
+got=${out#status=0 }
+if [[ $out == "status=0 "* ]] && cmp -s "$got" "${dll%.dll}.pdb"; then echo "ok   fetch of the PDB: its bytes"; else
+  echo "FAIL fetch of the PDB: $out"; fails=$((fails + 1)); fi
+check "fetch of a module the store lacks: ILMAP_E_NOT_FOUND" \
+  "$("$prog" fetch "$work/store" "$corpus/out/cs-manymethods/Ilmap.Corpus.ManyMethods.dll" 1 | cut -d' ' -f1)" "status=8"
+check "fetch with a bad symbol path: ILMAP_E_USAGE" "$("$prog" fetch 'srv*ftp://example.invalid/x' "$dll" 1 | cut -d' ' -f1)" "status=1"
 
 # --- misuse
 if "$prog" misuse "$corpus/out/cs-frames" >"$work/misuse"; then cat "$work/misuse"; else

@@ -83,11 +83,12 @@ internal static unsafe partial class Native
     [LibraryImport(Library, EntryPoint = "ilmap_close")]
     internal static partial void Close(IntPtr cache);
 
-    [LibraryImport(Library, EntryPoint = "ilmap_lookup")]
-    internal static partial int Lookup(IntPtr cache, uint token, uint ilOffset, NativeLocation* location);
+    // Status results (ILMAP_OK, ILMAP_E_NOT_FOUND, ILMAP_E_IO when the file changed): ilmap.h's one convention.
+    [LibraryImport(Library, EntryPoint = "ilmap_locate")]
+    internal static partial int Locate(IntPtr cache, uint token, uint ilOffset, NativeLocation* location);
 
-    [LibraryImport(Library, EntryPoint = "ilmap_lookup_row")]
-    internal static partial int LookupRow(IntPtr cache, uint row, uint ilOffset, NativeLocation* location);
+    [LibraryImport(Library, EntryPoint = "ilmap_locate_row")]
+    internal static partial int LocateRow(IntPtr cache, uint row, uint ilOffset, NativeLocation* location);
 
     [LibraryImport(Library, EntryPoint = "ilmap_verify")]
     internal static partial int Verify(IntPtr cache, byte* msg, nuint msgSize);

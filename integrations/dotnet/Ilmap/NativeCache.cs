@@ -131,38 +131,38 @@ internal sealed class NativeCache : CacheBackend
     {
         NativeLocation native = default;
         bool addedRef = false;
-        int found;
+        bool found;
         try
         {
             _handle.DangerousAddRef(ref addedRef);
-            found = Native.Lookup(_handle.DangerousGetHandle(), token, ilOffset, &native);
-            location = found != 0 ? Convert(in native) : default;
+            found = Native.Locate(_handle.DangerousGetHandle(), token, ilOffset, &native) == 0;
+            location = found ? Convert(in native) : default;
         }
         finally
         {
             if (addedRef)
                 _handle.DangerousRelease();
         }
-        return found != 0;
+        return found;
     }
 
     public override unsafe bool TryLookupRow(uint row, uint ilOffset, out SourceLocation location)
     {
         NativeLocation native = default;
         bool addedRef = false;
-        int found;
+        bool found;
         try
         {
             _handle.DangerousAddRef(ref addedRef);
-            found = Native.LookupRow(_handle.DangerousGetHandle(), row, ilOffset, &native);
-            location = found != 0 ? Convert(in native) : default;
+            found = Native.LocateRow(_handle.DangerousGetHandle(), row, ilOffset, &native) == 0;
+            location = found ? Convert(in native) : default;
         }
         finally
         {
             if (addedRef)
                 _handle.DangerousRelease();
         }
-        return found != 0;
+        return found;
     }
 
     public override unsafe int Lines(ReadOnlySpan<byte> document, string documentText, uint line, uint column, Span<LineBinding> destination)

@@ -13,8 +13,8 @@ See README.md beside this package.
 
 from ._cache import Cache, Error, Flavor, LineMatch, Location, Status
 from ._native import library_path
-from ._tools import CompileResult, Symbolicator, SymbolicateStats, compile
+from ._tools import CompileResult, Symbolicator, SymbolicateStats, compile, fetch
 from ._version import __version__
 
 __all__ = ["Cache", "CompileResult", "Error", "Flavor", "LineMatch", "Location", "Status", "Symbolicator",
-           "SymbolicateStats", "compile", "library_path", "__version__"]
+           "SymbolicateStats", "compile", "fetch", "library_path", "__version__"]

@@ -1,6 +1,7 @@
-"""ilmap.compile and ilmap.Symbolicator: compile caches and symbolicate trace text in process,
-through libilmap.so's C API (ilmap_compile, ilmap_symbolicator_*, ilmap_find_module): the code
-`ilmap compile` and `ilmap symbolicate` run, so the answers are the program's, byte for byte.
+"""ilmap.compile, ilmap.fetch and ilmap.Symbolicator: compile caches, fetch them from symbol
+servers and symbolicate trace text in process, through libilmap.so's C API (ilmap_compile,
+ilmap_fetch, ilmap_symbolicator_*, ilmap_find_module): the code `ilmap compile`, `ilmap fetch`
+and `ilmap symbolicate` run, so the answers are the program's, byte for byte.
 """
 
 from __future__ import annotations
@@ -62,6 +63,28 @@ def compile(input: PathLike, output: PathLike, *, pe: Optional[PathLike] = None,
     text = _message(msg)
     return CompileResult(up_to_date=bool(r.up_to_date), points=r.points, bytes=r.bytes,
                          warnings=text.split("\n") if text else [])
+
+
+def fetch(input: PathLike, symbol_path: str, *, cache: bool = True, download_timeout: Optional[int] = None) -> str:
+    """What `symbol_path` ("srv*CACHE*https://server;DIR") holds for the PE or Portable PDB at
+    `input`, as `ilmap fetch` finds it: the ilmap cache of its PDB (`cache=False`: the PDB),
+    downloaded into the symbol path's cache folders and verified. Returns the local path. Raises
+    Error: NOT_FOUND (no source has it), MISMATCH (only wrong files offered), USAGE (a bad symbol
+    path), IO (a server failed)."""
+    capacity = 4096
+    while True:
+        buf = ctypes.create_string_buffer(capacity)
+        need = ctypes.c_size_t()
+        msg = ctypes.create_string_buffer(_MSG_SIZE)
+        status = _lib.ilmap_fetch(symbol_path.encode("utf-8"), os.fsencode(input), 1 if cache else 0,
+                                  0 if download_timeout is None else int(download_timeout), buf, capacity,
+                                  ctypes.byref(need), msg, _MSG_SIZE)
+        if status == Status.TOO_LARGE and need.value + 1 > capacity:
+            capacity = need.value + 1
+            continue
+        if status != Status.OK:
+            raise Error(status, _message(msg))
+        return os.fsdecode(buf.value)
 
 
 @dataclass(frozen=True)

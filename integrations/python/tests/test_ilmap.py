@@ -8,7 +8,8 @@ with names), pdb-only.ilmap (from the PDB alone), sources.ilmap (--embed-sources
 ("key value" lines), lines.tsv (query, then `ilmap lines` output), source (the embedded file's
 path), not-a-cache, pe_path (the corpus PE frames.ilmap was compiled from), points (its
 sequence points, as `ilmap info` counts them), symbolicate-columns.txt (`ilmap symbolicate
---columns` of the runtime's IL-offset trace); ILMAP_TEST_CORPUS is the corpus folder; ILMAP_TEST_VENV the venv.
+--columns` of the runtime's IL-offset trace), store (a folder store that `ilmap store add` made
+of that PE and its PDB); ILMAP_TEST_CORPUS is the corpus folder; ILMAP_TEST_VENV the venv.
 """
 
 from __future__ import annotations
@@ -308,4 +309,22 @@ def test_symbolicator_refuses_a_missing_search_path(tmp_path):
     assert e.value.code == ilmap.Status.NOT_FOUND
     with pytest.raises(ilmap.Error) as e:
         ilmap.Symbolicator(symbol_path="srv*ftp://example.invalid/x")
+    assert e.value.code == ilmap.Status.USAGE
+
+
+def test_fetch_from_a_store(tmp_path):
+    """A folder symbol path: the store's cache of the PE's PDB, and the PDB itself; a module the
+    store lacks is NOT_FOUND; a bad symbol path is USAGE."""
+    store = DIR / "store"
+    got = Path(ilmap.fetch(pe_path(), str(store)))
+    assert got.suffix == ".ilmap" and got.is_relative_to(store)
+    with ilmap.Cache(got) as c:
+        assert c.debug_id == identity()["debug_id"]
+    pdb = Path(ilmap.fetch(pe_path(), str(store), cache=False))
+    assert pdb.read_bytes() == pe_path().with_suffix(".pdb").read_bytes()
+    with pytest.raises(ilmap.Error) as e:
+        ilmap.fetch(CORPUS / "out" / "cs-manymethods" / "Ilmap.Corpus.ManyMethods.dll", str(store))
+    assert e.value.code == ilmap.Status.NOT_FOUND
+    with pytest.raises(ilmap.Error) as e:
+        ilmap.fetch(pe_path(), "srv*ftp://example.invalid/x")
     assert e.value.code == ilmap.Status.USAGE
