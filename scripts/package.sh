@@ -89,4 +89,7 @@ elif command -v dotnet >/dev/null; then
 else
   note "no NuGet packages: dotnet is not installed"
 fi
-ls "$out"/*.deb "$out"/*.whl "$out"/*.nupkg "$out"/*.tar.gz 2>/dev/null
+shopt -s nullglob
+made=("$out"/*.deb "$out"/*.whl "$out"/*.nupkg "$out"/*.tar.gz)
+[[ ${#made[@]} -gt 0 ]] || { echo "package: nothing was made" >&2; exit 1; }
+printf '%s\n' "${made[@]}"
