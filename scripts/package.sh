@@ -6,9 +6,9 @@
 #                                         sudo apt install ./ilmap_<version>_amd64.deb
 #   ilmap-<version>-py3-none-linux_x86_64.whl   the Python package with libilmap inside:
 #                                         python3 -m pip install ilmap-<version>-...whl
-#   Ilmap.<version>.nupkg, Ilmap.Build.<version>.nupkg, ilmap.<version>.nupkg (the .NET tool):
+#   Ilmap.<version>.nupkg, Ilmap.Build.<version>.nupkg, dotnet-ilmap.<version>.nupkg (the .NET tool):
 #                                         dotnet add package Ilmap --source DIR;
-#                                         dotnet tool install --global ilmap --add-source DIR
+#                                         dotnet tool install --global dotnet-ilmap --add-source DIR
 #   ilmap-<version>-linux-arm64.tar.gz    the linux-arm64 program and libilmap.so.1
 # linux-arm64 (scripts/build.sh arm64, cross-compiled) is built when Debian's cross compiler is
 # installed (scripts/install-deps.sh) and then goes into the NuGet packages too; the NuGet packages
@@ -31,6 +31,11 @@ rm -rf "$out"
 mkdir -p "$out"
 version=$(head -n 1 "$root/VERSION")
 note() { echo "package: $*" >&2; }
+# Each in its own process: importing pip first makes setuptools' distutils check fail.
+python_can_build_wheels() {
+  local m
+  for m in pip setuptools wheel; do /usr/bin/python3 -c "import $m" 2>/dev/null || return 1; done
+}
 
 # Debian package.
 if want deb; then
@@ -59,7 +64,7 @@ fi
 # Python wheel.
 if ! want wheel; then
   :
-elif /usr/bin/python3 -c 'import pip, setuptools, wheel' 2>/dev/null; then
+elif python_can_build_wheels; then
   bash "$root/integrations/python/build-wheel.sh" "$build" "$out" >/dev/null
 else
   note "no Python wheel: python3-pip, python3-setuptools or python3-wheel is missing (scripts/install-deps.sh)"

@@ -188,7 +188,7 @@ fi
 if [ -n "$arm64" ]; then
     for f in ilmap.build/$version/tools/linux-arm64/ilmap ilmap/$version/runtimes/linux-arm64/native/libilmap.so; do
         [ -f "$NUGET_PACKAGES/$f" ] || fail "the package lacks ${f#*/*/}"
-        readelf -h "$NUGET_PACKAGES/$f" | grep -q 'Machine:.*AArch64' || fail "${f#*/*/} is not an AArch64 file"
+        [[ $(readelf -h "$NUGET_PACKAGES/$f") == *"Machine:"*"AArch64"* ]] || fail "${f#*/*/} is not an AArch64 file"
     done
     echo "ok: linux-arm64 assets in Ilmap.Build and Ilmap"
 else
@@ -350,7 +350,7 @@ grep -q ' lib/net10.0/Lib.pdb$' "$out/snupkg-plain.txt" || { cat "$out/snupkg-pl
 dotnet pack "$lib/Lib.csproj" -c Release -o "$lib/feed" -p:IlmapInSymbolPackage=true "${ilmap_build_args[@]}" -v q \
     >"$out/pack9.log" 2>&1 || { cat "$out/pack9.log"; fail "dotnet pack of the library with IlmapInSymbolPackage=true"; }
 unzip -l "$lib/feed/Lib.1.0.0.snupkg" >"$out/snupkg.txt" || fail "no Lib.1.0.0.snupkg"
-unzip -p "$lib/feed/Lib.1.0.0.snupkg" '\[Content_Types\].xml' | grep -q 'Extension="ilmap"' \
+[[ $(unzip -p "$lib/feed/Lib.1.0.0.snupkg" '\[Content_Types\].xml') == *'Extension="ilmap"'* ]] \
     || fail "the .snupkg's [Content_Types].xml lacks the .ilmap extension"
 ! unzip -l "$lib/feed/Lib.1.0.0.nupkg" | grep -n 'ilmap' || fail "the .nupkg carries the cache or the ilmap program"
 # The legacy format, .symbols.nupkg, takes the cache through NuGet's own filter.

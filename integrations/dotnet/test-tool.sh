@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end test of the `ilmap` .NET tool (Ilmap.Tool, package id ilmap):
+# End-to-end test of the `ilmap` .NET tool (Ilmap.Tool, package id dotnet-ilmap):
 # test-tool.sh ILMAP_EXE CORPUS_DIR OUTDIR (ctest dotnet_ilmap_tool passes them). Packs the tool with
 # the given ilmap program into a local feed under OUTDIR (a clean pack: no NU5xxx warning, no
 # missing readme or licence; without -p:IlmapNativeDir it fails saying how to pass it), installs it
@@ -59,13 +59,15 @@ if ! dotnet pack "$project" -c Release --no-restore -o "$out/feed" --artifacts-p
 fi
 ! grep -E 'warning NU5|missing a (readme|license)' "$out/pack.log" >&2 \
     || fail "dotnet pack Ilmap.Tool: the package metadata is incomplete (log: $out/pack.log)"
-unzip -l "$out/feed/ilmap.$version.nupkg" | grep -q " tools/net8.0/any/native/linux-x64/ilmap$" \
+# The listing in a file first: `unzip -l | grep -q` fails under pipefail when grep stops reading early.
+unzip -l "$out/feed/dotnet-ilmap.$version.nupkg" >"$out/work/package.list"
+grep -q " tools/net8.0/any/native/linux-x64/ilmap$" "$out/work/package.list" \
     || fail "the package lacks tools/net8.0/any/native/linux-x64/ilmap"
 if [ -n "$arm64" ]; then
-    unzip -l "$out/feed/ilmap.$version.nupkg" | grep -q " tools/net8.0/any/native/linux-arm64/ilmap$" \
+    grep -q " tools/net8.0/any/native/linux-arm64/ilmap$" "$out/work/package.list" \
         || fail "the package lacks tools/net8.0/any/native/linux-arm64/ilmap"
-    unzip -p "$out/feed/ilmap.$version.nupkg" tools/net8.0/any/native/linux-arm64/ilmap >"$out/work/arm64-ilmap"
-    readelf -h "$out/work/arm64-ilmap" | grep -q 'Machine:.*AArch64' || fail "native/linux-arm64/ilmap is not an AArch64 program"
+    unzip -p "$out/feed/dotnet-ilmap.$version.nupkg" tools/net8.0/any/native/linux-arm64/ilmap >"$out/work/arm64-ilmap"
+    [[ $(readelf -h "$out/work/arm64-ilmap") == *"Machine:"*"AArch64"* ]] || fail "native/linux-arm64/ilmap is not an AArch64 program"
     echo "ok: the package carries the linux-arm64 program"
 fi
 if dotnet pack "$project" -c Release --no-restore -o "$out/feed-none" --artifacts-path "$out/pack" -v q \
@@ -87,7 +89,7 @@ cat >"$out/NuGet.config" <<XML
   </packageSources>
 </configuration>
 XML
-dotnet tool install --tool-path "$out/tools" ilmap --configfile "$out/NuGet.config" --version "$version" \
+dotnet tool install --tool-path "$out/tools" dotnet-ilmap --configfile "$out/NuGet.config" --version "$version" \
     >"$out/install.log" 2>&1 || { cat "$out/install.log"; fail "dotnet tool install"; }
 tool="$out/tools/ilmap"
 [ -x "$tool" ] || fail "no $tool after the install"
