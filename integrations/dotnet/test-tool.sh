@@ -26,8 +26,8 @@ exe=$(realpath "$1")
 corpus=$(realpath "$2")
 mkdir -p "$3"
 out=$(cd "$3" && pwd)
-rm -rf "$out/native" "$out/feed" "$out/feed-none" "$out/packages" "$out/pack" "$out/tools" "$out/work"
-mkdir -p "$out/native" "$out/feed" "$out/work"
+rm -rf "$out/native" "$out/feed" "$out/feed-none" "$out/packages" "$out/pack" "$out/tools" "$out/scratch"
+mkdir -p "$out/native" "$out/feed" "$out/scratch"
 cp "$exe" "$out/native/ilmap"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 # linux-arm64 (ILMAP_ARM64_BUILD, as in test-build.sh): packed as native/linux-arm64/ilmap.
@@ -60,14 +60,14 @@ fi
 ! grep -E 'warning NU5|missing a (readme|license)' "$out/pack.log" >&2 \
     || fail "dotnet pack Ilmap.Tool: the package metadata is incomplete (log: $out/pack.log)"
 # The listing in a file first: `unzip -l | grep -q` fails under pipefail when grep stops reading early.
-unzip -l "$out/feed/dotnet-ilmap.$version.nupkg" >"$out/work/package.list"
-grep -q " tools/net8.0/any/native/linux-x64/ilmap$" "$out/work/package.list" \
+unzip -l "$out/feed/dotnet-ilmap.$version.nupkg" >"$out/scratch/package.list"
+grep -q " tools/net8.0/any/native/linux-x64/ilmap$" "$out/scratch/package.list" \
     || fail "the package lacks tools/net8.0/any/native/linux-x64/ilmap"
 if [ -n "$arm64" ]; then
-    grep -q " tools/net8.0/any/native/linux-arm64/ilmap$" "$out/work/package.list" \
+    grep -q " tools/net8.0/any/native/linux-arm64/ilmap$" "$out/scratch/package.list" \
         || fail "the package lacks tools/net8.0/any/native/linux-arm64/ilmap"
-    unzip -p "$out/feed/dotnet-ilmap.$version.nupkg" tools/net8.0/any/native/linux-arm64/ilmap >"$out/work/arm64-ilmap"
-    [[ $(readelf -h "$out/work/arm64-ilmap") == *"Machine:"*"AArch64"* ]] || fail "native/linux-arm64/ilmap is not an AArch64 program"
+    unzip -p "$out/feed/dotnet-ilmap.$version.nupkg" tools/net8.0/any/native/linux-arm64/ilmap >"$out/scratch/arm64-ilmap"
+    [[ $(readelf -h "$out/scratch/arm64-ilmap") == *"Machine:"*"AArch64"* ]] || fail "native/linux-arm64/ilmap is not an AArch64 program"
     echo "ok: the package carries the linux-arm64 program"
 fi
 if dotnet pack "$project" -c Release --no-restore -o "$out/feed-none" --artifacts-path "$out/pack" -v q \
@@ -101,7 +101,7 @@ got=$("$tool" --version) || fail "ilmap --version: exit $?"
 echo "ok: $got"
 
 echo "== 2. compile and lookup as the program itself"
-w="$out/work"
+w="$out/scratch"
 "$tool" compile "$pdb" -o "$w/tool.ilmap" -q || fail "ilmap (tool) compile: exit $?"
 "$exe" compile "$pdb" -o "$w/native.ilmap" -q || fail "ilmap compile: exit $?"
 cmp "$w/tool.ilmap" "$w/native.ilmap" || fail "the tool's cache differs from the program's"
