@@ -11,7 +11,6 @@
 #include <fnmatch.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <xxhash.h>
 
 #include <algorithm>
 #include <atomic>
@@ -20,23 +19,11 @@
 #include <set>
 #include <thread>
 
-#include "support/AtomicFile.h"
 #include "support/Ascii.h"
-#include "compiler/CacheBuilder.h"
-#include "tools/CacheFields.h"
-#include "compiler/CacheSourceFor.h"
-#include "compiler/CompileModule.h"
 #include "tools/Commands.h"
-#include "decode/DebugInput.h"
-#include "decode/Guids.h"
-#include "decode/SymstoreKeys.h"
-#include "decode/MetadataSchema.h"
-#include "compiler/NamesSection.h"
-#include "decode/PeFile.h"
 #include "symbols/CompileFile.h"
 #include "tools/SymbolPathOption.h"
 #include "support/TextEscape.h"
-#include "ilmap/cache.h"
 
 namespace ilmap::cli {
 namespace {
