@@ -16,7 +16,7 @@ pkgs=(
   libzip-dev
   libmicrohttpd-dev curl
   mono-runtime mono-mcs
-  valgrind
+  valgrind wrk
   python3-venv python3-pip python3-setuptools python3-wheel python3-pytest
 )
 if [[ "${1:-}" == "--fuzz" ]]; then

@@ -93,6 +93,15 @@ struct HttpServer::Impl {
     return v && (std::string_view(v) == "1" || std::string_view(v) == "true" || std::string_view(v).empty());
   }
 
+  // ?context=N: 0 to 100, decimal digits only.
+  static std::optional<std::uint32_t> context_lines(std::string_view v) {
+    if (v.empty() || v.size() > 3 || v.find_first_not_of("0123456789") != std::string_view::npos) return std::nullopt;
+    std::uint32_t n = 0;
+    for (const char ch : v) n = n * 10 + std::uint32_t(ch - '0');
+    if (n > 100) return std::nullopt;
+    return n;
+  }
+
   static MHD_Result send(HttpServer& s, MHD_Connection* c, Exchange& x, const Response& r) {
     MHD_Response* resp = g_mhd->create_response_from_buffer(r.body.size(), const_cast<char*>(r.body.data()),
                                                             MHD_RESPMEM_MUST_COPY);
@@ -122,7 +131,7 @@ struct HttpServer::Impl {
       if (!early && !Service::is_health(x->path)) {
         if (s.in_flight_.fetch_add(1) + 1 > s.opt_.max_concurrent) {
           s.in_flight_.fetch_sub(1);
-          early = error_response(503, "too many requests in flight (" + std::to_string(s.opt_.max_concurrent) +
+          early = error_response(429, "too many requests in flight (" + std::to_string(s.opt_.max_concurrent) +
                                           ", --max-concurrent): retry later");
           early->headers.emplace_back("Retry-After", "1");
         } else {
@@ -155,6 +164,10 @@ struct HttpServer::Impl {
     req.head = head(c, *x);
     req.body = x->body;
     req.columns = flag(c, "columns"), req.urls = flag(c, "urls"), req.json = flag(c, "json");
+    if (const char* v = g_mhd->lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "context")) {
+      req.context_text = *v ? std::string_view(v) : std::string_view("(empty)");
+      req.context = context_lines(v);
+    }
     const Response r = s.service_.handle(req);
     std::string().swap(x->body);
     return send(s, c, *x, r);

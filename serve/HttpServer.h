@@ -2,7 +2,7 @@
 // serve::Service. One thread per connection (libmicrohttpd's own), at most
 // `connection_limit` connections, each closed after `timeout_s` seconds without traffic;
 // at most `max_concurrent` requests (health checks aside) between their headers and their
-// answer, the next ones answered 503 with Retry-After at once. A body is read only after the
+// answer, the next ones answered 429 with Retry-After at once. A body is read only after the
 // Service admitted the request (so 404/405/401/415 and a Content-Length over the cap are
 // answered without reading it); one that goes over the cap while it streams (chunked) is
 // counted, not kept, and answered 413 when it ends. Bodies of other methods are dropped.

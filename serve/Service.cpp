@@ -3,7 +3,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cctype>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <map>
 
 #include "support/TextEscape.h"
@@ -121,9 +127,120 @@ Response error_response(unsigned status, const std::string& message) {
   return r;
 }
 
-Service::Service(std::unique_ptr<symbols::ModuleIndex> index, ServiceOptions options)
-    : index_(std::move(index)), opt_(std::move(options)) {}
+// An index of the pool, for one request: given back (or replaced) when it goes.
+class Service::Lease {
+ public:
+  Lease(Service* owner, std::unique_ptr<symbols::ModuleIndex> index, std::uint64_t generation)
+      : owner_(owner), index_(std::move(index)), generation_(generation), before_(index_->stats()) {}
+  Lease(Lease&&) = default;
+  ~Lease() {
+    if (index_) owner_->give_back(std::move(index_), generation_, before_);
+  }
+  symbols::ModuleIndex& operator*() { return *index_; }
+  symbols::ModuleIndex* operator->() { return index_.get(); }
+
+ private:
+  Service* owner_;
+  std::unique_ptr<symbols::ModuleIndex> index_;
+  std::uint64_t generation_;
+  symbols::ModuleIndexStats before_;
+};
+
+Service::Service(IndexFactory make_index, ServiceOptions options)
+    : make_index_(std::move(make_index)), opt_(std::move(options)) {}
 Service::~Service() = default;
+
+Result<std::unique_ptr<Service>> Service::create(IndexFactory make_index, ServiceOptions options) {
+  std::unique_ptr<Service> s(new Service(std::move(make_index), std::move(options)));
+  s->opt_.workers = std::max(1u, s->opt_.workers);
+  for (unsigned i = 0; i < s->opt_.workers; ++i) {
+    auto index = s->make_index_();
+    if (!index) return index.error();
+    s->pool_.emplace_back(std::move(*index), 0);
+  }
+  s->enforce_cache_cap();
+  return s;
+}
+
+Service::Lease Service::lease() {
+  std::unique_lock<std::mutex> lock(pool_mutex_);
+  pool_returned_.wait(lock, [this] { return !pool_.empty(); });
+  auto [index, generation] = std::move(pool_.back());
+  pool_.pop_back();
+  return Lease(this, std::move(index), generation);
+}
+
+void Service::give_back(std::unique_ptr<symbols::ModuleIndex> index, std::uint64_t generation,
+                        const symbols::ModuleIndexStats& before) {
+  const symbols::ModuleIndexStats& after = index->stats();
+  metrics_.caches(after.reused - before.reused, after.compiled - before.compiled);
+  open_total_ += std::int64_t(after.open) - std::int64_t(before.open);
+  if (after.compiled != before.compiled) enforce_cache_cap();
+  // Too many mappings, or some of them of files evicted since it was made: a fresh index (its
+  // caches are opened again as requests name them). Kept when one cannot be made.
+  if (after.open > opt_.max_open || generation != evictions_.load()) {
+    const std::uint64_t now = evictions_.load();
+    if (auto fresh = make_index_()) {
+      open_total_ -= std::int64_t(after.open);
+      index = std::move(*fresh);
+      generation = now;
+    }
+  }
+  {
+    const std::lock_guard<std::mutex> lock(pool_mutex_);
+    pool_.emplace_back(std::move(index), generation);
+  }
+  pool_returned_.notify_one();
+}
+
+std::size_t Service::enforce_cache_cap() {
+  namespace fs = std::filesystem;
+  if (opt_.cache_dir.empty()) return 0;
+  // One sweep at a time; a request that finds one running leaves the work to it.
+  const std::unique_lock<std::mutex> lock(sweep_mutex_, std::try_to_lock);
+  if (!lock.owns_lock()) return 0;
+  struct File {
+    fs::file_time_type used;
+    std::uintmax_t size;
+    fs::path path;
+  };
+  std::vector<File> files;
+  std::uint64_t total = 0;
+  std::error_code ec;
+  // Bounded: the cache directory is ours, laid out two levels deep (name/id/file).
+  for (fs::recursive_directory_iterator it(opt_.cache_dir, fs::directory_options::skip_permission_denied, ec), end;
+       !ec && it != end; it.increment(ec)) {
+    if (it.depth() > 4) it.disable_recursion_pending();
+    if (!it->is_regular_file(ec) || it->path().extension() != ".ilmap") continue;
+    const std::uintmax_t size = it->file_size(ec);
+    if (ec) continue;
+    const auto used = it->last_write_time(ec);
+    if (ec) continue;
+    files.push_back({used, size, it->path()});
+    total += size;
+  }
+  std::size_t removed = 0;
+  if (opt_.cache_max_bytes && total > opt_.cache_max_bytes) {
+    const std::uint64_t goal = opt_.cache_max_bytes - opt_.cache_max_bytes / 10;
+    std::sort(files.begin(), files.end(), [](const File& a, const File& b) {
+      return a.used != b.used ? a.used < b.used : a.path < b.path;
+    });
+    std::uint64_t freed = 0;
+    for (const File& f : files) {
+      if (total <= goal) break;
+      if (!fs::remove(f.path, ec)) continue;
+      total -= f.size;
+      freed += f.size;
+      ++removed;
+    }
+    if (removed) {
+      metrics_.evicted(removed, freed);
+      ++evictions_;  // indexes made before now hold mappings of deleted files: replaced
+    }
+  }
+  cache_bytes_ = total;
+  return removed;
+}
 
 std::optional<Response> Service::admit(const RequestHead& head) const {
   const Route* route = find_route(head.path);
@@ -163,7 +280,26 @@ Response Service::handle(const Request& request) {
     return Response{200, "text/plain; charset=utf-8", "ready\n", {}};
   }
   if (path == "/symbolicate") return symbolicate(request);
-  if (path == "/metrics") return Response{200, "text/plain; version=0.0.4; charset=utf-8", metrics_.render(), {}};
+  if (path == "/metrics") {
+    MetricsGauges g;
+    g.open_caches = std::uint64_t(std::max<std::int64_t>(0, open_total_.load()));
+    g.cache_bytes = cache_bytes_.load();
+    g.workers = opt_.workers;
+    {
+      const std::lock_guard<std::mutex> lock(pool_mutex_);
+      g.workers_busy = opt_.workers - pool_.size();
+    }
+    if (opt_.downloads) {
+      g.downloads_ok = opt_.downloads->completed.load();
+      g.downloads_not_found = opt_.downloads->not_found.load();
+      g.downloads_failed = opt_.downloads->failed.load();
+      g.download_bytes = opt_.downloads->bytes.load();
+    }
+    std::ifstream statm("/proc/self/statm");
+    std::uint64_t pages = 0, resident = 0;
+    if (statm >> pages >> resident) g.resident_bytes = resident * std::uint64_t(::sysconf(_SC_PAGESIZE));
+    return Response{200, "text/plain; version=0.0.4; charset=utf-8", metrics_.render(g), {}};
+  }
   if (path.starts_with("/lookup/")) return lookup(path.substr(8));
   return error_response(404, "no endpoint " + quoted(path));
 }
@@ -174,6 +310,14 @@ Response Service::handle(const Request& request) {
 Response Service::sentry(const Request& request, const std::string& type) {
   SentryOptions so;
   so.max_input_bytes = std::size_t(opt_.max_body);
+  SourceProvider sources(SourceOptions{opt_.source_roots, SourceOptions{}.max_source_bytes, {}, {}, {}});
+  if (opt_.source_context) {
+    so.sources = &sources;
+    if (request.context) so.context_lines = *request.context;
+  } else {
+    so.source_context = false;
+  }
+  if (opt_.max_frames) so.max_frames = std::size_t(opt_.max_frames);
   SentryStats stats;
   Response r;
   r.content_type = type;
@@ -184,8 +328,8 @@ Response Service::sentry(const Request& request, const std::string& type) {
     r.content_type = "application/json";
   }
   {
-    const std::lock_guard<std::mutex> lock(index_mutex_);
-    symbolicate::IndexSentryProvider provider(*index_);
+    Lease index = lease();
+    symbolicate::IndexSentryProvider provider(*index);
     st = batch ? symbolicate_batch(request.body, r.body, provider, so, stats)
                : symbolicate_sentry_text(request.body, r.body, provider, so, stats);
   }
@@ -229,8 +373,8 @@ Response Service::lookup(std::string_view segments) {
   if (!il) return error_response(400, "segment 3 of /lookup/ (IL offset): " + il.error().message);
   Response r;
   r.content_type = "application/json";
-  const std::lock_guard<std::mutex> lock(index_mutex_);
-  const symbols::ModuleAnswer& m = index_->by_debug_id(seg[0]);
+  Lease index = lease();
+  const symbols::ModuleAnswer& m = index->by_debug_id(seg[0]);
   if (!m.cache)
     return error_response(404, "debug id " + std::string(seg[0]) + ": " + symbols::miss_name(m.miss));
   std::vector<std::uint32_t> scratch;
@@ -239,16 +383,52 @@ Response Service::lookup(std::string_view segments) {
 }
 
 Response Service::symbolicate(const Request& request) {
-  if (const std::string type = media_type(request.head.content_type); is_sentry_type(type)) return sentry(request, type);
+  if (const std::string type = media_type(request.head.content_type); is_sentry_type(type)) {
+    if (!request.context_text.empty() && !request.context)
+      return error_response(400, "?context=" + quoted(request.context_text) + ": not a number of lines from 0 to 100");
+    if (request.context && !opt_.source_context)
+      return error_response(400, "?context: this server does not return source text (start it with --source-context)");
+    return sentry(request, type);
+  }
   symbolicate::SymbolicateOptions so;
   so.columns = request.columns, so.urls = request.urls, so.json = request.json;
+  if (!request.context_text.empty() && !request.context)
+    return error_response(400, "?context=" + quoted(request.context_text) + ": not a number of lines from 0 to 100");
+  SourceProvider sources(SourceOptions{opt_.source_roots, SourceOptions{}.max_source_bytes, {}, {}, {}});
+  if (request.context) {
+    if (!opt_.source_context)
+      return error_response(400, "?context: this server does not return source text (start it with --source-context)");
+    so.context = *request.context;
+    so.sources = &sources;
+  }
   Response r;
   if (request.json) r.content_type = "application/x-ndjson";
   symbolicate::SymbolicateStats stats;
   {
-    const std::lock_guard<std::mutex> lock(index_mutex_);
-    symbolicate::Symbolicator s(*index_, so, [&r](std::string_view out) { r.body.append(out); });
-    s.text(request.body);
+    using Clock = std::chrono::steady_clock;
+    const Clock::time_point start = Clock::now();
+    Lease index = lease();
+    symbolicate::Symbolicator s(*index, so, [&r](std::string_view out) { r.body.append(out); });
+    // In pieces of about 64 KiB that end at a line's end (so the output is the one of text()
+    // on the whole), with the caps checked between them.
+    constexpr std::size_t kPiece = 64 * 1024;
+    std::string_view rest = request.body;
+    while (!rest.empty()) {
+      const std::size_t nl = rest.size() <= kPiece ? std::string_view::npos : rest.find('\n', kPiece);
+      const std::size_t end = nl == std::string_view::npos ? rest.size() : nl + 1;
+      s.text(rest.substr(0, end));
+      rest.remove_prefix(end);
+      if (opt_.max_frames && s.stats().frames > opt_.max_frames)
+        return error_response(413, "the text holds more than " + std::to_string(opt_.max_frames) +
+                                       " frames (--max-frames); send it in parts");
+      if (opt_.request_timeout_s > 0 && !rest.empty() &&
+          Clock::now() - start > std::chrono::seconds(opt_.request_timeout_s)) {
+        Response e = error_response(503, "the request was not resolved within " + std::to_string(opt_.request_timeout_s) +
+                                             " s (--request-timeout); the modules it started to prepare are kept: retry");
+        e.headers.emplace_back("Retry-After", "1");
+        return e;
+      }
+    }
     s.finish();
     stats = s.stats();
   }

@@ -173,7 +173,9 @@ Result<std::vector<std::uint8_t>> http_get(const std::string& url, const std::ve
   sink.body = &body;
   sink.cap = o.max_bytes;
   sink.counter = o.counter;
-  if (Status s = transfer(url, headers, o, sink); !s) return s.error();
+  Status s = transfer(url, headers, o, sink);
+  if (o.counter) o.counter->count(s);
+  if (!s) return s.error();
   return body;
 }
 
@@ -183,7 +185,9 @@ Status http_get_to_file(const std::string& url, const std::vector<std::string>& 
   sink.file = &out;
   sink.cap = o.max_bytes;
   sink.counter = o.counter;
-  return transfer(url, headers, o, sink);
+  Status s = transfer(url, headers, o, sink);
+  if (o.counter) o.counter->count(s);
+  return s;
 }
 
 }  // namespace ilmap::symbols

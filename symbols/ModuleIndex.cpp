@@ -110,6 +110,13 @@ struct ModuleIndex::Impl : search::SearchSet {
   Result<std::string> windows_cache_path(std::string_view pdb_name, const Guid& guid, std::uint32_t age) const {
     return cache_path_for_key(ssqp_windows_pdb_key(pdb_name, guid, age));
   }
+  // Holds `path` (a cache path) among the indexes sharing opt.single_flight, until the guard
+  // goes: its download and compile happen once. Nothing without a cache directory.
+  KeyedLocks::Guard single_flight(const std::string& path) {
+    if (!opt.single_flight || path.empty()) return {};
+    return opt.single_flight->lock(path);
+  }
+
   // The answer for a module whose PDB name makes no valid cache key.
   ModuleAnswer bad_name(const std::string& what, const Error& e) const {
     ModuleAnswer a{nullptr, Miss::kBadPdbName, what + ": not a usable PDB file name: " + e.message};
@@ -128,6 +135,7 @@ struct ModuleIndex::Impl : search::SearchSet {
         auto c = Cache::open(path);
         if (c && (!need_names || c->has_method_names()) && has_sources_wanted(*c)) {
           ++stats.reused;
+          if (opt.touch_reused) fs::last_write_time(path, fs::file_time_type::clock::now(), ec);
           note("reused " + path);
           return keep(std::move(*c), path);
         }
@@ -232,11 +240,13 @@ struct ModuleIndex::Impl : search::SearchSet {
     if (!file) return {nullptr, Miss::kBadFile, file.error().message};
     std::string path;
     std::array<std::uint8_t, 20> id{};
+    KeyedLocks::Guard held;
     if (cv) {
       id = make_pdb_id(cv->guid, cv->portable ? cv->stamp : cv->age);
       auto p = cv->portable ? cache_path(cv->path, cv->guid) : windows_cache_path(cv->path, cv->guid, cv->age);
       if (!p) return bad_name(e.path + ": its CodeView entry names the PDB '" + cv->path + "'", p.error());
       path = std::move(*p);
+      held = single_flight(path);
       if (const Cache* c = ready_cache(path, id, true)) return {c, Miss::kNone, {}};
     }
     DebugInputOptions io;
@@ -274,6 +284,7 @@ struct ModuleIndex::Impl : search::SearchSet {
       auto p = cache_path(fs::path(e.path).replace_extension(".pdb").string(), pid.guid());
       if (!p) return bad_name(e.path, p.error());
       path = std::move(*p);
+      held = single_flight(path);
       if (const Cache* c = ready_cache(path, pid.bytes, true)) return {c, Miss::kNone, {}};
     }
     return compile(d, file->bytes(), path);
@@ -294,6 +305,7 @@ struct ModuleIndex::Impl : search::SearchSet {
     auto p = e.windows ? windows_cache_path(e.lname, g, tail_of(*e.pdb_id)) : cache_path(e.lname, g);
     if (!p) return bad_name(e.path, p.error());
     const std::string path = std::move(*p);
+    const KeyedLocks::Guard held = single_flight(path);
     if (const Cache* c = ready_cache(path, *e.pdb_id, false)) return {c, Miss::kNone, {}};
     DebugInputOptions io;
     io.windows_pdbs = true;
@@ -375,6 +387,10 @@ struct ModuleIndex::Impl : search::SearchSet {
     mi.file_name = name;
     mi.key = windows_age ? ssqp_windows_pdb_key(name, guid, *windows_age) : ssqp_portable_pdb_key(name, guid);
     if (stamp) mi.pdb_id = make_pdb_id(guid, *stamp);
+    const auto target = windows_age ? windows_cache_path(name, guid, *windows_age) : cache_path(name, guid);
+    const KeyedLocks::Guard held = single_flight(target ? *target : std::string());
+    if (target && stamp)  // made already (by another worker while this one waited, or before)
+      if (const Cache* c = ready_cache(*target, *mi.pdb_id, false)) return {c, Miss::kNone, {}};
     auto r = resolver->resolve(mi);
     if (!r) {
       const Miss m = r.error().code == Errc::kMismatch ? Miss::kPdbMismatch
@@ -397,15 +413,14 @@ struct ModuleIndex::Impl : search::SearchSet {
       const auto& m = (*in)->msf;
       if (!m || m->guid() != guid || m->age() != *windows_age)
         return {nullptr, Miss::kPdbMismatch, r->path + ": another PDB id"};
-      auto path = windows_cache_path(name, guid, *windows_age);
-      if (!path) return bad_name(name, path.error());
-      if (const Cache* c = ready_cache(*path, make_pdb_id(guid, *windows_age), false)) return {c, Miss::kNone, {}};
-      return compile(**in, {}, *path);
+      if (!target) return bad_name(name, target.error());
+      if (const Cache* c = ready_cache(*target, make_pdb_id(guid, *windows_age), false)) return {c, Miss::kNone, {}};
+      return compile(**in, {}, *target);
     }
     if (!(*in)->pdb || (*in)->pdb->id().guid() != guid) return {nullptr, Miss::kPdbMismatch, r->path + ": another PDB id"};
-    auto path = cache_path(name, guid);
-    if (!path) return bad_name(name, path.error());
-    return compile(**in, {}, *path);
+    if (!target) return bad_name(name, target.error());
+    if (const Cache* c = ready_cache(*target, (*in)->pdb->id().bytes, false)) return {c, Miss::kNone, {}};
+    return compile(**in, {}, *target);
   }
 };
 
@@ -432,6 +447,7 @@ Result<std::unique_ptr<ModuleIndex>> ModuleIndex::create(ModuleIndexOptions opti
 
 const ModuleIndexStats& ModuleIndex::stats() const {
   impl_->stats.scans = impl_->scans;
+  impl_->stats.open = impl_->caches.size();
   return impl_->stats;
 }
 

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "decode/Guids.h"
+#include "support/KeyedLocks.h"
 #include "symbols/HttpGet.h"
 #include "symbols/SymbolPath.h"
 #include "ilmap/cache.h"
@@ -68,6 +69,13 @@ struct ModuleIndexOptions {
   // (a service, whose symbol server may come back or gain the PDB). Answers that found a cache
   // stand for the index's life.
   long miss_ttl_s = -1;
+  // Shared by indexes over the same cache directory used at once (a service's workers): the
+  // download and compile of one cache path is done by one of them while the others wait, then
+  // find it ready. Null: none (one index alone).
+  std::shared_ptr<KeyedLocks> single_flight;
+  // Set the modification time of a cache of the cache directory to now when it is reused, so
+  // that the oldest are the least recently used (a service's cache-size cap evicts by it).
+  bool touch_reused = false;
 };
 
 struct ModuleIndexStats {
@@ -77,6 +85,7 @@ struct ModuleIndexStats {
   // Passes over the whole search set. Each builds an index (by file name, once listed; by id,
   // MVID or cached PDB id, on the first query that needs one); queries are lookups after it.
   std::size_t scans = 0;
+  std::size_t open = 0;  // caches held open (mapped) by the index
 };
 
 class ModuleIndex {

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
+#include <thread>
 
 #include "serve/HttpServer.h"
 #include "serve/Service.h"
@@ -33,6 +34,13 @@ struct ServeArgs {
   unsigned max_connections = 64;
   unsigned timeout_s = 30;
   long miss_ttl_s = 60;
+  unsigned workers = 0;  // 0: the number of cores
+  std::uint64_t max_frames = 100000;
+  unsigned request_timeout_s = 60;
+  std::uint64_t cache_max_size = 0;
+  unsigned max_open = 1024;
+  bool source_context = false;
+  std::vector<std::string> source_roots;  // PREFIX=DIR
   std::string token_file;
   bool verbose = false;
 };
@@ -90,6 +98,19 @@ int run_serve(const ServeArgs& a) {
 
   serve::ServiceOptions svc;
   svc.max_body = a.max_body;
+  svc.workers = a.workers ? a.workers : std::max(1u, std::thread::hardware_concurrency());
+  svc.workers = std::min(svc.workers, a.max_concurrent);  // more could never be busy
+  svc.max_frames = a.max_frames;
+  svc.request_timeout_s = a.request_timeout_s;
+  svc.max_open = a.max_open;
+  svc.cache_max_bytes = a.cache_max_size;
+  svc.downloads = std::make_shared<symbols::TransferCounter>();
+  svc.source_context = a.source_context || !a.source_roots.empty();
+  for (const std::string& spec : a.source_roots) {
+    auto root = parse_source_root(spec);
+    if (!root) return report_error({root.error().code, "--source-root " + root.error().message});
+    svc.source_roots.push_back(std::move(*root));
+  }
   if (!a.token_file.empty())
     if (Status st = read_token(a.token_file, svc.token); !st) return report_error(st.error());
 
@@ -102,11 +123,16 @@ int run_serve(const ServeArgs& a) {
     io.symbol_path = std::move(*sp);
   }
   io.http.total_timeout_s = a.download_timeout_s;
+  io.http.counter = svc.downloads.get();
   io.miss_ttl_s = a.miss_ttl_s;
+  io.single_flight = std::make_shared<KeyedLocks>();
+  io.embed_sources = svc.source_context;  // the PDBs' embedded sources, for source context
+  io.touch_reused = true;
   if (a.verbose) io.note = log_line;
-  auto index = symbols::ModuleIndex::create(std::move(io));
-  if (!index) return report_error(index.error());
-  serve::Service service(std::move(*index), svc);
+  svc.cache_dir = io.cache_dir;
+  auto made = serve::Service::create([io] { return symbols::ModuleIndex::create(io); }, svc);
+  if (!made) return report_error(made.error());
+  serve::Service& service = **made;
 
   // SIGTERM and SIGINT are taken by this thread only (sigwait below): blocked before the
   // server's threads start, so they inherit the mask. A client that goes away must not kill
@@ -139,17 +165,21 @@ void register_serve(CLI::App& app, int& rc) {
       "serve",
       "Symbolicate over HTTP (docs/serve.md). POST /symbolicate with trace text (text/plain)\n"
       "answers exactly what 'ilmap symbolicate' prints for it (?columns=1, ?urls=1, ?json=1 as its\n"
-      "flags), with X-Ilmap-Frames, X-Ilmap-Resolved and X-Ilmap-Unresolved headers; a Sentry event\n"
-      "(application/json) or envelope (application/x-sentry-envelope) comes back with its frames filled.\n"
+      "flags; ?context=N with --source-context), with X-Ilmap-Frames, X-Ilmap-Resolved and\n"
+      "X-Ilmap-Unresolved headers; a Sentry event (application/json) or envelope\n"
+      "(application/x-sentry-envelope) comes back with its frames filled, a batch request (JSON with\n"
+      "\"stacktraces\" and \"modules\", symbolicator's shape) with a status per frame and module.\n"
       "GET /lookup/<debug_id>/<token>/<il_offset> answers as 'ilmap lookup --json' for the module\n"
       "with that Sentry debug id (404 when none has it). GET /metrics (Prometheus text). GET /healthz;\n"
-      "GET /readyz (503 while draining). Modules are found as symbolicate finds them (--search, --symbol-path, --cache-dir).\n"
+      "GET /readyz (503 while draining). Modules are found as symbolicate finds them (--search,\n"
+      "--symbol-path, --cache-dir), each downloaded and compiled once however many requests ask.\n"
       "Errors are JSON {\"error\": ...}: 400 bad request, 401 token missing or wrong, 404 no such\n"
-      "endpoint, 405 method (with Allow), 413 body over --max-body, 415 content type, 503 over\n"
-      "--max-concurrent (with Retry-After). Listens on 127.0.0.1 unless --listen says otherwise; the\n"
-      "first line on standard error is 'ilmap serve: listening on http://HOST:PORT', then one access\n"
-      "line per request. SIGTERM or SIGINT: stop accepting, answer the requests in flight (at most\n"
-      "--timeout seconds), exit 0.\n"
+      "endpoint, 405 method (with Allow), 413 body over --max-body or frames over --max-frames, 415\n"
+      "content type, 429 over --max-concurrent (with Retry-After), 503 over --request-timeout (with\n"
+      "Retry-After). Listens on 127.0.0.1 unless --listen says otherwise; the first line on standard\n"
+      "error is 'ilmap serve: listening on http://HOST:PORT', then one access line per request.\n"
+      "SIGTERM or SIGINT: stop accepting, answer the requests in flight (at most --timeout seconds),\n"
+      "exit 0.\n"
       "Exit codes: 0 stopped by a signal, 1 usage error, 2 the address cannot be bound or\n"
       "libmicrohttpd is missing, 3 a --search path or --token-file does not exist.");
   cmd->add_option("--listen", a->listen,
@@ -174,8 +204,29 @@ void register_serve(CLI::App& app, int& rc) {
       ->check(CLI::Range(std::uint64_t(1), std::uint64_t(1) << 32));
   show_as_size(max_body);
   cmd->add_option("--max-concurrent", a->max_concurrent,
-                  "Most requests in flight at once, health checks aside (default 8); more: 503 with Retry-After")
+                  "Most requests in flight at once, health checks aside (default 8); more: 429 with Retry-After")
       ->check(CLI::Range(1u, 4096u));
+  cmd->add_option("--workers", a->workers,
+                  "Requests resolved at once, each with a module index of its own (default: the number of cores, "
+                  "at most --max-concurrent); the others in flight wait for one")
+      ->check(CLI::Range(1u, 1024u));
+  cmd->add_option("--max-frames", a->max_frames,
+                  "Most frames in one request (default 100000): a text with more is answered 413; a Sentry event's "
+                  "or batch's frames past it are left with status too_many_frames")
+      ->check(CLI::Range(std::uint64_t(1), std::uint64_t(1) << 32));
+  cmd->add_option("--request-timeout", a->request_timeout_s,
+                  "Seconds a text request may take, waiting for a worker included (default 60); later: 503 with "
+                  "Retry-After (the modules it began to prepare are kept for the retry). 0: no limit")
+      ->check(CLI::Range(0u, 86400u));
+  CLI::Option* cache_max = cmd->add_option("--cache-max-size", a->cache_max_size,
+                  "Most bytes of compiled caches in --cache-dir (64MiB, 10GiB, bytes); over it the least recently "
+                  "used are deleted down to 90% of it. Default: no cap")
+      ->transform(CLI::AsSizeValue(false));
+  show_as_size(cache_max);
+  cmd->add_option("--max-open", a->max_open,
+                  "Most caches a worker keeps mapped (default 1024); past it the worker starts afresh after its "
+                  "request")
+      ->check(CLI::Range(1u, 1u << 20));
   cmd->add_option("--max-connections", a->max_connections,
                   "Most open connections (default 64); at the limit, new ones wait until one closes")
       ->check(CLI::Range(1u, 65536u));
@@ -187,6 +238,14 @@ void register_serve(CLI::App& app, int& rc) {
                   "Seconds a module that was not found (not in the search set, symbol server down or without it, "
                   "a bad file) stays not found before it is looked for again (default 60; 0: every request)")
       ->check(CLI::Range(0L, 86400L * 365));
+  cmd->add_flag("--source-context", a->source_context,
+                "Return source text: POST /symbolicate?context=N (as symbolicate --context N) and a Sentry "
+                "event's pre_context/context_line/post_context, from the sources embedded in the PDBs and the "
+                "--source-root checkouts (off by default: ?context is then a 400)");
+  cmd->add_option("--source-root", a->source_roots,
+                  "PREFIX=DIR: a document path starting with PREFIX is read from DIR plus the rest of the path, "
+                  "only when the file's checksum is the PDB's (repeatable; implies --source-context)")
+      ->allow_extra_args(false);
   cmd->add_option("--token-file", a->token_file,
                   "File whose first line is a bearer token every request but /healthz and /readyz must send "
                   "(Authorization: Bearer TOKEN); else 401");

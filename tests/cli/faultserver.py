@@ -21,6 +21,7 @@ applied to the file named by the rest of the path:
   /loop/KEY        302 to itself
   /notfound/KEY    404
   /delay/KEY       the file after 50 ms (a distant server's latency, for bench/fetch-parallel.sh)
+  /late/KEY        the file after 2 s (a slow server that does answer: serve's --request-timeout)
 
 Every request is logged to LOG as "FAULT STATUS KEY" (one line, flushed). Nothing outside ROOT
 is served (a key with '..' or a leading '/' is a 404).
@@ -85,6 +86,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.end_headers()
         if fault == "delay":
             time.sleep(0.05)
+        if fault == "late":
+            time.sleep(2)
         log(fault, 200, key)
         self.send_response(200)
         if fault == "endless":

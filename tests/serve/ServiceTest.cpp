@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,15 +25,22 @@ class ServiceTest : public ::testing::Test {
     ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
     dir_ = tmpl;
     std::filesystem::create_directory(dir_ + "/search");
+    make(100);
+  }
+  void make(std::uint64_t max_body, std::uint64_t max_frames = 0, std::uint64_t cache_max = 0) {
     symbols::ModuleIndexOptions io;
     io.search = {dir_ + "/search"};
     io.cache_dir = dir_ + "/cache";
-    auto index = symbols::ModuleIndex::create(std::move(io));
-    ASSERT_TRUE(index);
     ServiceOptions so;
-    so.max_body = 100;
+    so.max_body = max_body;
     so.token = "tok";
-    service_ = std::make_unique<Service>(std::move(*index), so);
+    so.workers = 2;
+    so.max_frames = max_frames;
+    so.cache_dir = io.cache_dir;
+    so.cache_max_bytes = cache_max;
+    auto made = Service::create([io] { return symbols::ModuleIndex::create(io); }, so);
+    ASSERT_TRUE(made);
+    service_ = std::move(*made);
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
@@ -135,6 +144,88 @@ TEST_F(ServiceTest, ErrorBodiesAreJsonEvenForHostileText) {
   const Response r = error_response(400, std::string("a \"quote\", a \\ and \x01 and \xff"));
   EXPECT_EQ(r.content_type, "application/json");
   EXPECT_EQ(r.body, "{\"error\":\"a \\\"quote\\\", a \\\\ and \\u0001 and \xef\xbf\xbd\"}\n");
+}
+
+Request text_request(const std::string& body) {
+  Request r;
+  r.head.method = "POST", r.head.path = "/symbolicate", r.head.content_type = "text/plain";
+  r.body = body;
+  return r;
+}
+
+TEST_F(ServiceTest, FramesOverTheCapAreA413AndAtTheCapAnswered) {
+  make(1 << 20, 5);
+  std::string five, six;
+  for (int i = 0; i < 6; ++i) {
+    const std::string line = "   at A.B.C() in App.dll:token 0x600000" + std::to_string(i + 1) + "+0x7\n";
+    if (i < 5) five += line;
+    six += line;
+  }
+  const Response ok = service_->handle(text_request(five));
+  EXPECT_EQ(ok.status, 200u);
+  EXPECT_EQ(header(ok, "X-Ilmap-Frames"), "5");
+  EXPECT_EQ(ok.body, five);  // App.dll is in no search path: unchanged
+  const Response over = service_->handle(text_request(six));
+  EXPECT_EQ(over.status, 413u);
+  EXPECT_NE(over.body.find("more than 5 frames (--max-frames)"), std::string::npos) << over.body;
+}
+
+TEST_F(ServiceTest, ALongTextIsAnsweredAsAWholeAcrossPieces) {
+  // Over 64 KiB, so resolved in pieces: the answer is the text (no module is found), and every
+  // frame is counted once.
+  std::string body;
+  int frames = 0;
+  while (body.size() < 300 * 1024) {
+    body += "   at A.B.C() in App.dll:token 0x6000001+0x" + std::to_string(frames % 9 + 1) + "\nsome log text\r\n";
+    ++frames;
+  }
+  body += "last line without an end";
+  const Response a = service_->handle(text_request(body));
+  EXPECT_EQ(a.status, 200u);
+  EXPECT_EQ(a.body, body);
+  EXPECT_EQ(header(a, "X-Ilmap-Frames"), std::to_string(frames));
+}
+
+TEST_F(ServiceTest, TheCacheCapEvictsTheLeastRecentlyUsed) {
+  namespace fs = std::filesystem;
+  // Five caches of 1000 bytes, used one after another (modification times a minute apart);
+  // a file that is no .ilmap is neither counted nor deleted.
+  const auto now = fs::file_time_type::clock::now();
+  for (int i = 0; i < 5; ++i) {
+    const fs::path p = fs::path(dir_) / "cache" / ("m" + std::to_string(i) + ".pdb") / "ID" / ("m" + std::to_string(i) + ".ilmap");
+    fs::create_directories(p.parent_path());
+    std::ofstream(p) << std::string(1000, 'x');
+    fs::last_write_time(p, now - std::chrono::minutes(10 - i));
+  }
+  std::ofstream(fs::path(dir_) / "cache" / "notes.txt") << std::string(5000, 'y');
+  make(100, 0, 3500);  // at start: 5000 bytes over 3500, deleted down to 3150: the two oldest
+  EXPECT_FALSE(fs::exists(fs::path(dir_) / "cache/m0.pdb/ID/m0.ilmap"));
+  EXPECT_FALSE(fs::exists(fs::path(dir_) / "cache/m1.pdb/ID/m1.ilmap"));
+  for (int i = 2; i < 5; ++i)
+    EXPECT_TRUE(fs::exists(fs::path(dir_) / "cache" / ("m" + std::to_string(i) + ".pdb") / "ID" / ("m" + std::to_string(i) + ".ilmap")));
+  EXPECT_TRUE(fs::exists(fs::path(dir_) / "cache/notes.txt"));
+  const std::string m = get("/metrics").body;
+  EXPECT_NE(m.find("\nilmap_serve_cache_evictions_total 2\n"), std::string::npos) << m;
+  EXPECT_NE(m.find("\nilmap_serve_cache_evicted_bytes_total 2000\n"), std::string::npos) << m;
+  EXPECT_NE(m.find("\nilmap_serve_cache_bytes 3000\n"), std::string::npos) << m;
+  EXPECT_EQ(service_->enforce_cache_cap(), 0u);  // under the cap now
+}
+
+TEST_F(ServiceTest, MetricsHaveALatencyHistogram) {
+  service_->metrics().request("/symbolicate", 200, 0.003);
+  service_->metrics().request("/symbolicate", 200, 0.2);
+  service_->metrics().request("/symbolicate", 200, 9.0);
+  const std::string m = get("/metrics").body;
+  EXPECT_NE(m.find("# TYPE ilmap_serve_request_duration_seconds histogram\n"), std::string::npos) << m;
+  EXPECT_NE(m.find("ilmap_serve_request_duration_seconds_bucket{endpoint=\"symbolicate\",le=\"0.0025\"} 0\n"), std::string::npos) << m;
+  EXPECT_NE(m.find("ilmap_serve_request_duration_seconds_bucket{endpoint=\"symbolicate\",le=\"0.005\"} 1\n"), std::string::npos) << m;
+  EXPECT_NE(m.find("ilmap_serve_request_duration_seconds_bucket{endpoint=\"symbolicate\",le=\"0.25\"} 2\n"), std::string::npos) << m;
+  EXPECT_NE(m.find("ilmap_serve_request_duration_seconds_bucket{endpoint=\"symbolicate\",le=\"5\"} 2\n"), std::string::npos) << m;
+  EXPECT_NE(m.find("ilmap_serve_request_duration_seconds_bucket{endpoint=\"symbolicate\",le=\"+Inf\"} 3\n"), std::string::npos) << m;
+  EXPECT_NE(m.find("ilmap_serve_request_duration_seconds_count{endpoint=\"symbolicate\"} 3\n"), std::string::npos) << m;
+  EXPECT_NE(m.find("\nilmap_serve_workers 2\n"), std::string::npos) << m;
+  EXPECT_NE(m.find("\nilmap_serve_workers_busy 0\n"), std::string::npos) << m;
+  EXPECT_NE(m.find("\nilmap_serve_resident_memory_bytes "), std::string::npos) << m;
 }
 
 }  // namespace

@@ -2,13 +2,21 @@
 # scaleout.sh ILMAP CORPUS_DIR - `ilmap serve` scaled out behind nginx, on 127.0.0.1 and free ports:
 #   a symbol server: nginx serving a store that `ilmap store add` wrote (the PDB and its cache);
 #   two `ilmap serve` instances over a folder that holds the PE alone (its PDB only on the server);
-#   nginx as their load balancer (an upstream with both, the next one tried on error or 502/503).
+#   nginx as their load balancer (an upstream with both, the next one tried on error, 502, 503 or
+#   429).
 # 1. 160 requests of the runtime's recorded trace, 8 at once, through the balancer; one instance is
 #    killed (SIGKILL) midway: every request answers 200 with the bytes `ilmap symbolicate` prints
 #    for the same trace and symbol path, and both instances answered some before the kill.
-# 2. The symbol server stops: a fresh instance answers with the frames unresolved (JSON frames
-#    say why; the text comes back as it was), then, the server started again on its port and
-#    --miss-ttl passed, the same instance resolves them, not restarted.
+# 2. The symbol server stops and restarts under load: four clients send the trace to a fresh
+#    instance (?json=1) one request after another, without pause, while it is down and after it
+#    is back. Every request answers 200; while it is down the module's frames are unresolved,
+#    each with its reason (the text form comes back as it was); once it is back (and --miss-ttl
+#    passed) the same instance, not restarted, resolves them as `ilmap symbolicate --json` does,
+#    and no client sees them unresolved again. /metrics counts the failed and the good downloads.
+# 3. --request-timeout 1 with a symbol server that answers after 2 s (tests/cli/faultserver.py):
+#    a text of two pieces (over 64 KiB) is answered 503 with Retry-After after its first piece
+#    (the download and compile it started were finished and kept), and the retry is answered as
+#    `ilmap symbolicate` answers.
 # Exit 0 pass, 1 fail, 77 skip (nginx, curl or the corpus absent).
 set -uo pipefail
 export LC_ALL=C
@@ -100,7 +108,7 @@ start_nginx lb "$lb_port" "
       proxy_pass http://ilmap;
       proxy_http_version 1.1;
       proxy_set_header Connection \"\";
-      proxy_next_upstream error timeout http_502 http_503 non_idempotent;
+      proxy_next_upstream error timeout http_502 http_503 http_429 non_idempotent;
       proxy_next_upstream_tries 2;
     }
   }"
@@ -129,25 +137,93 @@ done
 retried=$(grep -c ', ' lb/access.log)
 [[ $failures -eq $before ]] && echo "ok   $total requests through nginx, instance a killed after $answered_before answers: all 200, all as ilmap symbolicate ($retried retried on the other instance)"
 
-# --- 2. the symbol server goes away and comes back
+# --- 2. the symbol server restarts under load
 before=$failures
+"$ILMAP" symbolicate --search bin --symbol-path "$sympath" --cache-dir cli-cache --json trace.txt >want.json 2>/dev/null
 kill "$sym_pid"; wait "$sym_pid" 2>/dev/null
 start_serve c --symbol-path "srv*$work/dl-c*http://127.0.0.1:$sym_port" --cache-dir cache-c --miss-ttl 1
 frames=$(grep -c 'Ilmap.Corpus.Frames.dll:token 0x' trace.txt)
-code=$(curl -sS -o down.txt -D down.h -w '%{http_code}' --data-binary @trace.txt "$URL_c/symbolicate")
+code=$(curl -sS -o down.txt -w '%{http_code}' --data-binary @trace.txt "$URL_c/symbolicate")
 [[ $code == 200 ]] || fail "symbol server down: status $code"
 cmp -s trace.txt down.txt || fail "symbol server down: the text came back changed"
-curl -sS -o down.json --data-binary @trace.txt "$URL_c/symbolicate?json=1"
-unresolved=$(grep -c '"module":"Ilmap.Corpus.Frames.dll".*"reason":"' down.json)
-[[ $unresolved -eq $frames ]] || fail "symbol server down: $unresolved of $frames frames of the module say why they are unresolved: $(head -c 300 down.json)"
-reason=$(grep -o '"reason":"[^"]*"' down.json | sort | uniq -c | sed 's/^ *//' | tr '\n' ' ')
+mkdir load2
+client() {  # K: requests one after another until load2/stop exists; answers load2/K.N.json
+  local n=0
+  while [[ ! -e load2/stop ]]; do
+    n=$((n + 1))
+    curl -sS -o "load2/$1.$n.json" -w '%{http_code}\n' --data-binary @trace.txt "$URL_c/symbolicate?json=1" >>"load2/$1.codes" 2>>load2/errors
+  done
+}
+answers() { find load2 -name '*.json' | wc -l; }
+unresolved_in() { grep -c '"module":"Ilmap.Corpus.Frames.dll".*"reason":"' "$1"; }
+clients=()
+for k in 1 2 3 4; do client "$k" & clients+=($!); done
+for _ in $(seq 600); do [[ $(answers) -ge 40 ]] && break; sleep 0.05; done
+down_answers=$(answers)
 start_nginx symbols "$sym_port" "$SYMBOLS"
-sleep 1.1  # --miss-ttl 1
-code=$(curl -sS -o up.txt -w '%{http_code}' --data-binary @trace.txt "$URL_c/symbolicate")
-[[ $code == 200 ]] || fail "symbol server back: status $code"
-cmp -s want.txt up.txt || fail "symbol server back: the answer differs from ilmap symbolicate's: $(diff want.txt up.txt | head -n 4)"
+sym_pid=$NGINX_PID
+resolved_seen=
+for _ in $(seq 600); do
+  for f in $(find load2 -name '*.json' -newer symbols/nginx.pid); do
+    [[ -s $f ]] && cmp -s want.json "$f" && { resolved_seen=$f; break; }
+  done
+  [[ -n $resolved_seen ]] && break
+  sleep 0.05
+done
+[[ -n $resolved_seen ]] || fail "symbol server back: no answer resolved within 30 s"
+n=$(answers)
+for _ in $(seq 600); do [[ $(answers) -ge $((n + 40)) ]] && break; sleep 0.05; done
+touch load2/stop
+wait "${clients[@]}"
+codes=$(cat load2/*.codes | sort | uniq -c | sed 's/^ *//' | tr '\n' ' ')
+[[ $codes =~ ^[0-9]+\ 200\ $ ]] || fail "under the restart: statuses $codes(want 200 only; $(head -c 300 load2/errors))"
+n_down=0 n_up=0
+for k in 1 2 3 4; do
+  up=
+  for i in $(seq "$(wc -l <"load2/$k.codes")"); do
+    f=load2/$k.$i.json
+    if cmp -s want.json "$f"; then
+      up=1 n_up=$((n_up + 1))
+    elif [[ $(unresolved_in "$f") -eq $frames ]]; then
+      n_down=$((n_down + 1))
+      [[ -z $up ]] || fail "client $k: answer $i unresolved after one resolved"
+    else
+      fail "client $k: answer $i neither resolved as ilmap symbolicate --json nor all $frames frames unresolved: $(head -c 300 "$f")"
+    fi
+  done
+done
+[[ $n_down -ge 1 && $n_up -ge 1 ]] || fail "under the restart: $n_down answers unresolved, $n_up resolved (want some of each)"
+reason=$(cat load2/1.1.json | grep -o '"reason":"[^"]*"' | sort | uniq -c | sed 's/^ *//' | tr '\n' ' ')
 kill -0 "$PID_c" 2>/dev/null || fail "instance c is no longer running"
-[[ $failures -eq $before ]] && echo "ok   symbol server down: $frames frames unresolved ($reason); back: resolved by the same instance"
+curl -sS -o metrics.txt "$URL_c/metrics"
+metric() { grep -v '^#' metrics.txt | grep -F "$1 " | sed 's/.* //'; }
+ok=$(metric 'ilmap_serve_downloads_total{result="ok"}') err=$(metric 'ilmap_serve_downloads_total{result="error"}')
+[[ ${ok:-0} -ge 1 && ${err:-0} -ge 1 ]] || fail "metrics of c: downloads ok ${ok:-none}, failed ${err:-none} (want both counted)"
+bytes=$(metric ilmap_serve_download_bytes_total)
+# At least the smallest file of the store that answers (its cache beside the PDB).
+least=$(find www -type f -name '*.ilmap' -printf '%s\n' | sort -n | head -n 1)
+[[ ${bytes:-0} -ge ${least:-1} ]] || fail "metrics of c: ${bytes:-0} bytes downloaded, less than the store's cache of ${least:-?}"
+[[ $failures -eq $before ]] && echo "ok   symbol server restarted under load: $n_down answers with the module's $frames frames unresolved ($reason), then $n_up resolved by the same instance; downloads ok $ok, failed $err, $bytes bytes"
+
+# --- 3. --request-timeout with a symbol server that answers late
+before=$failures
+python3 "$(dirname "$(realpath "$0")")/../cli/faultserver.py" "$work/www" fault.port fault.log --lifetime 120 &
+pids+=($!)
+for _ in $(seq 100); do [[ -s fault.port ]] && break; sleep 0.05; done
+fault_port=$(cat fault.port)
+for _ in $(seq 12); do cat trace.txt; done >long.txt
+[[ $(stat -c %s long.txt) -gt 65536 ]] || fail "long.txt is not over 64 KiB"
+"$ILMAP" symbolicate --search bin --symbol-path "$sympath" --cache-dir cli-cache long.txt >want-long.txt 2>/dev/null
+start_serve d --symbol-path "srv*$work/dl-d*http://127.0.0.1:$fault_port/late" --cache-dir cache-d --request-timeout 1
+code=$(curl -sS -o late.out -D late.h -w '%{http_code}' --data-binary @long.txt "$URL_d/symbolicate")
+[[ $code == 503 ]] || fail "--request-timeout 1, a server 2 s late: status $code, want 503"
+grep -qi '^Retry-After: 1' late.h || fail "503 of --request-timeout: no Retry-After"
+grep -q '"error":".*--request-timeout' late.out || fail "503 of --request-timeout: $(cat late.out)"
+code=$(curl -sS -o late2.out -w '%{http_code}' --data-binary @long.txt "$URL_d/symbolicate")
+[[ $code == 200 ]] || fail "the retry after the 503: status $code"
+cmp -s want-long.txt late2.out || fail "the retry after the 503 differs from ilmap symbolicate"
+grep -q '^late 200 ' fault.log || fail "the late server was not asked: $(cat fault.log)"
+[[ $failures -eq $before ]] && echo "ok   --request-timeout 1, symbol server 2 s late: 503 with Retry-After, the retry answered as ilmap symbolicate"
 
 [[ $failures -eq 0 ]] || exit 1
 echo "all passed"

@@ -226,7 +226,60 @@ kill -TERM "$PID_C"
 wait "$PID_C"
 check_eq "C exit status after SIGTERM" 0 "$?"
 
-# --- --max-concurrent 1: a second request while one is in flight gets 503; SIGTERM drains --------
+# --- --workers 2 on an empty cache directory: 8 requests at once, the module compiled once --------
+start_in srv E "$ILMAP" serve --port 0 --search ../bin --cache-dir ../cache-e --workers 2 --max-frames 61
+E=$URL_E
+for i in 1 2 3 4 5 6 7 8; do
+  curl -sS -o "w$i.out" -w '%{http_code}\n' -H 'Content-Type: text/plain' --data-binary @trace.txt "$E/symbolicate" >"w$i.code" &
+done
+wait_curls
+for i in 1 2 3 4 5 6 7 8; do
+  check_eq "--workers 2: request $i status" 200 "$(cat "w$i.code")"
+  cmp -s want.txt "w$i.out" || fail "--workers 2: request $i differs from ilmap symbolicate"
+done
+check_eq "GET /metrics of E" 200 "$(req m.out "$E/metrics")"
+# One module of the trace is in the search set: compiled by one worker, found ready by the other
+# (which waited for it, when both took a request at once).
+check_eq "--workers 2: caches compiled" 1 "$(metric ilmap_serve_cache_compiled_total)"
+reused=$(metric ilmap_serve_cache_reused_total)
+[[ $reused == 0 || $reused == 1 ]] || fail "--workers 2: caches reused $reused, want 0 or 1"
+check_eq "--workers 2: open caches" $((reused + 1)) "$(metric ilmap_serve_open_caches)"
+check_eq "--workers 2: workers" 2 "$(metric ilmap_serve_workers)"
+check_eq "--workers 2: cache files" 1 "$(find cache-e -name '*.ilmap' | wc -l)"
+n=$(metric 'ilmap_serve_request_duration_seconds_bucket{endpoint="symbolicate",le="+Inf"}')
+check_eq "latency histogram: +Inf bucket" 8 "$n"
+# --max-frames 61: the trace (61 frames) is answered, the trace twice is not
+cat trace.txt trace.txt >trace2.txt
+check_eq "--max-frames 61: 122 frames" 413 "$(req mf.out -H 'Content-Type: text/plain' --data-binary @trace2.txt "$E/symbolicate")"
+is_json_error mf.out "413 of --max-frames"
+grep -q 'more than 61 frames' mf.out || fail "413 of --max-frames: $(cat mf.out)"
+kill -TERM "$PID_E"
+wait "$PID_E"
+
+# --- source context: ?context=N with --source-root, as symbolicate --context N; off by default ---
+"$ILMAP" symbolicate --search bin --cache-dir cli-cache --context 2 --source-root "/_/=$CORPUS/src" <trace.txt >want-context.txt 2>/dev/null
+grep -q '> 37 |' want-context.txt || fail "the CLI printed no source context: $(head -c 300 want-context.txt)"
+"$ILMAP" symbolicate --search bin --cache-dir cli-cache --source-root "/_/=$CORPUS/src" event.json >want-event-context.json 2>/dev/null
+grep -q '"context_line":' want-event-context.json || fail "the CLI gave the Sentry event no context: $(cat want-event-context.json)"
+start_in srv F "$ILMAP" serve --port 0 --search ../bin --cache-dir ../cache-f --source-root "/_/=$CORPUS/src"
+F=$URL_F
+check_eq "POST ?context=2" 200 "$(req ctx.out --data-binary @trace.txt "$F/symbolicate?context=2")"
+cmp -s want-context.txt ctx.out || { fail "POST ?context=2 differs from symbolicate --context 2:"; diff want-context.txt ctx.out | head -6; }
+check_eq "Sentry event with --source-root" 200 "$(req evc.out -H 'Content-Type: application/json' --data-binary @event.json "$F/symbolicate")"
+cmp -s want-event-context.json evc.out || fail "Sentry event with context: '$(head -c 300 evc.out)'"
+check_eq "?context=abc" 400 "$(req ctx.out --data-binary @trace.txt "$F/symbolicate?context=abc")"
+grep -q 'not a number of lines from 0 to 100' ctx.out || fail "?context=abc: $(cat ctx.out)"
+check_eq "?context=101" 400 "$(req ctx.out --data-binary @trace.txt "$F/symbolicate?context=101")"
+kill -TERM "$PID_F"
+wait "$PID_F"
+# A server without --source-context returns no source text
+check_eq "?context=2 without --source-context" 400 "$(req ctx.out "${auth[@]}" --data-binary @trace.txt "$A/symbolicate?context=2")"
+grep -q 'does not return source text' ctx.out || fail "?context without --source-context: $(cat ctx.out)"
+req ev2.out "${auth[@]}" -H 'Content-Type: application/json' --data-binary @event.json "$A/symbolicate" >/dev/null
+grep -q '"lineno":37' ev2.out || fail "Sentry event again: $(cat ev2.out)"
+grep -q 'context_line' ev2.out && fail "a Sentry event got source text from a server without --source-context"
+
+# --- --max-concurrent 1: a second request while one is in flight gets 429; SIGTERM drains --------
 start_server B --max-concurrent 1 --timeout 10
 B=$URL_B
 # A request that stays in flight for about 2 seconds: its body arrives in two parts.
@@ -234,9 +287,9 @@ B=$URL_B
   curl -sS -o slow.out -w '%{http_code}' -H 'Content-Type: text/plain' -H 'Expect:' -X POST -T - "$B/symbolicate" >slow.code &
 slow=$!
 sleep 0.7
-check_eq "over --max-concurrent" 503 "$(req e.out -H 'Content-Type: text/plain' --data-binary @trace.txt "$B/symbolicate")"
-is_json_error e.out "503"
-check_eq "503: Retry-After" 1 "$(header e.out Retry-After)"
+check_eq "over --max-concurrent" 429 "$(req e.out -H 'Content-Type: text/plain' --data-binary @trace.txt "$B/symbolicate")"
+is_json_error e.out "429"
+check_eq "429: Retry-After" 1 "$(header e.out Retry-After)"
 check_eq "healthz while busy" 200 "$(req h.out "$B/healthz")"
 kill -TERM "$PID_B"
 wait "$slow"
@@ -266,9 +319,9 @@ check_eq "--config with an option serve does not have: exit" 1 "$?"
 grep -q 'no-such-option' bad.err || fail "--config: the error does not name the option: $(cat bad.err)"
 
 # --- the servers wrote in their cache directory only ------------------------------------------------
-written=$(find . -newer marker -type f ! -path './cache/*' ! -path './cli-cache/*' ! -name '*.out' ! -name '*.h' \
+written=$(find . -newer marker -type f ! -path './cache/*' ! -path './cli-cache/*' ! -path './cache-e/*' ! -path './cache-f/*' ! -name '*.out' ! -name '*.h' \
   ! -name '*.code' ! -name '*.log' ! -name 'want*' ! -name 'event.json' ! -name 'batch.json' ! -name 'big.txt' ! -name 'fits.txt' \
-  ! -name '*.toml' ! -name 'small.txt' ! -name 'bad.err' | sort)
+  ! -name '*.toml' ! -name 'small.txt' ! -name 'bad.err' ! -name 'trace2.txt' | sort)
 [[ -z $written ]] || fail "files written outside the cache directory: $written"
 [[ -n $(find cache -name '*.ilmap') ]] || fail "no cache compiled into --cache-dir"
 [[ ! -e xdg && ! -e home ]] || fail "the default cache directory was created"
