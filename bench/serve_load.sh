@@ -44,22 +44,15 @@ ILMAP="$BUILD/tools/ilmap"
 CORPUS="$ROOT/corpus"
 [[ -x $ILMAP ]] || { echo "serve_load.sh: build the target ilmap in $BUILD first" >&2; exit 1; }
 command -v wrk >/dev/null || { echo "serve_load.sh: wrk not found (scripts/install-deps.sh installs it)" >&2; exit 1; }
-NGINX=$(command -v nginx || echo /usr/sbin/nginx)
-[[ -x $NGINX ]] || { echo "serve_load.sh: nginx not found (scripts/install-deps.sh installs it)" >&2; exit 1; }
+command -v nginx >/dev/null || [[ -x /usr/sbin/nginx ]] ||
+  { echo "serve_load.sh: nginx not found (scripts/install-deps.sh installs it)" >&2; exit 1; }
 dll=$CORPUS/out/cs-frames/Ilmap.Corpus.Frames.dll
 [[ -f $dll ]] || { echo "serve_load.sh: $dll missing (corpus/build.sh)" >&2; exit 1; }
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/ilmap-serve-load.XXXXXX")
-pids=()
-cleanup() {
-  local p
-  for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-cd "$work"
+[[ -z $WRITE ]] || WRITE=$(realpath "$WRITE")
+. "$ROOT/tests/serve/lib.sh"  # serve_setup, start_in, free_port, start_nginx
+serve_setup ilmap-serve-load
 log() { echo "[serve-load] $*" >&2; }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 mkdir bin
 cp "$dll" "${dll%.dll}.pdb" bin/
@@ -92,36 +85,17 @@ LUA
 
 # serve NAME ARGS...: an instance on a free port; sets PORT and PID.
 serve() {
-  local name=$1 i
+  local name=$1
   shift
-  "$ILMAP" serve --port 0 --search bin --cache-dir cache --max-concurrent 64 --max-connections 256 "$@" 2>"$name.log" &
-  PID=$!
-  pids+=("$PID")
-  for i in $(seq 200); do
-    [[ $(head -n 1 "$name.log") =~ listening\ on\ http://127\.0\.0\.1:([0-9]+)$ ]] && { PORT=${BASH_REMATCH[1]}; return 0; }
-    sleep 0.05
-  done
-  echo "serve_load.sh: $name did not start: $(cat "$name.log")" >&2
-  exit 1
+  start_in . "$name" "$ILMAP" serve --port 0 --search bin --cache-dir cache --max-concurrent 64 --max-connections 256 "$@"
+  local pid=PID_$name port=PORT_$name
+  PID=${!pid} PORT=${!port}
 }
 stop() { kill -TERM "$1"; wait "$1" 2>/dev/null || true; }
-# balancer PORT_A PORT_B: nginx in front of both; sets PORT and NGINX_PID.
+# balancer PORT_A PORT_B: nginx in front of both (keep-alive to them); sets PORT and NGINX_PID.
 balancer() {
   PORT=$(free_port)
-  mkdir -p lb/tmp
-  cat >lb/nginx.conf <<CONF
-daemon off;
-master_process off;
-worker_processes 1;
-pid $work/lb/nginx.pid;
-error_log $work/lb/error.log;
-events { worker_connections 1024; }
-http {
-  client_body_temp_path $work/lb/tmp/body;
-  proxy_temp_path $work/lb/tmp/proxy;
-  fastcgi_temp_path $work/lb/tmp/fastcgi;
-  uwsgi_temp_path $work/lb/tmp/uwsgi;
-  scgi_temp_path $work/lb/tmp/scgi;
+  start_nginx lb "$PORT" "
   access_log off;
   upstream ilmap { server 127.0.0.1:$1; server 127.0.0.1:$2; keepalive 32; }
   server {
@@ -130,19 +104,10 @@ http {
     location / {
       proxy_pass http://ilmap;
       proxy_http_version 1.1;
-      proxy_set_header Connection "";
+      proxy_set_header Connection \"\";
       proxy_next_upstream error timeout http_502 http_503 http_429 non_idempotent;
     }
-  }
-}
-CONF
-  "$NGINX" -p "$work/lb" -e "$work/lb/error.log" -c "$work/lb/nginx.conf" &
-  NGINX_PID=$!
-  pids+=("$NGINX_PID")
-  local i
-  for i in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && return 0; sleep 0.05; done
-  echo "serve_load.sh: nginx did not start: $(cat lb/error.log)" >&2
-  exit 1
+  }"
 }
 
 # check URL: one request of each kind answers as it should.
@@ -200,7 +165,7 @@ if [[ $SOAK -gt 0 ]]; then
   wpid=$!
   t=0
   while kill -0 "$wpid" 2>/dev/null; do
-    rss=$(sed -n 's/^VmRSS: *\([0-9]*\) kB/\1/p' "/proc/$PID/status")
+    rss=$(awk '/^VmRSS:/ {print $2}' "/proc/$PID/status")
     [[ $((t % 60)) -eq 0 ]] && soak_rows+=("| $t | $(python3 -c "print(f'{$rss / 1024:.1f}')") |")
     echo "$t $rss" >>rss.txt
     sleep 10
@@ -210,8 +175,10 @@ if [[ $SOAK -gt 0 ]]; then
   read -r n err rps p50 p99 < <(sed -n 's/^RESULT //p' soak.out)
   soak_summary="Soak: $SOAK s, $CONNECTIONS connections, $n requests ($err errors), $rps req/s, p50 $p50 ms, p99 $p99 ms."
   first=$(awk '$1 >= 60 {print $2; exit}' rss.txt)
+  [[ -n $first ]] || first=$(head -n 1 rss.txt | cut -d' ' -f2)
   last=$(tail -n 1 rss.txt | cut -d' ' -f2)
   max=$(sort -k2 -n rss.txt | tail -n 1 | cut -d' ' -f2)
+  soak_rows+=("| $(tail -n 1 rss.txt | cut -d" " -f1) (last sample) | $(python3 -c "print(f'{$last / 1024:.1f}')") |")
   soak_summary+=" Resident memory after 60 s: $((first / 1024)) MiB; at the end: $((last / 1024)) MiB; highest: $((max / 1024)) MiB."
   stop "$PID"
 fi

@@ -17,6 +17,7 @@
 #include "symbols/SymbolPath.h"
 #include "tools/Commands.h"
 #include "tools/HelpFormatter.h"
+#include "tools/SourceRootOption.h"
 #include "tools/SymbolPathOption.h"
 
 namespace ilmap::cli {
@@ -242,10 +243,7 @@ void register_serve(CLI::App& app, int& rc) {
                 "Return source text: POST /symbolicate?context=N (as symbolicate --context N) and a Sentry "
                 "event's pre_context/context_line/post_context, from the sources embedded in the PDBs and the "
                 "--source-root checkouts (off by default: ?context is then a 400)");
-  cmd->add_option("--source-root", a->source_roots,
-                  "PREFIX=DIR: a document path starting with PREFIX is read from DIR plus the rest of the path, "
-                  "only when the file's checksum is the PDB's (repeatable; implies --source-context)")
-      ->allow_extra_args(false);
+  add_source_root_option(cmd, a->source_roots, "?context and Sentry events (implies --source-context)");
   cmd->add_option("--token-file", a->token_file,
                   "File whose first line is a bearer token every request but /healthz and /readyz must send "
                   "(Authorization: Bearer TOKEN); else 401");

@@ -18,6 +18,7 @@
 #include "symbolicate/SentryEvent.h"
 #include "symbolicate/SourceProvider.h"
 #include "symbols/SymbolPath.h"
+#include "tools/SourceRootOption.h"
 #include "tools/SymbolPathOption.h"
 #include "symbolicate/Symbolicator.h"
 
@@ -373,17 +374,7 @@ void register_symbolicate(CLI::App& app, int& rc) {
             return digits && std::stoi(v) <= 100 ? std::string() : "'" + v + "': N is a whole number from 0 to 100";
           },
           "N"));
-  cmd->add_option("--source-root", a->source_roots,
-                  "PREFIX=DIR: a document path starting with PREFIX (e.g. /_/) is read from DIR plus the rest "
-                  "of the path, for --context and Sentry events; used only when the file's SHA-1/SHA-256 equals "
-                  "the checksum the PDB records, and never outside DIR (repeatable)")
-      ->check(CLI::Validator(
-          [](std::string& spec) {
-            auto r = parse_source_root(spec);
-            return r ? std::string() : r.error().message;
-          },
-          "PREFIX=DIR"))
-      ->allow_extra_args(false);
+  add_source_root_option(cmd, a->source_roots, "--context and Sentry events");
   cmd->add_flag("--fetch-sources", a->fetch_sources,
                 "For --context and Sentry events, download a document that no other source has from its "
                 "SourceLink URL (http/https); shown only when its hash is the PDB's checksum, kept in "

@@ -31,6 +31,11 @@ fail() { echo "FAIL: $*"; exit 1; }
 
 deb=$(bash "$src/scripts/package.sh" "$build" deb | tail -n1)
 [[ -f $deb ]] || fail "scripts/package.sh made no .deb"
+# The libraries loaded with dlopen (symbol servers, NuGet packages, serve) are recommended.
+recommends=$(dpkg-deb -f "$deb" Recommends)
+for lib in libcurl4 libzip4 libmicrohttpd12; do
+  [[ ", $recommends," == *", $lib,"* ]] || fail "Recommends '$recommends' lacks $lib"
+done
 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$deb" >"$work/apt.log" 2>&1 ||
   { cat "$work/apt.log"; fail "apt-get install $deb"; }
 installed=1

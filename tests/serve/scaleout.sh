@@ -30,44 +30,6 @@ dll=$CORPUS/out/cs-frames/Ilmap.Corpus.Frames.dll
 serve_setup ilmap-scaleout
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_port() {  # PORT PID: until something listens on PORT (or PID exits)
-  local i
-  for i in $(seq 100); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-    kill -0 "$2" 2>/dev/null || return 1
-    sleep 0.05
-  done
-  return 1
-}
-
-# start_nginx NAME PORT HTTP_BODY: nginx in the foreground with its own prefix NAME/; sets NGINX_PID.
-start_nginx() {
-  local name=$1 port=$2 body=$3
-  mkdir -p "$name/tmp"
-  cat >"$name/nginx.conf" <<CONF
-daemon off;
-master_process off;
-worker_processes 1;
-pid $work/$name/nginx.pid;
-error_log $work/$name/error.log;
-events { worker_connections 256; }
-http {
-  client_body_temp_path $work/$name/tmp/body;
-  proxy_temp_path $work/$name/tmp/proxy;
-  fastcgi_temp_path $work/$name/tmp/fastcgi;
-  uwsgi_temp_path $work/$name/tmp/uwsgi;
-  scgi_temp_path $work/$name/tmp/scgi;
-  default_type application/octet-stream;
-  $body
-}
-CONF
-  "$NGINX" -p "$work/$name" -e "$work/$name/error.log" -c "$work/$name/nginx.conf" &
-  NGINX_PID=$!
-  pids+=("$NGINX_PID")
-  wait_port "$port" "$NGINX_PID" || { echo "SKIP: nginx $name did not start: $(tail -n 3 "$name/error.log")"; exit 77; }
-}
-
 # start_serve NAME ARGS...: `ilmap serve --port 0 --search bin ARGS`; sets PID_, URL_ and PORT_<NAME>.
 start_serve() {
   local name=$1
