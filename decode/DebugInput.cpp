@@ -96,10 +96,10 @@ bool try_msf_candidate(DebugInput& in, const std::string& p, FileBytes& file, Se
   return true;
 }
 
-// Tries the PDB file `p`: accepted when its id equals a Portable CodeView entry's (or, with
-// `windows`, set when windows_pdbs is on and the PE has a CodeView entry, a Windows PDB whose
-// GUID + age equal an entry's). Returns true on a match (in.sibling/in.pdb or
-// in.msf/in.matched_codeview_index set).
+// Tries the PDB file `p`: accepted when its id equals a Portable CodeView entry's GUID and stamp
+// (or, with `windows`, set when windows_pdbs is on and the PE has a CodeView entry, any entry's:
+// a Windows PDB by GUID + age, a Portable PDB by GUID + stamp, whatever kind the entry names).
+// Returns true on a match (in.sibling/in.pdb or in.msf/in.matched_codeview_index set).
 bool try_candidate(DebugInput& in, const std::string& p, Search& search, bool windows) {
   std::error_code ec;
   if (!std::filesystem::exists(p, ec)) {
@@ -133,19 +133,23 @@ bool try_candidate(DebugInput& in, const std::string& p, Search& search, bool wi
     if (search.bad.ok()) search.bad = prefixed(p, pdb.error());
     return false;
   }
+  // Portable entries first; then, with `windows`, the others: a Portable PDB converted from a
+  // Windows one (Pdb2Pdb) takes the entry's GUID and stamp as its id, and the PE still names a
+  // Windows PDB.
   const std::vector<CodeViewEntry>& cvs = in.pe->codeview;
   int match = -1;
-  for (std::size_t i = 0; i < cvs.size() && match < 0; ++i)
-    if (cvs[i].portable() && pdb->has_pdb_stream() && id_equals(pdb->id(), cvs[i])) match = static_cast<int>(i);
+  for (int pass = 0; pass < (windows ? 2 : 1) && match < 0 && pdb->has_pdb_stream(); ++pass)
+    for (std::size_t i = 0; i < cvs.size() && match < 0; ++i)
+      if (cvs[i].portable() == (pass == 0) && id_equals(pdb->id(), cvs[i])) match = static_cast<int>(i);
   if (match < 0) {
     const std::string have = pdb->has_pdb_stream()
         ? portable_debug_id(pdb->id().guid(), pdb->id().stamp()) : std::string("none (no #Pdb stream)");
-    std::string want;
-    for (const CodeViewEntry& cv : cvs)
-      if (cv.portable()) {
-        want = format("CodeView entry %u wants %s", cv.index, portable_debug_id(cv.guid, cv.stamp).c_str());
-        break;
-      }
+    std::string want;  // a Portable entry's id, else (with `windows`) another entry's as a Portable id
+    for (const CodeViewEntry& cv : cvs) {
+      if (!cv.portable() && !windows) continue;
+      want = format("CodeView entry %u wants %s", cv.index, portable_debug_id(cv.guid, cv.stamp).c_str());
+      if (cv.portable()) break;
+    }
     if (want.empty()) want = "the PE has no Portable CodeView entry";
     search.reject(p, "has PDB id " + have + ", " + want, MissingPdb::kMismatch);
     in.notes.push_back(p + " has PDB id " + have + "; " + want);

@@ -45,3 +45,32 @@ check_context_blocks() {
   done <"$1"
   echo "$blocks blocks, $lines lines, $bad wrong"
 }
+# codeview_mark PE MINOR [STAMP_DELTA] - rewrites the one CodeView entry of PE in place: version
+# 0x0100.MINOR (0x504d: a Portable PDB), or 0.0 (a Windows PDB) when MINOR is 0, and STAMP_DELTA
+# added to its stamp; GUID and age stay. Fails when the PE has not exactly one CodeView entry.
+codeview_mark() {
+  python3 - "$@" <<'PY'
+import struct, sys
+path, minor, delta = sys.argv[1], int(sys.argv[2], 0), int(sys.argv[3]) if len(sys.argv) > 3 else 0
+b = bytearray(open(path, 'rb').read())
+pe = struct.unpack_from('<I', b, 0x3c)[0]
+nsec, opt_size = struct.unpack_from('<H', b, pe + 6)[0], struct.unpack_from('<H', b, pe + 20)[0]
+opt = pe + 24
+dd = opt + (96 if struct.unpack_from('<H', b, opt)[0] == 0x10b else 112)
+rva, size = struct.unpack_from('<II', b, dd + 6 * 8)
+def file_offset(r):
+    for i in range(nsec):
+        s = opt + opt_size + 40 * i
+        vsize, va, rsize, raw = struct.unpack_from('<IIII', b, s + 8)
+        if va <= r < va + max(vsize, rsize):
+            return r - va + raw
+    raise SystemExit('debug directory outside every section')
+entries = [file_offset(rva) + 28 * i for i in range(size // 28)]
+cv = [e for e in entries if struct.unpack_from('<I', b, e + 12)[0] == 2]
+if len(cv) != 1:
+    raise SystemExit(path + ': one CodeView entry expected')
+stamp = struct.unpack_from('<I', b, cv[0] + 4)[0]
+struct.pack_into('<IHH', b, cv[0] + 4, (stamp + delta) & 0xFFFFFFFF, 0x0100 if minor else 0, minor)
+open(path, 'wb').write(b)
+PY
+}
