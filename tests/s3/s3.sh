@@ -51,7 +51,9 @@ run s3-add store add "$B/" in
 check_eq "s3 store add exit" 0 "$RC"
 cmp -s local-add.out s3-add.out || fail "s3 store add printed other lines than the folder's: $(diff local-add.out s3-add.out | head -5)"
 [[ -s s3-add.err ]] && fail "s3 store add wrote to stderr: $(cat s3-add.err)"
-[[ $(grep -c '^added: ' s3-add.out) -ge 10 ]] || fail "s3 store add added $(grep -c '^added: ' s3-add.out) files, want >= 10"
+[[ $(grep -c '^added: ' s3-add.out) -ge 8 ]] || fail "s3 store add added $(grep -c '^added: ' s3-add.out) files, want >= 8"
+nin=$(grep -c '^added: ' local-add.out)
+check_eq "s3 store add summary" "$nin added, 0 already present, 0 refused, 0 failed" "$(tail -n 1 s3-add.out)"
 [[ -e s3: || -e "$work/s3:" ]] && fail "store add s3://... created a local folder named s3:"
 
 # --- get every key back, byte-identical to the folder's file ------------------------------------
@@ -63,8 +65,9 @@ while read -r key; do
   run loc store get "$B" "$key"
   check_eq "store get $key prints" "$B/$key" "$(cat loc.out)"
   n=$((n + 1))
-done < <(sed -n 's/^added: //p' local-add.out)
+done < <(cd local && find . -type f ! -name .ilmap-store.lock | sed 's#^\./##' | sort)
 echo "checked $n objects byte for byte"
+[[ $n -ge 14 ]] || fail "only $n objects checked"
 pe=$(find in/cs-frames -name '*.dll')
 run getfor-local store get local --for "$pe"
 run getfor store get "$B" --for "$pe"
@@ -85,10 +88,45 @@ run local-again store add local in
 run s3-again store add "$B" in
 check_eq "s3 store add again exit" 0 "$RC"
 cmp -s local-again.out s3-again.out || fail "s3 store add again: $(diff local-again.out s3-again.out | head -5)"
-grep -qv '^already present: ' s3-again.out && fail "s3 store add again: not all 'already present': $(grep -v '^already present' s3-again.out | head -3)"
+head -n -1 s3-again.out | grep -qv '^already present: .* (cache already present\|^already present: [^(]*$' &&
+  fail "s3 store add again: not all 'already present': $(grep -v '^already present' s3-again.out | head -3)"
+check_eq "s3 store add again: summary" "0 added, $nin already present, 0 refused, 0 failed" "$(tail -n 1 s3-again.out)"
+
+# --- --jobs: the same output as one thread; again: all present; two publishers with --jobs 4 --
+mkdir many
+for d in cs-frames cs-features fs-basic; do cp in/$d/*.pdb many/; done
+for i in $(seq -w 0 15); do cp in/cs-frames/*.pdb "many/fr$i.pdb"; done
+nmany=$(ls many | wc -l)
+run local-j1 store add -j 1 localj many
+run s3-j8 store add --jobs 8 "$B-jobs" many
+check_eq "s3 store add -j 8: exit" 0 "$RC"
+[[ -s s3-j8.err ]] && fail "s3 store add -j 8 wrote to stderr: $(head -3 s3-j8.err)"
+cmp -s local-j1.out s3-j8.out || fail "s3 store add -j 8 printed other lines than -j 1 into a folder: $(diff local-j1.out s3-j8.out | head -5)"
+check_eq "s3 store add -j 8: summary" "$nmany added, 0 already present, 0 refused, 0 failed" "$(tail -n 1 s3-j8.out)"
+run s3-j8-again store add -j 8 "$B-jobs" many
+check_eq "s3 store add -j 8 again: summary" "0 added, $nmany already present, 0 refused, 0 failed" "$(tail -n 1 s3-j8-again.out)"
+check_eq "s3 store add -j 8 again: lines" "$nmany" "$(grep -c '^already present: .* (cache already present)$' s3-j8-again.out)"
+run s3-j8-json store add --json -j 8 "$B-jobs" many
+check_eq "s3 store add --json: counts" "0 $nmany 0 0 $nmany" \
+  "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["added"], d["already_present"], d["refused"], d["failed"], len(d["results"]))' s3-j8-json.out)"
+"$ILMAP" store add -j 4 "$B-par" many >p1.out 2>p1.err &
+p1=$!
+"$ILMAP" store add -j 4 "$B-par" many >p2.out 2>p2.err &
+p2=$!
+wait "$p1"; r1=$?
+wait "$p2"; r2=$?
+check_eq "two publishers with -j 4: exits" 00 "$r1$r2"
+check_eq "two publishers with -j 4: stderr" "" "$(cat p1.err p2.err)"
+check_eq "two publishers with -j 4: each file added once" "$nmany" "$(grep -hc '^added: ' p1.out p2.out | paste -sd+ | bc)"
+check_eq "two publishers with -j 4: each cache added once" "$nmany" "$(grep -h -c '(cache added)$' p1.out p2.out | paste -sd+ | bc)"
+run local-j1-verify store verify localj
+run s3-par-verify store verify "$B-par"
+check_eq "two publishers with -j 4: verify exit" 0 "$RC"
+check_eq "two publishers with -j 4: verify" "$(sed 's/, [0-9]* other files skipped//' local-j1-verify.out)" \
+  "$(sed 's/, 0 other files skipped//' s3-par-verify.out)"
 
 # --- the bucket as a fetch / --symbol-path source ------------------------------------------------
-pdbkey=$(sed -n 's/^added: \(ilmap\.corpus\.frames\.pdb\/.*\.ilmap\)$/\1/p' local-add.out)
+pdbkey=$(cd local && ls ilmap.corpus.frames.pdb/*/ilmap.corpus.frames.ilmap)
 run fetch fetch --symbol-path "srv*$work/dl*$B" "$pe"
 check_eq "fetch from the bucket: exit" 0 "$RC"
 check_eq "fetch from the bucket: the cache" "$pdbkey	$work/dl/$pdbkey" "$(cat fetch.out)"
@@ -170,10 +208,12 @@ for round in 1 2 3; do
   wait "$pa"; ra=$?
   wait "$pb"; rb=$?
   check_eq "race $round (same bytes) exits" 00 "$ra$rb"
-  check_eq "race $round (same bytes): added once each" "$(sed 's/^[a-z ]*: //' a.out | sort)" \
-    "$(grep -h '^added: ' a.out b.out | sed 's/^added: //' | sort)"
-  check_eq "race $round (same bytes): the other saw them present" "$(sed 's/^[a-z ]*: //' a.out | sort)" \
-    "$(grep -h '^already present: ' a.out b.out | sed 's/^already present: //' | sort)"
+  # Lines "OUTCOME: KEY (cache OUTCOME)": each file, and each cache, added by one publisher.
+  files() { sed -n 's/^\([a-z ]*\): \([^ ]*\).*/\2/p' "$@" | sort; }
+  check_eq "race $round (same bytes): added once each" "$(files a.out)" "$(grep -h '^added: ' a.out b.out | files)"
+  check_eq "race $round (same bytes): the other saw them present" "$(files a.out)" \
+    "$(grep -h '^already present: ' a.out b.out | files)"
+  check_eq "race $round (same bytes): the cache added once" 1 "$(cat a.out b.out | grep -c '(cache added)$')"
   run v store verify "$R"
   check_eq "race $round (same bytes): verify" "2 files, 1 caches checked, 0 other files skipped: ok" "$(cat v.out)"
 done
@@ -194,7 +234,8 @@ check_eq "killed publisher: nothing stored under the key (store get exit)" 3 "$R
 t1=$SECONDS
 run k2 store add "$B-kill" "$pe"
 check_eq "after a killed publisher: store add exit" 0 "$RC"
-check_eq "after a killed publisher: store add" "added: $pekey" "$(cat k2.out)"
+check_eq "after a killed publisher: store add" "added: $pekey
+1 added, 0 already present, 0 refused, 0 failed" "$(cat k2.out)"
 [[ $((SECONDS - t1)) -ge 29 ]] || fail "after a killed publisher: the claim was not waited out ($((SECONDS - t1)) s)"
 check_eq "after a killed publisher: claims left" "" "$(claims)"
 run get store get "$B-kill" "$pekey" -o got.bin
