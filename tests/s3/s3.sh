@@ -92,6 +92,11 @@ head -n -1 s3-again.out | grep -qv '^already present: .* (cache already present\
   fail "s3 store add again: not all 'already present': $(grep -v '^already present' s3-again.out | head -3)"
 check_eq "s3 store add again: summary" "0 added, $nin already present, 0 refused, 0 failed" "$(tail -n 1 s3-again.out)"
 
+# --- listings past a page (ListObjectsV2 continuation tokens): pages of 3 keys ----------------
+ILMAP_TEST_S3_MAX_KEYS=3 run s3-verify-pages store verify "$B"
+check_eq "s3 store verify in pages of 3 keys: exit" 0 "$RC"
+check_eq "s3 store verify in pages of 3 keys" "$(cat s3-verify.out)" "$(cat s3-verify-pages.out)"
+
 # --- --jobs: the same output as one thread; again: all present; two publishers with --jobs 4 --
 mkdir many
 for d in cs-frames cs-features fs-basic; do cp in/$d/*.pdb many/; done
@@ -186,6 +191,8 @@ cmp -s got.bin "$pe" || fail "other bytes: the stored PE changed"
 # and must wait, then decide on what the first stored.
 export ILMAP_TEST_S3_HOLD_MS=700
 for round in 1 2 3; do
+  # Round 3 lists the claims in pages of one key (two claims: two pages).
+  [[ $round == 3 ]] && export ILMAP_TEST_S3_MAX_KEYS=1
   R=$B-race$round
   "$ILMAP" store add "$R" "$pe" >a.out 2>a.err &
   pa=$!
@@ -217,7 +224,7 @@ for round in 1 2 3; do
   run v store verify "$R"
   check_eq "race $round (same bytes): verify" "2 files, 1 caches checked, 0 other files skipped: ok" "$(cat v.out)"
 done
-unset ILMAP_TEST_S3_HOLD_MS
+unset ILMAP_TEST_S3_HOLD_MS ILMAP_TEST_S3_MAX_KEYS
 
 # --- a publisher killed while it holds a claim ------------------------------------------------
 # It leaves its claim and no object; the next publisher waits the claim out (30 s, S3Store.h),
