@@ -410,14 +410,19 @@ int run_store_verify(const StoreArgs& where) {
 std::atomic<bool> g_stop{false};
 extern "C" void on_stop_signal(int) { g_stop = true; }
 
-int run_watch(symbols::WatchOptions o) {
+int run_watch(const symbols::WatchOptions& o, const StoreArgs& where) {
+  // A bucket has no rename, on which the inbox's claims and crash recovery rest.
+  if (symbols::S3Store::is_s3_url(o.inbox))
+    return report_error({Errc::kUsage, o.inbox + ": the inbox is a local folder (a bucket prefix cannot be an inbox: S3 has no atomic rename to claim a package with); STORE may be a bucket"});
+  auto opened = open_store(where);
+  if (!opened) return report_error(opened.error());
   struct sigaction sa {};
   sa.sa_handler = on_stop_signal;
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_RESTART;
   ::sigaction(SIGINT, &sa, nullptr);
   ::sigaction(SIGTERM, &sa, nullptr);
-  auto r = symbols::run_watch(o, g_stop, [](const std::string& line) {
+  auto r = symbols::run_watch(o, **opened, g_stop, [](const std::string& line) {
     print_line(line);
     std::fflush(stdout);
   });
@@ -433,7 +438,7 @@ void register_store(CLI::App& app, int& rc) {
   store->footer(
       "A symbol store: PEs and PDBs under their SSQP keys (file/id/file), each Portable PDB's\n"
       "ilmap cache beside it (file/id/stem.ilmap). Reads one-tier and two-tier (index2.txt) stores.\n"
-      "STORE is a folder, or an S3 bucket s3://BUCKET/PREFIX for add, get and verify (credentials\n"
+      "STORE is a folder, or an S3 bucket s3://BUCKET/PREFIX for add, get, verify and watch (credentials\n"
       "from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY; docs/symbol-stores.md \"S3 buckets\").\n"
       "NuGet packages (.nupkg, .snupkg) are added with `store add` or from an inbox (`store watch`).\n"
       "`ilmap store add --help` etc. describe the subcommands.");
@@ -475,7 +480,12 @@ void register_store(CLI::App& app, int& rc) {
       ->excludes(quiet);
   add->callback([a, &rc] { rc = check_source_options(a->po) ? run_add(a->root, a->inputs, a->po, a->flags) : 1; });
 
-  auto w = std::make_shared<symbols::WatchOptions>();
+  struct WatchArgs {
+    symbols::WatchOptions o;
+    StoreArgs root;
+  };
+  auto wa = std::make_shared<WatchArgs>();
+  symbols::WatchOptions* w = &wa->o;
   CLI::App* watch = store->add_subcommand(
       "watch",
       "Add the NuGet packages (*.nupkg, *.snupkg) dropped into INBOX to STORE, one at a time:\n"
@@ -483,10 +493,9 @@ void register_store(CLI::App& app, int& rc) {
       "INBOX/failed/ with NAME.reason. Resumes claimed packages after a crash. Write packages\n"
       "under another name and rename them into INBOX (files younger than --settle are left).\n"
       "Runs until SIGINT/SIGTERM (finishing the current package), or one pass with --once.");
-  watch->add_option("INBOX", w->inbox, "Directory packages are dropped into")->required();
-  watch->add_option("STORE", w->store, "Store directory (created if absent)")->required()->check([](const std::string& s) {
-    return symbols::S3Store::is_s3_url(s) ? std::string("store watch into an s3:// store is not supported yet") : std::string();
-  });
+  watch->add_option("INBOX", w->inbox, "Local directory packages are dropped into (not a bucket)")->required();
+  watch->add_option("STORE", wa->root.root, "Store directory (created if absent), or s3://BUCKET/PREFIX")->required();
+  add_store_options(watch, wa->root);
   watch->add_option("--sources", w->package.sources_dir, "Source store directory for package sources");
   watch->add_option("--source-url-root", w->package.source_url_root, "URL the source store is served under");
   watch->add_option("--archive", w->archive, "Where processed packages go (default INBOX/archive)");
@@ -494,7 +503,7 @@ void register_store(CLI::App& app, int& rc) {
   watch->add_option("--interval", w->interval, "Seconds between scans (default 2)")->check(CLI::Range(0.05, 3600.0));
   watch->add_option("--settle", w->settle, "Seconds a package must be unmodified before it is taken (default 2)")
       ->check(CLI::Range(0.0, 86400.0));
-  watch->callback([w, &rc] { rc = check_source_options(w->package) ? run_watch(*w) : 1; });
+  watch->callback([wa, &rc] { rc = check_source_options(wa->o.package) ? run_watch(wa->o, wa->root) : 1; });
 
   struct GetArgs {
     StoreArgs root;

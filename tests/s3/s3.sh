@@ -282,8 +282,28 @@ for u in s3:/symbols S3://symbols https://example.invalid/s; do
 done
 [[ -z $(ls -A | grep -v '^u.err$') ]] || fail "URL-like STOREs created: $(ls -A)"
 cd ..
-run watch store watch inbox s3://symbols/w --once
-check_eq "store watch into a bucket: exit (not supported yet)" 1 "$RC"
+
+# --- store watch: a local inbox into the bucket, as into a folder --------------------------------
+mk() { python3 "$here/../cli/mkzip.py" "$@" || fail "mkzip $1"; }
+fr=$(find in/cs-frames -name '*.pdb')
+mk good.nupkg P.nuspec=nuspec:P/1.0.0 "lib/a/$(basename "$pe")=@$pe" "lib/a/$(basename "$fr")=@$fr"
+mk bad.snupkg P.nuspec=nuspec:P/1.0.0 '../x.pdb=text:x'
+mkdir inbox inbox-local
+cp good.nupkg bad.snupkg inbox/
+cp good.nupkg bad.snupkg inbox-local/
+run watch-local store watch inbox-local local-w --once --settle 0
+run watch store watch inbox "$B-watch" --once --settle 0
+check_eq "store watch into a bucket: exit" 0 "$RC"
+check_eq "store watch into a bucket: log as into a folder" "$(sed 's#inbox-local#inbox#g' watch-local.out)" "$(cat watch.out)"
+check_eq "store watch into a bucket: last line" "1 archived, 1 failed" "$(tail -n 1 watch.out)"
+[[ -f inbox/archive/good.nupkg && -f inbox/failed/bad.snupkg.reason ]] || fail "store watch into a bucket: archive/failed: $(find inbox | sort | tr '\n' ' ')"
+run watch-verify store verify "$B-watch"
+check_eq "store watch into a bucket: verify" "2 files, 1 caches checked, 0 other files skipped: ok" "$(cat watch-verify.out)"
+run get store get "$B-watch" "$pekey" -o got.bin
+cmp -s got.bin "$pe" || fail "store watch into a bucket: the stored PE differs"
+run watch-inbox store watch s3://symbols/inbox "$B-watch" --once
+check_eq "store watch with a bucket as the inbox: exit" 1 "$RC"
+grep -q 'the inbox is a local folder' watch-inbox.err || fail "store watch with a bucket as the inbox: message: $(cat watch-inbox.err)"
 
 echo "s3 tests done in $((SECONDS - t0)) s"
 if [[ $failures -ne 0 ]]; then
