@@ -104,12 +104,18 @@ Status S3Store::remove(std::string_view key) {
 }
 
 Result<std::vector<std::string>> S3Store::list_full(const std::string& full_prefix) const {
+  // ListObjectsV2, page by page: each answer holds at most max-keys keys (1000 unless the test
+  // knob asks for fewer) and, when truncated, the token of the next page.
+  std::string max_keys;
+  if (const char* k = std::getenv(kMaxKeysEnv); k && std::atoi(k) > 0) max_keys = std::to_string(std::atoi(k));
   std::vector<std::string> out;
-  std::string marker;
-  for (;;) {
+  std::string token;
+  for (int page = 0;; ++page) {
     // Query parameters sorted by name and percent-encoded: what libcurl signs as given.
     std::string query;
-    if (!marker.empty()) query = "marker=" + url_escape_segment(marker) + "&";
+    if (!token.empty()) query = "continuation-token=" + url_escape_segment(token) + "&";
+    query += "list-type=2&";
+    if (!max_keys.empty()) query += "max-keys=" + max_keys + "&";
     query += "prefix=" + url_escape_segment(full_prefix);
     auto r = client_.request("GET", "/" + bucket_, query);
     if (!r) return r.error();
@@ -117,8 +123,12 @@ Result<std::vector<std::string>> S3Store::list_full(const std::string& full_pref
     const std::string xml = r->text();
     std::vector<std::string> keys = s3_xml_values(xml, "Key");
     out.insert(out.end(), keys.begin(), keys.end());
-    if (s3_xml_value(xml, "IsTruncated") != "true" || keys.empty()) break;
-    marker = keys.back();
+    if (s3_xml_value(xml, "IsTruncated") != "true") break;
+    const std::string next = s3_xml_value(xml, "NextContinuationToken");
+    if (next.empty() || next == token)
+      return Error{Errc::kIo, format("s3://%s: listing %s: page %d is truncated but gives no new continuation token",
+                                     bucket_.c_str(), full_prefix.c_str(), page + 1)};
+    token = next;
   }
   return out;
 }

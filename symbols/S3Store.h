@@ -48,6 +48,9 @@ class S3Store : public Store {
   // Test hook: a writer holding a claim waits this many milliseconds before it decides, so
   // that tests/s3 sees writers meet (the race of two publishers, deterministically).
   static constexpr const char* kHoldHookEnv = "ILMAP_TEST_S3_HOLD_MS";
+  // Test knob: listings ask for pages of this many keys (max-keys) instead of the service's
+  // default (1000), so that tests/s3 walks many pages without storing thousands of objects.
+  static constexpr const char* kMaxKeysEnv = "ILMAP_TEST_S3_MAX_KEYS";
 
  private:
   S3Store(std::string bucket, std::string prefix, S3Config config)
@@ -55,7 +58,9 @@ class S3Store : public Store {
   std::string object_path(const std::string& full_key) const;  // /BUCKET/escaped key
   std::string url_of(const std::string& full_key) const { return "s3://" + bucket_ + "/" + full_key; }
   std::string full(std::string_view key) const { return prefix_ + std::string(key); }
-  Result<std::vector<std::string>> list_full(const std::string& full_prefix) const;  // full keys
+  // Every key under `full_prefix` (ListObjectsV2, following continuation tokens past each
+  // page of at most 1000 keys).
+  Result<std::vector<std::string>> list_full(const std::string& full_prefix) const;
   Result<PutOutcome> decide_and_put(const std::string& key, std::span<const std::uint8_t> bytes,
                                     const ReplaceCheck& replace_existing);
 

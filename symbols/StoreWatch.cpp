@@ -112,8 +112,8 @@ int read_attempts(const std::string& p) {
 
 class Watcher {
  public:
-  Watcher(const WatchOptions& o, const std::function<void(const std::string&)>& log)
-      : o_(o), log_(log), store_(o.store), work_(o.inbox + "/" + kWorkDir),
+  Watcher(const WatchOptions& o, Store& store, const std::function<void(const std::string&)>& log)
+      : o_(o), log_(log), store_(store), work_(o.inbox + "/" + kWorkDir),
         archive_(o.archive.empty() ? o.inbox + "/archive" : o.archive), failed_(o.inbox + "/failed") {}
 
   Status setup() {
@@ -248,7 +248,7 @@ class Watcher {
  private:
   const WatchOptions& o_;
   const std::function<void(const std::string&)>& log_;
-  SymbolStore store_;
+  Store& store_;
   std::string work_, archive_, failed_;
   int lock_fd_ = -1;
   WatchStats stats_;
@@ -256,9 +256,9 @@ class Watcher {
 
 }  // namespace
 
-Result<WatchStats> run_watch(const WatchOptions& options, const std::atomic<bool>& stop,
+Result<WatchStats> run_watch(const WatchOptions& options, Store& store, const std::atomic<bool>& stop,
                              const std::function<void(const std::string&)>& log) {
-  Watcher w(options, log);
+  Watcher w(options, store, log);
   if (Status s = w.setup(); !s) return s.error();
   for (;;) {
     w.pass(stop);

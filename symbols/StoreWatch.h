@@ -37,7 +37,6 @@ namespace ilmap::symbols {
 
 struct WatchOptions {
   std::string inbox;
-  std::string store;
   std::string archive;  // "" = INBOX/archive
   PackageAddOptions package;
   bool once = false;        // process what is there (claimed first, then INBOX), then return
@@ -50,11 +49,12 @@ struct WatchStats {
   std::size_t failed = 0;
 };
 
+// Adds the inbox's packages to `store` (a folder or a bucket: symbols/Store.h).
 // Runs until `stop` becomes true (checked between packages and while waiting), or after one
 // pass with `once`. Lines for the log go to `log` (already escaped). Errors: the inbox cannot
 // be set up or is watched by another process (kIo); the archive is the inbox or lies in its
 // work or failed folder (kUsage).
-Result<WatchStats> run_watch(const WatchOptions& options, const std::atomic<bool>& stop,
+Result<WatchStats> run_watch(const WatchOptions& options, Store& store, const std::atomic<bool>& stop,
                              const std::function<void(const std::string&)>& log);
 
 }  // namespace ilmap::symbols

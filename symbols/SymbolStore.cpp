@@ -22,29 +22,38 @@ namespace {
 namespace fs = std::filesystem;
 
 // Holds an exclusive flock on STORE/.ilmap-store.lock while alive.
+// (Opened first and locked later by a writer that prepares its file meanwhile.)
 class StoreLock {
  public:
-  static Result<StoreLock> take(const std::string& root) {
+  static Result<StoreLock> open(const std::string& root) {
     const std::string path = root + "/.ilmap-store.lock";
     const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) return Error{Errc::kIo, format("%s: cannot open the store lock: %s", path.c_str(), std::strerror(errno))};
-    while (::flock(fd, LOCK_EX) != 0) {
-      if (errno == EINTR) continue;
-      const int err = errno;
-      ::close(fd);
-      return Error{Errc::kIo, format("%s: cannot lock: %s", path.c_str(), std::strerror(err))};
-    }
-    return StoreLock(fd);
+    return StoreLock(fd, path);
   }
-  StoreLock(StoreLock&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+  static Result<StoreLock> take(const std::string& root) {
+    auto l = open(root);
+    if (!l) return l.error();
+    if (Status s = l->lock(); !s) return s.error();
+    return l;
+  }
+  Status lock() {
+    while (::flock(fd_, LOCK_EX) != 0) {
+      if (errno == EINTR) continue;
+      return {Errc::kIo, format("%s: cannot lock: %s", path_.c_str(), std::strerror(errno))};
+    }
+    return {};
+  }
+  StoreLock(StoreLock&& o) noexcept : fd_(o.fd_), path_(std::move(o.path_)) { o.fd_ = -1; }
   StoreLock& operator=(StoreLock&&) = delete;
   ~StoreLock() {
     if (fd_ >= 0) ::close(fd_);  // releases the lock
   }
 
  private:
-  explicit StoreLock(int fd) : fd_(fd) {}
+  StoreLock(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
   int fd_;
+  std::string path_;
 };
 
 bool same_bytes(const std::string& path, std::span<const std::uint8_t> bytes) {
@@ -133,10 +142,36 @@ Result<PutOutcome> SymbolStore::put(std::string_view key, std::span<const std::u
   if (Status s = validate_key(key); !s) return s.error();
   // The same bytes already there need no lock (nor a writable store): files under a key are
   // only ever replaced by a complete rename, so what is read here is a whole file.
-  if (auto present = find(key); present && same_bytes(*present, bytes)) return PutOutcome::kAlreadyPresent;
+  auto present = find(key);
+  if (present && same_bytes(*present, bytes)) return PutOutcome::kAlreadyPresent;
+  if (!present && present.error().code == Errc::kNotFound) return put_new(key, bytes, replace_existing);
   return place(
       key, [&](const std::string& existing) { return same_bytes(existing, bytes); },
       [&](const std::string& target) { return write_file_atomically(target, bytes, true); }, replace_existing);
+}
+
+Result<PutOutcome> SymbolStore::put_new(std::string_view key, std::span<const std::uint8_t> bytes,
+                                        const std::function<bool(const std::string&)>& replace_existing) {
+  // The slow part of a write (the bytes and their fsync) happens before the lock, so that
+  // writers of different keys (store add --jobs, several processes) overlap; under the lock
+  // only the check and the rename remain.
+  std::error_code ec;
+  fs::create_directories(root_, ec);
+  if (ec) return Error{Errc::kIo, format("%s: cannot create the store: %s", root_.c_str(), ec.message().c_str())};
+  auto lock = StoreLock::open(root_);
+  if (!lock) return lock.error();
+  const std::string target = root_ + "/" + relative_path(key);
+  fs::create_directories(fs::path(target).parent_path(), ec);
+  if (ec) return Error{Errc::kIo, format("%s: cannot create the key directory: %s", target.c_str(), ec.message().c_str())};
+  auto tmp = TempFile::create(target);
+  if (!tmp) return tmp.error();
+  int err = tmp->append(bytes);
+  if (err == 0 && ::fsync(tmp->fd()) != 0) err = errno;
+  if (err != 0) return Error{Errc::kIo, format("%s: write failed: %s", target.c_str(), std::strerror(err))};
+  if (Status s = lock->lock(); !s) return s.error();
+  return place_locked(
+      key, [&](const std::string& existing) { return same_bytes(existing, bytes); },
+      [&](const std::string& to) { return tmp->commit(to, false); }, replace_existing);
 }
 
 Result<PutOutcome> SymbolStore::put_file(std::string_view key, TempFile& file,
@@ -155,6 +190,13 @@ Result<PutOutcome> SymbolStore::place(std::string_view key, const std::function<
   if (ec) return Error{Errc::kIo, format("%s: cannot create the store: %s", root_.c_str(), ec.message().c_str())};
   auto lock = StoreLock::take(root_);
   if (!lock) return lock.error();
+  return place_locked(key, same, write, replace_existing);
+}
+
+Result<PutOutcome> SymbolStore::place_locked(std::string_view key, const std::function<bool(const std::string&)>& same,
+                                             const std::function<Status(const std::string&)>& write,
+                                             const std::function<bool(const std::string&)>& replace_existing) {
+  std::error_code ec;
   auto existing = find(key);
   PutOutcome outcome = PutOutcome::kAdded;
   std::string target = root_ + "/" + relative_path(key);

@@ -7,7 +7,8 @@
 //
 // Beside a PDB, its ilmap cache: STORE/.../<file>/<id>/<stem>.ilmap (cache_key_for).
 // Writers take an exclusive flock on STORE/.ilmap-store.lock around check-then-rename, and
-// write each file to a temporary in its key directory first, so that concurrent writers never
+// write each file to a temporary in its key directory first (a new key's before the lock, so
+// that writers of different keys overlap their writes and fsyncs), so that concurrent writers never
 // leave a half-written or conflicting file, and readers never see one.
 #pragma once
 
@@ -64,6 +65,15 @@ class SymbolStore : public Store {
   Result<PutOutcome> place(std::string_view key, const std::function<bool(const std::string&)>& same,
                            const std::function<Status(const std::string&)>& write,
                            const std::function<bool(const std::string&)>& replace_existing);
+
+  // place() once the lock is held.
+  Result<PutOutcome> place_locked(std::string_view key, const std::function<bool(const std::string&)>& same,
+                                  const std::function<Status(const std::string&)>& write,
+                                  const std::function<bool(const std::string&)>& replace_existing);
+  // put() of a key with no file yet: written to a temporary in its key directory and fsync'd
+  // before the lock is taken; checked and renamed under it.
+  Result<PutOutcome> put_new(std::string_view key, std::span<const std::uint8_t> bytes,
+                             const std::function<bool(const std::string&)>& replace_existing);
 
   std::string root_;
 };

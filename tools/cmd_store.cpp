@@ -2,13 +2,21 @@
 // `ilmap store get STORE --for FILE`, `ilmap store verify STORE`, `ilmap store watch INBOX
 // STORE`: a symbol store laid out under SSQP keys, with the ilmap cache of every Portable PDB
 // beside it, fed with files or NuGet symbol packages (symbols/).
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
 
 #include "support/AtomicFile.h"
 #include "tools/Commands.h"
@@ -79,24 +87,174 @@ void add_store_options(CLI::App* cmd, StoreArgs& a) {
   cmd->add_option("--region", a.region, "S3 region for an s3:// STORE (else $AWS_REGION, $AWS_DEFAULT_REGION, us-east-1)");
 }
 
-int add_one_package(symbols::Store& store, const std::string& path, const symbols::PackageAddOptions& po) {
-  Status s = symbols::add_package(store, path, po, [](const symbols::PackageEvent& ev) {
+// One input of `store add`: a PE/PDB file, or a NuGet package (its events kept for output).
+struct AddItem {
+  std::string path;
+  bool package = false;
+  std::vector<symbols::StoredFile> stored;  // a file: itself, then its cache; a package: each event's
+  std::vector<std::string> package_lines;   // a package: the text lines of its events, in order
+  nlohmann::ordered_json sources = nlohmann::ordered_json::array();  // a package's source files
+  std::optional<Error> error;
+};
+
+const char* json_outcome(PutOutcome o) {
+  return o == PutOutcome::kAdded ? "added" : o == PutOutcome::kReplaced ? "replaced" : "already_present";
+}
+
+bool is_cache_key(const std::string& key) { return key.size() > 6 && key.compare(key.size() - 6, 6, ".ilmap") == 0; }
+
+// Counts of the summary line: every PE/PDB (a file, or an entry of a package) once.
+struct AddCounts {
+  std::size_t added = 0, present = 0, refused = 0, failed = 0;
+  void count(const AddItem& it) {
+    for (const auto& s : it.stored)
+      if (!is_cache_key(s.key)) ++(s.outcome == PutOutcome::kAlreadyPresent ? present : added);
+    if (it.error) ++(it.error->code == Errc::kMismatch ? refused : failed);
+  }
+};
+
+void run_package(symbols::Store& store, AddItem& it, const symbols::PackageAddOptions& po) {
+  Status s = symbols::add_package(store, it.path, po, [&](const symbols::PackageEvent& ev) {
     switch (ev.kind) {
       case symbols::PackageEvent::kStored:
-        print_line(std::string(outcome_word(ev.stored.outcome)) + ": " + escape_text(ev.stored.key));
+        it.stored.push_back(ev.stored);
+        it.package_lines.push_back(std::string(outcome_word(ev.stored.outcome)) + ": " + escape_text(ev.stored.key));
         break;
       case symbols::PackageEvent::kSource:
-        print_line("source " + std::string(outcome_word(ev.source_outcome)) + ": " + escape_text(ev.source));
+        it.sources.push_back({{"path", ev.source}, {"outcome", json_outcome(ev.source_outcome)}});
+        it.package_lines.push_back("source " + std::string(outcome_word(ev.source_outcome)) + ": " + escape_text(ev.source));
         break;
       case symbols::PackageEvent::kMatched:
-        print_line(escape_text(ev.source) + format(": %zu of %zu documents matched to package sources", ev.matched, ev.documents));
+        it.package_lines.push_back(escape_text(ev.source) + format(": %zu of %zu documents matched to package sources", ev.matched, ev.documents));
         break;
     }
   });
-  return s ? 0 : report_error(s.error());
+  if (!s) it.error = s.error();
 }
 
-int run_add(const StoreArgs& where, const std::vector<std::string>& inputs, const symbols::PackageAddOptions& po) {
+void run_file(symbols::Store& store, AddItem& it) {
+  auto r = symbols::add_to_store(store, it.path);
+  if (!r)
+    it.error = r.error();
+  else
+    it.stored = std::move(*r);
+}
+
+// "added: KEY (cache added)": a file and its cache on one line; a cache not in the file's key
+// directory (a PE's embedded PDB) is named.
+std::string file_line(const AddItem& it) {
+  const symbols::StoredFile& f = it.stored.front();
+  std::string line = std::string(outcome_word(f.outcome)) + ": " + escape_text(f.key);
+  if (it.stored.size() > 1) {
+    const symbols::StoredFile& c = it.stored[1];
+    const bool beside = c.key.substr(0, c.key.rfind('/')) == f.key.substr(0, f.key.rfind('/'));
+    line += std::string(" (cache ") + outcome_word(c.outcome) + (beside ? "" : ": " + escape_text(c.key)) + ")";
+  }
+  return line;
+}
+
+nlohmann::ordered_json item_json(const AddItem& it) {
+  nlohmann::ordered_json r;
+  r["input"] = it.path;
+  if (it.error) {
+    r["result"] = it.error->code == Errc::kMismatch ? "refused" : "failed";
+    r["exit_code"] = exit_code_for(it.error->code);
+    r["error"] = it.error->message;
+  } else {
+    bool added = false;
+    for (const auto& s : it.stored) added = added || (!is_cache_key(s.key) && s.outcome != PutOutcome::kAlreadyPresent);
+    r["result"] = added ? "added" : "already_present";
+  }
+  if (!it.package && !it.stored.empty()) r["key"] = it.stored.front().key;
+  r["stored"] = nlohmann::ordered_json::array();
+  for (const auto& s : it.stored) r["stored"].push_back({{"key", s.key}, {"outcome", json_outcome(s.outcome)}});
+  if (it.package) r["sources"] = it.sources;
+  return r;
+}
+
+// What a run prints, and the progress line on a terminal. Items are printed in input order as
+// soon as every item before them is done (the output does not depend on --jobs); the progress
+// line ("ilmap: store add: 312/1000 files") is rewritten on stderr a few times a second, erased
+// before a line is printed and at the end.
+class AddPrinter {
+ public:
+  AddPrinter(const std::vector<AddItem>& items, bool quiet, bool json, bool progress)
+      : items_(items), done_(items.size(), false), quiet_(quiet), json_(json) {
+    if (progress) ticker_ = std::thread([this] { tick(); });
+  }
+  ~AddPrinter() { finish(); }
+
+  void done(std::size_t i) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    done_[i] = true;
+    ++count_;
+    for (; next_ < items_.size() && done_[next_]; ++next_) print(items_[next_]);
+  }
+
+  void finish() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    if (ticker_.joinable()) ticker_.join();
+    erase();
+  }
+
+ private:
+  void erase() {
+    if (shown_) std::fputs("\r\033[K", stderr);
+    shown_ = false;
+  }
+  void print(const AddItem& it) {
+    erase();
+    if (it.error) std::fprintf(stderr, "ilmap: error: %s\n", escape_text(it.error->message).c_str());
+    if (quiet_ || json_) return;
+    if (it.package) {
+      for (const std::string& l : it.package_lines) print_line(l);
+    } else if (!it.stored.empty()) {
+      print_line(file_line(it));
+    }
+    std::fflush(stdout);
+  }
+  void tick() {
+    const auto start = std::chrono::steady_clock::now();
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (!stop_) {
+      wake_.wait_for(lock, std::chrono::milliseconds(200));
+      if (stop_ || std::chrono::steady_clock::now() - start < std::chrono::milliseconds(300)) continue;
+      std::fprintf(stderr, "\rilmap: store add: %zu/%zu files\033[K", count_, items_.size());
+      std::fflush(stderr);
+      shown_ = true;
+    }
+  }
+
+  const std::vector<AddItem>& items_;
+  std::vector<bool> done_;
+  std::size_t next_ = 0, count_ = 0;
+  bool quiet_, json_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stop_ = false, shown_ = false;
+  std::thread ticker_;
+};
+
+// The lower-cased file name without its extension: inputs sharing it (foo.dll, foo.pdb, two
+// copies of foo.pdb) may write the same keys, so they are added one after the other, in input
+// order, by one thread (what each reports does not depend on --jobs).
+std::string stem_group(const std::string& path) {
+  std::string s = fs::path(path).stem().string();
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+struct AddFlags {
+  unsigned jobs = 0;
+  bool quiet = false, json = false;
+};
+
+int run_add(const StoreArgs& where, const std::vector<std::string>& inputs, const symbols::PackageAddOptions& po,
+            const AddFlags& flags) {
   auto opened = open_store(where);
   if (!opened) return report_error(opened.error());
   symbols::Store& store = **opened;
@@ -115,19 +273,65 @@ int run_add(const StoreArgs& where, const std::vector<std::string>& inputs, cons
       files.push_back(in);
     }
   }
-  for (const std::string& f : files) {
-    if (symbols::is_package_name(f)) {
-      rc = std::max(rc, add_one_package(store, f, po));
+  std::vector<AddItem> items(files.size());
+  // Files in groups of one stem (each group one thread's, in input order); packages after all
+  // files, one at a time (two packages may hold the same PDB or source file).
+  std::vector<std::vector<std::size_t>> groups;
+  std::vector<std::size_t> packages;
+  std::map<std::string, std::size_t> group_of;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    items[i].path = files[i];
+    items[i].package = symbols::is_package_name(files[i]);
+    if (items[i].package) {
+      packages.push_back(i);
       continue;
     }
-    auto r = symbols::add_to_store(store, f);
-    if (!r) {
-      rc = std::max(rc, report_error(r.error()));
-      continue;
-    }
-    for (const symbols::StoredFile& s : *r) {
-      print_line(std::string(outcome_word(s.outcome)) + ": " + escape_text(s.key));
-    }
+    auto [it, fresh] = group_of.emplace(stem_group(files[i]), groups.size());
+    if (fresh) groups.emplace_back();
+    groups[it->second].push_back(i);
+  }
+  // Before any thread starts: the umask is read by setting it, and a signal must find the
+  // handlers that remove temporary files.
+  (void)new_file_mode();
+  install_temp_cleanup();
+  const bool progress = !flags.quiet && ::isatty(2) && !files.empty();
+  AddPrinter printer(items, flags.quiet, flags.json, progress);
+  const unsigned want = flags.jobs ? flags.jobs : std::max(1u, std::thread::hardware_concurrency());
+  const unsigned n = std::max(1u, std::min<unsigned>(want, static_cast<unsigned>(groups.size())));
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (std::size_t g; (g = next.fetch_add(1)) < groups.size();)
+      for (std::size_t i : groups[g]) {
+        run_file(store, items[i]);
+        printer.done(i);
+      }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < n; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  for (std::size_t i : packages) {
+    run_package(store, items[i], po);
+    printer.done(i);
+  }
+  printer.finish();
+  AddCounts c;
+  for (const AddItem& it : items) {
+    c.count(it);
+    if (it.error) rc = std::max(rc, exit_code_for(it.error->code));
+  }
+  if (flags.json) {
+    nlohmann::ordered_json j;
+    j["added"] = c.added;
+    j["already_present"] = c.present;
+    j["refused"] = c.refused;
+    j["failed"] = c.failed;
+    j["results"] = nlohmann::ordered_json::array();
+    for (const AddItem& it : items) j["results"].push_back(item_json(it));
+    std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+  } else if (!flags.quiet || c.refused || c.failed) {
+    std::fprintf(c.refused || c.failed ? stderr : stdout, "%zu added, %zu already present, %zu refused, %zu failed\n",
+                 c.added, c.present, c.refused, c.failed);
   }
   return rc;
 }
@@ -206,14 +410,19 @@ int run_store_verify(const StoreArgs& where) {
 std::atomic<bool> g_stop{false};
 extern "C" void on_stop_signal(int) { g_stop = true; }
 
-int run_watch(symbols::WatchOptions o) {
+int run_watch(const symbols::WatchOptions& o, const StoreArgs& where) {
+  // A bucket has no rename, on which the inbox's claims and crash recovery rest.
+  if (symbols::S3Store::is_s3_url(o.inbox))
+    return report_error({Errc::kUsage, o.inbox + ": the inbox is a local folder (a bucket prefix cannot be an inbox: S3 has no atomic rename to claim a package with); STORE may be a bucket"});
+  auto opened = open_store(where);
+  if (!opened) return report_error(opened.error());
   struct sigaction sa {};
   sa.sa_handler = on_stop_signal;
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_RESTART;
   ::sigaction(SIGINT, &sa, nullptr);
   ::sigaction(SIGTERM, &sa, nullptr);
-  auto r = symbols::run_watch(o, g_stop, [](const std::string& line) {
+  auto r = symbols::run_watch(o, **opened, g_stop, [](const std::string& line) {
     print_line(line);
     std::fflush(stdout);
   });
@@ -229,7 +438,7 @@ void register_store(CLI::App& app, int& rc) {
   store->footer(
       "A symbol store: PEs and PDBs under their SSQP keys (file/id/file), each Portable PDB's\n"
       "ilmap cache beside it (file/id/stem.ilmap). Reads one-tier and two-tier (index2.txt) stores.\n"
-      "STORE is a folder, or an S3 bucket s3://BUCKET/PREFIX for add, get and verify (credentials\n"
+      "STORE is a folder, or an S3 bucket s3://BUCKET/PREFIX for add, get, verify and watch (credentials\n"
       "from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY; docs/symbol-stores.md \"S3 buckets\").\n"
       "NuGet packages (.nupkg, .snupkg) are added with `store add` or from an inbox (`store watch`).\n"
       "`ilmap store add --help` etc. describe the subcommands.");
@@ -239,6 +448,7 @@ void register_store(CLI::App& app, int& rc) {
     StoreArgs root;
     std::vector<std::string> inputs;
     symbols::PackageAddOptions po;
+    AddFlags flags;
   };
   auto a = std::make_shared<AddArgs>();
   CLI::App* add = store->add_subcommand(
@@ -249,15 +459,33 @@ void register_store(CLI::App& app, int& rc) {
       "A .nupkg/.snupkg file is a NuGet package: every PE/PDB inside is added; with --sources,\n"
       "its src/ files are published there as ID/VERSION/PATH and documents of PDBs without\n"
       "SourceLink get URLs under --source-url-root (longest common path suffix: see\n"
-      "docs/symbol-stores.md).");
+      "docs/symbol-stores.md).\n"
+      "Output: one line per file in input order ('added: KEY (cache added)'; a package: one line\n"
+      "per stored file and source), then '12 added, 3 already present, 0 refused, 0 failed'\n"
+      "(on stderr when something was refused or failed); errors on stderr. On a terminal, a\n"
+      "progress line on stderr. Files are added by --jobs threads, packages after them one at a\n"
+      "time; the output does not depend on N.\n"
+      "Exit code: 0 all added or already present; 3 refused (other bytes under a key); 2 bad\n"
+      "input, or the store cannot be read or written; 1 usage; with several failures the\n"
+      "highest.");
   add->add_option("STORE", a->root.root, "Store directory (created if absent), or s3://BUCKET/PREFIX")->required();
   add_store_options(add, a->root);
   add->add_option("INPUT", a->inputs, "PE/PDB files, directories, NuGet packages")->required();
   add->add_option("--sources", a->po.sources_dir, "Source store directory for package sources");
   add->add_option("--source-url-root", a->po.source_url_root, "URL the source store is served under");
-  add->callback([a, &rc] { rc = check_source_options(a->po) ? run_add(a->root, a->inputs, a->po) : 1; });
+  add->add_option("-j,--jobs", a->flags.jobs, "Threads adding files at once (default: number of CPUs), for folders and buckets alike")
+      ->check(CLI::Range(1u, 256u));
+  auto* quiet = add->add_flag("-q,--quiet", a->flags.quiet, "Print only errors (and the summary line when something failed)");
+  add->add_flag("--json", a->flags.json, "Print one JSON document on stdout: counts and each input's result and stored keys")
+      ->excludes(quiet);
+  add->callback([a, &rc] { rc = check_source_options(a->po) ? run_add(a->root, a->inputs, a->po, a->flags) : 1; });
 
-  auto w = std::make_shared<symbols::WatchOptions>();
+  struct WatchArgs {
+    symbols::WatchOptions o;
+    StoreArgs root;
+  };
+  auto wa = std::make_shared<WatchArgs>();
+  symbols::WatchOptions* w = &wa->o;
   CLI::App* watch = store->add_subcommand(
       "watch",
       "Add the NuGet packages (*.nupkg, *.snupkg) dropped into INBOX to STORE, one at a time:\n"
@@ -265,10 +493,9 @@ void register_store(CLI::App& app, int& rc) {
       "INBOX/failed/ with NAME.reason. Resumes claimed packages after a crash. Write packages\n"
       "under another name and rename them into INBOX (files younger than --settle are left).\n"
       "Runs until SIGINT/SIGTERM (finishing the current package), or one pass with --once.");
-  watch->add_option("INBOX", w->inbox, "Directory packages are dropped into")->required();
-  watch->add_option("STORE", w->store, "Store directory (created if absent)")->required()->check([](const std::string& s) {
-    return symbols::S3Store::is_s3_url(s) ? std::string("store watch into an s3:// store is not supported yet") : std::string();
-  });
+  watch->add_option("INBOX", w->inbox, "Local directory packages are dropped into (not a bucket)")->required();
+  watch->add_option("STORE", wa->root.root, "Store directory (created if absent), or s3://BUCKET/PREFIX")->required();
+  add_store_options(watch, wa->root);
   watch->add_option("--sources", w->package.sources_dir, "Source store directory for package sources");
   watch->add_option("--source-url-root", w->package.source_url_root, "URL the source store is served under");
   watch->add_option("--archive", w->archive, "Where processed packages go (default INBOX/archive)");
@@ -276,7 +503,7 @@ void register_store(CLI::App& app, int& rc) {
   watch->add_option("--interval", w->interval, "Seconds between scans (default 2)")->check(CLI::Range(0.05, 3600.0));
   watch->add_option("--settle", w->settle, "Seconds a package must be unmodified before it is taken (default 2)")
       ->check(CLI::Range(0.0, 86400.0));
-  watch->callback([w, &rc] { rc = check_source_options(w->package) ? run_watch(*w) : 1; });
+  watch->callback([wa, &rc] { rc = check_source_options(wa->o.package) ? run_watch(wa->o, wa->root) : 1; });
 
   struct GetArgs {
     StoreArgs root;

@@ -26,7 +26,7 @@ urls() {
 }
 urls "$C"
 echo "--- again, then the snupkg (no sources)"
-ilmap store add st pkg.symbols.nupkg --sources SRC --source-url-root https://src.example/s/ | grep -vc '^already present: \|^source already present: \|matched'
+ilmap store add st pkg.symbols.nupkg --sources SRC --source-url-root https://src.example/s/ | grep -vc '^already present: \|^source already present: \|matched\|^0 added, '
 mk pkg.snupkg $NS "lib/net10.0/Ilmap.Corpus.Features.pdb=@$FEATURES.pdb"
 ilmap store add st pkg.snupkg; echo "exit $?"
 urls "$C" | grep -c 'https://src.example/s/Ilmap.Corpus.Features/1.0.0/'
