@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
-# s3.sh ILMAP CORPUS_DIR - `ilmap store add/get/verify` on an S3 bucket, against a real
+# s3.sh ILMAP CORPUS_DIR [SSQP_ORACLE] - `ilmap store add/get/verify` on an S3 bucket, against a real
 # OpenStack Swift with s3api started here (swift.sh; one node on 127.0.0.1). The same inputs
 # go into a folder store too: the bucket must answer exactly as the folder does (outputs, exit
 # codes, bytes). ilmap serve with the bucket as its symbol source answers as symbolicate does.
+# The bucket made public-read is a plain HTTP symbol server: the independent SSQP client
+# (tests/oracle-ssqp, SSQP_ORACLE when built) finds and checks every file by the key it derives,
+# and `ilmap fetch` reads it with no credentials.
 # Then: different bytes under a key, two publishers at once (same and different
 # bytes), service down, wrong or missing credentials, a missing bucket, URL-like STOREs. Every
 # check compares a result; failures are counted and the test exits 1. Exit 77 only when Swift
 # is not installed (scripts/install-deps.sh installs it).
 set -uo pipefail
 export LC_ALL=C
-ILMAP=$(realpath "$1") CORPUS=$(realpath "$2")
+ILMAP=$(realpath "$1") CORPUS=$(realpath "$2") ORACLE=${3:-}
 here=$(dirname "$(realpath "$0")")
 command -v curl >/dev/null || { echo "SKIP: curl not found (install the Debian package curl)"; exit 77; }
 source "$here/swift.sh"
@@ -55,6 +58,31 @@ cmp -s local-add.out s3-add.out || fail "s3 store add printed other lines than t
 nin=$(grep -c '^added: ' local-add.out)
 check_eq "s3 store add summary" "$nin added, 0 already present, 0 refused, 0 failed" "$(tail -n 1 s3-add.out)"
 [[ -e s3: || -e "$work/s3:" ]] && fail "store add s3://... created a local folder named s3:"
+
+# --- the bucket, public-read, as a plain HTTP symbol server (SSQP) ------------------------------------
+# Swift's own API sets the read ACL (s3api has no bucket policies); the objects are then plain
+# GETs under /v1/AUTH_test/symbols/, what dotnet-symbol and Visual Studio ask a server for.
+code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H "X-Auth-Token: $SWIFT_TOKEN" -H 'X-Container-Read: .r:*' \
+  "$SWIFT_S3_URL/v1/AUTH_test/symbols")
+[[ $code == 204 ]] || fail "making the bucket public-read: HTTP $code"
+public=$SWIFT_S3_URL/v1/AUTH_test/symbols/ci
+find in -type f \( -iname '*.dll' -o -iname '*.exe' -o -iname '*.pdb' \) | sort >files.txt
+if [[ -x $ORACLE ]]; then
+  xargs -d '\n' "$ORACLE" "$public" <files.txt >ssqp.txt
+  rc=$?
+  total=$(wc -l <files.txt) ok=$(grep -c '^ok ' ssqp.txt)
+  [[ $rc -eq 0 && $ok -eq $total && $total -ge 8 ]] ||
+    fail "SSQP client over plain HTTP: $ok of $total files ok (exit $rc): $(grep -v '^ok ' ssqp.txt | head -3)"
+  echo "SSQP client (tests/oracle-ssqp) over plain HTTP: $ok of $total files found and checked"
+else
+  echo "note: the SSQP client oracle is not built here (tests/oracle-ssqp needs dotnet): its read over HTTP is left out"
+fi
+pe1=$(grep -m1 -i '\.dll$' files.txt)
+AWS_ACCESS_KEY_ID= AWS_SECRET_ACCESS_KEY= run http-fetch fetch --symbol-path "srv*$work/dl-http*$public" "$pe1"
+check_eq "fetch over plain HTTP from the public bucket" 0 "$RC"
+IFS=$'\t' read -r hkey hpath <http-fetch.out
+[[ $hkey == *.ilmap && -f $hpath ]] && cmp -s "$hpath" "local/$hkey" ||
+  fail "fetch over plain HTTP: '$(cat http-fetch.out http-fetch.err | head -3)', not the folder store's cache"
 
 # --- get every key back, byte-identical to the folder's file ------------------------------------
 n=0
