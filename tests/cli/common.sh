@@ -74,3 +74,25 @@ struct.pack_into('<IHH', b, cv[0] + 4, (stamp + delta) & 0xFFFFFFFF, 0x0100 if m
 open(path, 'wb').write(b)
 PY
 }
+
+# run_on_tty ARGS...: runs ARGS with stdout and stderr on a new pseudo-terminal (python3 opens
+# it); what the terminal showed goes to tty.txt.
+run_on_tty() {
+  python3 - "$@" >tty.txt <<'PY'
+import os, subprocess, sys
+master, slave = os.openpty()
+child = subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=slave, stderr=slave)
+os.close(slave)
+out = b""
+while True:
+    try:
+        chunk = os.read(master, 65536)
+    except OSError:  # EIO: the child closed the pty's last slave
+        break
+    if not chunk:
+        break
+    out += chunk
+child.wait()
+sys.stdout.buffer.write(out)
+PY
+}

@@ -9,25 +9,6 @@ mkdir in && cp "$FRAMES.pdb" "$FRAMES.dll" in/
 ilmap store add www in/Ilmap.Corpus.Frames.pdb >/dev/null
 rm www/ilmap.corpus.frames.pdb/*/ilmap.corpus.frames.ilmap
 start_fault_server "$PWD/www"
-run_on_tty() {  # runs ARGS with stdout and stderr on a new pty; what it showed goes to tty.txt
-  python3 - "$@" >tty.txt <<'PY'
-import os, subprocess, sys
-master, slave = os.openpty()
-child = subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=slave, stderr=slave)
-os.close(slave)
-out = b""
-while True:
-    try:
-        chunk = os.read(master, 65536)
-    except OSError:  # EIO: the child closed the pty's last slave
-        break
-    if not chunk:
-        break
-    out += chunk
-child.wait()
-sys.stdout.buffer.write(out)
-PY
-}
 echo "-- on a terminal"
 run_on_tty ilmap fetch --attempts 1 --read-timeout 2 --symbol-path "srv*c1*$FAULT_URL/slow" in/Ilmap.Corpus.Frames.dll
 tr '\r' '\n' <tty.txt | grep -cE '^ilmap: fetch: 0/1 module, [0-9.]+ (B|KiB) received \([0-9.]+ (B|KiB)/s\)'$'\033''\[K$' | sed 's/^[1-9][0-9]*$/progress lines: some/'

@@ -8,25 +8,6 @@ command -v python3 >/dev/null || { echo "python3 not found (pty)"; exit 77; }
 mkdir in
 # Enough files (each PDB and cache written and fsync'd) for the line to show (after 300 ms).
 for i in $(seq -w 0 199); do cp "$FEATURES.pdb" in/f$i.pdb; done
-run_on_tty() {  # runs ARGS with stdout and stderr on a new pty; what it showed goes to tty.txt
-  python3 - "$@" >tty.txt <<'PY'
-import os, subprocess, sys
-master, slave = os.openpty()
-child = subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=slave, stderr=slave)
-os.close(slave)
-out = b""
-while True:
-    try:
-        chunk = os.read(master, 65536)
-    except OSError:  # EIO: the child closed the pty's last slave
-        break
-    if not chunk:
-        break
-    out += chunk
-child.wait()
-sys.stdout.buffer.write(out)
-PY
-}
 echo "-- on a terminal"
 run_on_tty ilmap store add -j 1 st1 in
 # Progress lines: "\rilmap: store add: N/200 files\033[K", each erased by "\r\033[K".
