@@ -119,7 +119,7 @@ s3_note=""
 if [[ $S3 == 1 ]]; then
   # shellcheck source=../tests/s3/swift.sh
   source "$ROOT/tests/s3/swift.sh"
-  trap 'swift_stop' EXIT
+  trap 'swift_stop || true' EXIT
   set +e
   swift_start "$W/swift" >swift.out 2>&1
   rc=$?
