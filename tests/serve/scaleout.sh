@@ -26,7 +26,8 @@ NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 [[ -x $NGINX ]] || { echo "SKIP: nginx not installed (scripts/install-deps.sh)"; exit 77; }
 dll=$CORPUS/out/cs-frames/Ilmap.Corpus.Frames.dll
 [[ -f $dll && -f $CORPUS/traces/cs-frames.il-offsets.txt ]] || { echo "SKIP: corpus absent"; exit 77; }
-. "$(dirname "$(realpath "$0")")/lib.sh"
+here=$(dirname "$(realpath "$0")")  # before serve_setup changes directory
+. "$here/lib.sh"
 serve_setup ilmap-scaleout
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
@@ -103,7 +104,9 @@ retried=$(grep -c ', ' lb/access.log)
 before=$failures
 "$ILMAP" symbolicate --search bin --symbol-path "$sympath" --cache-dir cli-cache --json trace.txt >want.json 2>/dev/null
 kill "$sym_pid"; wait "$sym_pid" 2>/dev/null
-start_serve c --symbol-path "srv*$work/dl-c*http://127.0.0.1:$sym_port" --cache-dir cache-c --miss-ttl 1
+# One worker: each worker keeps its own negative answers (docs/serve.md), so with two, one may
+# still answer "not found" for up to --miss-ttl after the other found the module.
+start_serve c --symbol-path "srv*$work/dl-c*http://127.0.0.1:$sym_port" --cache-dir cache-c --miss-ttl 1 --workers 1
 frames=$(grep -c 'Ilmap.Corpus.Frames.dll:token 0x' trace.txt)
 code=$(curl -sS -o down.txt -w '%{http_code}' --data-binary @trace.txt "$URL_c/symbolicate")
 [[ $code == 200 ]] || fail "symbol server down: status $code"
@@ -169,10 +172,11 @@ least=$(find www -type f -name '*.ilmap' -printf '%s\n' | sort -n | head -n 1)
 
 # --- 3. --request-timeout with a symbol server that answers late
 before=$failures
-python3 "$(dirname "$(realpath "$0")")/../cli/faultserver.py" "$work/www" fault.port fault.log --lifetime 120 &
+python3 "$here/../cli/faultserver.py" "$work/www" fault.port fault.log --lifetime 120 &
 pids+=($!)
-for _ in $(seq 100); do [[ -s fault.port ]] && break; sleep 0.05; done
-fault_port=$(cat fault.port)
+for _ in $(seq 600); do [[ -s fault.port ]] && break; sleep 0.05; done
+fault_port=$(cat fault.port 2>/dev/null)
+[[ -n $fault_port ]] || { echo "FAIL: the fault server did not start within 30 s"; exit 1; }
 for _ in $(seq 12); do cat trace.txt; done >long.txt
 [[ $(stat -c %s long.txt) -gt 65536 ]] || fail "long.txt is not over 64 KiB"
 "$ILMAP" symbolicate --search bin --symbol-path "$sympath" --cache-dir cli-cache long.txt >want-long.txt 2>/dev/null
