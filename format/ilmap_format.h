@@ -138,12 +138,77 @@ inline std::size_t put_block_values(std::uint8_t* out, const BlockHeader& h) {
   return put_block_values(out, h, static_cast<unsigned>(block_profile(h) >> 32));
 }
 
+// A profile decoded once (SPEC.md 5.1): its widths, where its header values lie and their
+// masks, and the sizes a record needs. A reader decodes its table's profiles at open, so a
+// lookup reads them with no shifting or adding of widths; an inline profile is decoded per block.
+struct BlockLayout {
+  std::uint32_t mask[4] = {};  // bits of V, H, base_line, base_doc
+  std::uint8_t at[4] = {};     // byte offset of each value in the header (at[0] = 0)
+  std::uint8_t size = 0;       // bytes of the four values
+  std::uint8_t w_il = 0, w_line = 0, w_col = 0, w_dline = 0, w_ecol = 0, w_doc = 0;
+  std::uint8_t il_bytes = 0;     // IL column entry size, 0..4
+  std::uint8_t rest_bits = 0;    // bits of a visible record's rest (at most 155)
+  std::uint8_t hidden_bits = 0;  // bits of a hidden record
+  bool ok = false;               // no reserved bit set
+};
+
+inline BlockLayout block_layout(std::uint64_t profile) {
+  BlockLayout l;
+  const std::uint32_t widths = static_cast<std::uint32_t>(profile);
+  const unsigned codes = static_cast<unsigned>(profile >> 32) & 0xFF;
+  l.w_il = widths & 31;
+  l.w_col = (widths >> 5) & 31;
+  l.w_ecol = (widths >> 10) & 31;
+  l.w_line = (widths >> 15) & 31;
+  l.w_dline = (widths >> 20) & 31;
+  l.w_doc = (widths >> 25) & 31;
+  const std::uint32_t layout = kValueLayout[codes];
+  for (unsigned f = 0; f < 4; ++f) l.mask[f] = kCodeMask[codes >> (2 * f) & 3];
+  l.at[1] = layout & 0xFF;
+  l.at[2] = layout >> 8 & 0xFF;
+  l.at[3] = layout >> 16 & 0xFF;
+  l.size = static_cast<std::uint8_t>(layout >> 24);
+  l.il_bytes = static_cast<std::uint8_t>((l.w_il + 7) / 8);
+  l.rest_bits = static_cast<std::uint8_t>(l.w_line + l.w_col + l.w_dline + l.w_ecol + l.w_doc);
+  l.hidden_bits = static_cast<std::uint8_t>(l.w_il + l.w_doc);
+  l.ok = (profile & kProfileReservedBits) == 0;
+  return l;
+}
+
+// Decodes the header values of a block of layout `l` from [p, end) and advances p past them;
+// false if they do not fit (or p is already past end: a block too short for its own inline
+// profile). Needs 4 readable bytes at each value (the block tail padding guarantees them):
+// every value is read by one unaligned 4-byte load and a mask, no loop.
+inline bool get_block_header(const std::uint8_t*& p, const std::uint8_t* end, const BlockLayout& l, BlockHeader& h) {
+  if (p > end || static_cast<std::size_t>(end - p) < l.size) return false;
+  h.w_il = l.w_il;
+  h.w_col = l.w_col;
+  h.w_ecol = l.w_ecol;
+  h.w_line = l.w_line;
+  h.w_dline = l.w_dline;
+  h.w_doc = l.w_doc;
+  h.visible = load_le32(p) & l.mask[0];
+  h.hidden = load_le32(p + l.at[1]) & l.mask[1];
+  h.base_line = load_le32(p + l.at[2]) & l.mask[2];
+  h.base_doc = load_le32(p + l.at[3]) & l.mask[3];
+  p += l.size;
+  return true;
+}
+inline bool get_block_header(const std::uint8_t*& p, const std::uint8_t* end, std::uint64_t profile, BlockHeader& h) {
+  return get_block_header(p, end, block_layout(profile), h);
+}
+// Bytes of a block's records (what follows its header): the IL column, then the bit string.
+inline std::uint64_t records_bytes(const BlockHeader& h, const BlockLayout& l) {
+  return std::uint64_t(h.visible) * l.il_bytes + (std::uint64_t(h.visible) * l.rest_bits + std::uint64_t(h.hidden) * l.hidden_bits + 7) / 8;
+}
+
 // The profile table of a cache (Cache.block_profiles, at most 255 entries) and the per-row
 // profile indices (Cache.block_profile_index, one byte per method row) as a reader holds them.
 struct ProfileTable {
   const std::uint8_t* data = nullptr;   // count little-endian u64
   std::uint32_t count = 0;
   const std::uint8_t* index = nullptr;  // one byte per method row
+  const BlockLayout* layouts = nullptr;  // the table's count entries decoded (block_layout), or null
   // The profile of method row `rid` (1 <= rid <= rows) whose block starts at `block`, and where
   // its header values start: index i > 0 names entry i - 1 of the table; index 0 means the
   // block starts with its own profile, 5 bytes (the widths word, then the codes byte). False
@@ -162,31 +227,20 @@ struct ProfileTable {
     block += j ? 0 : kInlineProfileSize;
     return i == j && (profile >> 30 & 3) == 0;
   }
+  // The same through the decoded table (`layouts` must be set): the layout of row `rid`'s
+  // block, `own` decoded from the block for an inline profile, or null when the index is past
+  // the table. The caller checks `ok`.
+  const BlockLayout* layout_of(std::uint32_t rid, const std::uint8_t*& block, BlockLayout& own) const {
+    const std::uint32_t i = index[rid - 1];
+    if (i - 1 < count) return layouts + (i - 1);  // i in 1..count (i = 0 wraps around)
+    if (i) return nullptr;
+    own = block_layout(load_le64(block) & kProfileBits);
+    block += kInlineProfileSize;
+    return &own;
+  }
 };
 
-// Decodes the header values of a block of the given profile from [p, end) and advances p past
-// them; false if they do not fit (or p is already past end: a block too short for its own
-// inline profile). Needs 4 readable bytes at each value (the block tail padding guarantees
-// them): every value is read by one unaligned 4-byte load and a mask, no loop.
-inline bool get_block_header(const std::uint8_t*& p, const std::uint8_t* end, std::uint64_t profile, BlockHeader& h) {
-  const std::uint32_t widths = static_cast<std::uint32_t>(profile);
-  const unsigned codes = static_cast<unsigned>(profile >> 32) & 0xFF;
-  h.w_il = widths & 31;
-  h.w_col = (widths >> 5) & 31;
-  h.w_ecol = (widths >> 10) & 31;
-  h.w_line = (widths >> 15) & 31;
-  h.w_dline = (widths >> 20) & 31;
-  h.w_doc = (widths >> 25) & 31;
-  const std::uint32_t layout = kValueLayout[codes];
-  const std::size_t size = layout >> 24;
-  if (p > end || static_cast<std::size_t>(end - p) < size) return false;
-  h.visible = load_le32(p) & kCodeMask[codes & 3];
-  h.hidden = load_le32(p + (layout & 0xFF)) & kCodeMask[codes >> 2 & 3];
-  h.base_line = load_le32(p + (layout >> 8 & 0xFF)) & kCodeMask[codes >> 4 & 3];
-  h.base_doc = load_le32(p + (layout >> 16 & 0xFF)) & kCodeMask[codes >> 6];
-  p += size;
-  return true;
-}
+
 
 // The low `width` bits set, for a field of that width (<= 31): a load instead of a shift and a
 // subtraction on the lookup path.
@@ -218,11 +272,12 @@ inline std::uint32_t get_visible_il(const std::uint8_t* rec, std::uint64_t k, co
 
 // Decodes visible record `k` of a block whose IL column starts at `rec`. The rest of a record
 // is usually at most 57 bits: then one 8-byte load holds all of it.
-inline VisibleRecord get_visible(const std::uint8_t* rec, std::uint64_t k, const BlockHeader& h) {
+// `il_bytes` and `rest` are the block's h.il_bytes() and h.rest_bits() (or its layout's).
+inline VisibleRecord get_visible(const std::uint8_t* rec, std::uint64_t k, const BlockHeader& h, unsigned il_bytes,
+                                 unsigned rest) {
   VisibleRecord r;
-  r.il = get_visible_il(rec, k, h);
-  const std::uint8_t* const bits = rec + h.column_bytes();
-  const unsigned rest = h.rest_bits();
+  r.il = load_le32(rec + k * il_bytes) & kLowBytes[il_bytes];
+  const std::uint8_t* const bits = rec + std::uint64_t(h.visible) * il_bytes;
   std::uint64_t bit = k * rest;
   if (rest <= 57) {
     std::uint64_t x = load_le64(bits + (bit >> 3)) >> (bit & 7);
@@ -248,6 +303,10 @@ inline VisibleRecord get_visible(const std::uint8_t* rec, std::uint64_t k, const
   bit += h.w_ecol;
   r.document = h.base_doc + get_bits(bits, bit, h.w_doc);
   return r;
+}
+
+inline VisibleRecord get_visible(const std::uint8_t* rec, std::uint64_t k, const BlockHeader& h) {
+  return get_visible(rec, k, h, h.il_bytes(), h.rest_bits());
 }
 
 // Hidden record `k` (IL offset and 0-based document) of a block whose IL column starts at `rec`.

@@ -67,6 +67,7 @@ struct Cache::Impl {
   const std::uint8_t* blocks = nullptr;
   std::size_t blocks_size = 0;
   d::ProfileTable profiles;  // block_profiles (SPEC.md 5.1)
+  std::vector<d::BlockLayout> layouts;  // the table's profiles decoded at open (profiles.layouts)
   const fb::DocumentRef* docs = nullptr;
   std::uint32_t docs_count = 0;
   // Document strings: the `strings` vector, or `strings_zstd` unpacked on first use
@@ -169,6 +170,9 @@ struct Cache::Impl {
   Range block_range(std::uint32_t rid, std::uint32_t& b, std::uint32_t& e) const noexcept;
   bool block(std::uint32_t rid, const std::uint8_t*& rec, const std::uint8_t*& end,
              d::BlockHeader& h) const noexcept;
+  // The same, giving the block's layout too (`own` holds it for an inline profile), or null.
+  const d::BlockLayout* block(std::uint32_t rid, const std::uint8_t*& rec, const std::uint8_t*& end, d::BlockHeader& h,
+                              d::BlockLayout& own) const noexcept;
   // The normative lookup (SPEC.md 6) of row `rid`: sets `r` and returns true, or false (no answer).
   bool lookup_row(std::uint32_t rid, std::uint32_t il, std::optional<LookupResult>& r) const noexcept;
 };
@@ -199,17 +203,23 @@ struct Cache::Impl {
   return Range::kBlock;
 }
 
-// Locates and decodes the header of method `rid`'s block; false if absent or corrupt.
-[[gnu::always_inline]] inline bool Cache::Impl::block(std::uint32_t rid, const std::uint8_t*& rec, const std::uint8_t*& end,
-                        d::BlockHeader& h) const noexcept {
+// Locates and decodes the header of method `rid`'s block; null (false) if absent or corrupt.
+[[gnu::always_inline]] inline const d::BlockLayout* Cache::Impl::block(std::uint32_t rid, const std::uint8_t*& rec,
+                                                                      const std::uint8_t*& end, d::BlockHeader& h,
+                                                                      d::BlockLayout& own) const noexcept {
   std::uint32_t b, e;
-  if (block_range(rid, b, e) != Range::kBlock) return false;
+  if (block_range(rid, b, e) != Range::kBlock) return nullptr;
   rec = blocks + b;
   end = blocks + e;
-  std::uint64_t profile;
-  if (!profiles.profile_of(rid, rec, profile) || !d::get_block_header(rec, end, profile, h)) return false;
+  const d::BlockLayout* l = profiles.layout_of(rid, rec, own);
+  if (!l || !l->ok || !d::get_block_header(rec, end, *l, h)) return nullptr;
   // Widths are at most 31 by construction of the 5-bit fields; the records must fit.
-  return h.records_bytes() <= std::uint64_t(end - rec);
+  return d::records_bytes(h, *l) <= std::uint64_t(end - rec) ? l : nullptr;
+}
+inline bool Cache::Impl::block(std::uint32_t rid, const std::uint8_t*& rec, const std::uint8_t*& end,
+                               d::BlockHeader& h) const noexcept {
+  d::BlockLayout own;
+  return block(rid, rec, end, h, own) != nullptr;
 }
 
 // The reader's files outside the Cache members (LineIndex.cpp) reach the Impl through this.

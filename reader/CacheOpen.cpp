@@ -78,7 +78,11 @@ Status Cache::Impl::validate() {
       return {Errc::kMalformed, format("cache: %u block profiles, more than the %u a one-byte index can name", bp->size(), d::kMaxProfiles)};
     profiles.data = reinterpret_cast<const std::uint8_t*>(bp->data());
     profiles.count = bp->size();
+    layouts.reserve(profiles.count);
+    for (std::uint32_t i = 0; i < profiles.count; ++i)
+      layouts.push_back(d::block_layout(d::load_le64(profiles.data + std::size_t(i) * 8) & d::kProfileBits));
   }
+  profiles.layouts = layouts.data();
   const auto* bpi = root->block_profile_index();
   if (!bpi || bpi->size() != rows)
     return {Errc::kMalformed, format("cache: block_profile_index has %u entries, expected one per method row (%u)", bpi ? bpi->size() : 0u,

@@ -20,6 +20,7 @@ namespace {
 // is probed, clamped to the last one and capped at n (as the probes of the search below).
 inline std::uint32_t count_le(const std::uint8_t* rec, unsigned w, std::uint32_t lo, std::uint32_t n,
                               std::uint32_t last, std::uint32_t il) noexcept {
+  if (w == 0) return n;  // every IL offset is 0 (a method whose points all start at IL 0)
 #if defined(__SSE2__)
   if (w == 1) {
     const __m128i x = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(rec + lo));
@@ -51,14 +52,16 @@ inline std::uint32_t count_le(const std::uint8_t* rec, unsigned w, std::uint32_t
   const std::uint8_t* rec;
   const std::uint8_t* end;
   d::BlockHeader h;
-  if (!block(rid, rec, end, h) || h.visible == 0) return false;
+  d::BlockLayout own;
+  const d::BlockLayout* l = block(rid, rec, end, h, own);
+  if (!l || h.visible == 0) return false;
   // Visible records are in increasing IL order: count those with offset <= il. Invariant:
   // records below lo are <= il, records from lo + n on are > il. Long columns are first halved
   // down to 64 entries; from there the search has a fixed shape, and a column of at most 8
   // entries (most methods) skips straight to its last step. Every probe is a record index
   // below V, so it stays inside the block whatever the values are (a corrupt, unsorted column
   // gives some record, or none).
-  const unsigned w = h.il_bytes();
+  const unsigned w = l->il_bytes;
   const std::uint64_t mask = (std::uint64_t(1) << (8 * w)) - 1;
   auto il_at = [&](std::uint32_t k) { return d::load_le64(rec + std::size_t(k) * w) & mask; };
   std::uint32_t lo = 0, n = h.visible;
@@ -84,7 +87,7 @@ inline std::uint32_t count_le(const std::uint8_t* rec, unsigned w, std::uint32_t
   n = std::min<std::uint32_t>(n - 8 * j, 8);
   lo += count_le(rec, w, lo, n, last, il);
   if (lo == 0) return false;
-  const d::VisibleRecord v = d::get_visible(rec, lo - 1, h);
+  const d::VisibleRecord v = d::get_visible(rec, lo - 1, h, w, l->rest_bits);
   // On a sorted column the record found is at or before `il`; on a corrupt one it may not be,
   // and then there is no answer (never a point after the offset).
   if (v.il > il) return false;
