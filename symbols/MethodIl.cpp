@@ -25,13 +25,16 @@ struct OpenPe {
 };
 
 // The PE is the one the cache was compiled from: same MVID, and a CodeView entry naming the
-// cache's PDB. A cache recording neither cannot be matched, so no PE is used for it.
+// cache's PDB. A cache recording neither cannot be matched, so no PE is used for it. The PDB
+// id is compared in both forms, GUID + stamp (a Portable PDB) and GUID + age (a Windows PDB),
+// whatever kind the entry says: a PDB converted from one kind to the other keeps the GUID, and
+// compile takes it beside a PE whose entry names the other kind (cli compile-converted-pdb).
 bool same_module(const PeFile& pe, const CacheIdentity& id) {
   if (!id.mvid && !id.pdb_id) return false;
   if (id.mvid && (!pe.info().managed || pe.info().mvid != *id.mvid)) return false;
   if (!id.pdb_id) return true;
   return std::any_of(pe.info().codeview.begin(), pe.info().codeview.end(), [&](const CodeViewEntry& cv) {
-    return PdbId::of(cv.guid, cv.portable() ? cv.stamp : cv.age).bytes == *id.pdb_id;
+    return PdbId::of(cv.guid, cv.stamp).bytes == *id.pdb_id || PdbId::of(cv.guid, cv.age).bytes == *id.pdb_id;
   });
 }
 
