@@ -25,6 +25,7 @@
 #     Each is copied alone into the work folder, so that ilmap stores no method names (symbolic
 #     has none) and both programs read the same file.
 # --write FILE: replaces the text between "<!-- symbolic:begin -->" and "<!-- symbolic:end -->".
+# Exit 3 (after printing and writing) when the two answer a query both hit with different lines.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -387,7 +388,8 @@ done
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "load average after: $load_after" >&2
 
-python3 - "$res" "$symver" "$load_before" "$load_after" "$repeat" "$runs" "$count" "$rounds" "${names[@]}" > "$res/section.md" <<'PY'
+agree=0
+python3 - "$res" "$symver" "$load_before" "$load_after" "$repeat" "$runs" "$count" "$rounds" "${names[@]}" > "$res/section.md" <<'PY' || agree=$?
 import json, re, statistics, sys
 res, symver, lb, la, repeat, runs, count, rounds = sys.argv[1:9]
 names = sys.argv[9:]
@@ -455,7 +457,9 @@ print("| PDB | queries | ilmap hits | symbolic hits | ilmap ns | plain ns | symb
 print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
 print("\n".join(look))
 sys.stderr.write(f"lines that differ where both hit: {bad}\n")
+sys.exit(3 if bad else 0)
 PY
+[ "$agree" = 0 ] || [ "$agree" = 3 ] || exit "$agree"
 cat "$res/section.md"
 
 if [ -n "$write" ]; then
@@ -470,4 +474,8 @@ if i < 0 or j < i:
 open(path, "w").write(text[:i + len(b)] + "\n" + section.rstrip("\n") + "\n" + text[j:])
 PY
   echo "wrote the section into $write" >&2
+fi
+if [ "$agree" = 3 ]; then
+  echo "ilmap and symbolic-ppdb answer some queries with different lines (see the table)" >&2
+  exit 3
 fi
