@@ -189,6 +189,7 @@ GuardedRange::GuardedRange(const void* begin, std::size_t size) noexcept {
     g_slots[i].changed.store(false, std::memory_order_relaxed);
     g_slots[i].state.store(kActive, std::memory_order_release);
     slot_ = i;
+    changed_ = &g_slots[i].changed;
     return;
   }
 }
@@ -221,26 +222,23 @@ bool GuardedRange::leased() const noexcept {
   return slot_ >= 0 && g_slots[slot_].lease_fd.load(std::memory_order_acquire) >= 0;
 }
 
-GuardedRange::GuardedRange(GuardedRange&& o) noexcept : slot_(o.slot_) { o.slot_ = -1; }
+GuardedRange::GuardedRange(GuardedRange&& o) noexcept : slot_(o.slot_), changed_(o.changed_) {
+  o.slot_ = -1;
+  o.changed_ = nullptr;
+}
 
 GuardedRange& GuardedRange::operator=(GuardedRange&& o) noexcept {
   if (this != &o) {
     reset();
     slot_ = o.slot_;
+    changed_ = o.changed_;
     o.slot_ = -1;
+    o.changed_ = nullptr;
   }
   return *this;
 }
 
 GuardedRange::~GuardedRange() { reset(); }
-
-bool GuardedRange::changed() const noexcept {
-  // The fence orders the caller's earlier reads of the range before the flag's load (the
-  // re-check of a seqlock): if they saw a writer's byte, the flag, set before the lease was
-  // released, is seen too.
-  std::atomic_thread_fence(std::memory_order_acquire);
-  return slot_ >= 0 && g_slots[slot_].changed.load(std::memory_order_acquire);
-}
 
 void GuardedRange::reset() noexcept {
   if (slot_ < 0) return;
@@ -257,6 +255,7 @@ void GuardedRange::reset() noexcept {
   s.end.store(0, std::memory_order_relaxed);
   s.state.store(kFree, std::memory_order_release);
   slot_ = -1;
+  changed_ = nullptr;
 }
 
 }  // namespace ilmap

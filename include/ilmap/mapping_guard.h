@@ -31,6 +31,7 @@
 // by force and the guarantee is lost.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 
 namespace ilmap {
@@ -70,7 +71,13 @@ class GuardedRange {
   // break could not copy the range (or came before it was set). Sequentially consistent with
   // the reads before it: a reader that reads the range, then finds changed() false, read no
   // byte that a writer blocked by the lease wrote.
-  bool changed() const noexcept;
+  // Inline: every lookup calls it. The fence orders the caller's earlier reads of the range
+  // before the flag's load (the re-check of a seqlock): if they saw a writer's byte, the flag,
+  // set before the lease was released, is seen too.
+  bool changed() const noexcept {
+    std::atomic_thread_fence(std::memory_order_acquire);
+    return changed_ && changed_->load(std::memory_order_acquire);
+  }
   // Unregisters and releases the lease (before the owner unmaps the range and closes `fd`).
   void reset() noexcept;
 
@@ -78,6 +85,7 @@ class GuardedRange {
 
  private:
   int slot_ = -1;
+  const std::atomic<bool>* changed_ = nullptr;  // the slot's flag while slot_ >= 0
 };
 
 }  // namespace ilmap
