@@ -141,19 +141,19 @@ inline std::size_t put_block_values(std::uint8_t* out, const BlockHeader& h) {
 // A profile decoded once (SPEC.md 5.1): its widths, where its header values lie and their
 // masks, and the sizes a record needs. A reader decodes its table's profiles at open, so a
 // lookup reads them with no shifting or adding of widths; an inline profile is decoded per block.
-struct BlockLayout {
-  std::uint32_t mask[4] = {};  // bits of V, H, base_line, base_doc
-  std::uint8_t at[4] = {};     // byte offset of each value in the header (at[0] = 0)
-  std::uint8_t size = 0;       // bytes of the four values
-  std::uint8_t w_il = 0, w_line = 0, w_col = 0, w_dline = 0, w_ecol = 0, w_doc = 0;
-  std::uint8_t il_bytes = 0;     // IL column entry size, 0..4
-  std::uint8_t rest_bits = 0;    // bits of a visible record's rest (at most 155)
-  std::uint8_t hidden_bits = 0;  // bits of a hidden record
-  bool ok = false;               // no reserved bit set
+struct BlockLayout {  // no default member initialisers: a reader's scratch layout costs no stores
+  std::uint32_t mask[4];  // bits of V, H, base_line, base_doc
+  std::uint8_t at[4];     // byte offset of each value in the header (at[0] = 0)
+  std::uint8_t size;      // bytes of the four values
+  std::uint8_t w_il, w_line, w_col, w_dline, w_ecol, w_doc;
+  std::uint8_t il_bytes;     // IL column entry size, 0..4
+  std::uint8_t rest_bits;    // bits of a visible record's rest (at most 155)
+  std::uint8_t hidden_bits;  // bits of a hidden record
+  bool ok;                   // no reserved bit set
 };
 
 inline BlockLayout block_layout(std::uint64_t profile) {
-  BlockLayout l;
+  BlockLayout l{};
   const std::uint32_t widths = static_cast<std::uint32_t>(profile);
   const unsigned codes = static_cast<unsigned>(profile >> 32) & 0xFF;
   l.w_il = widths & 31;
