@@ -24,16 +24,26 @@ bool before(const LinePoint& a, const LinePoint& b) {
 }
 
 // The order of the points in the index (document, line, column, row, ordinal), as positions
-// into `points`. The builder hands the points over in (row, ordinal) order, so a stable sort by
-// (document, line, column) is enough: a counting sort by (document, line), each document's
-// lines from its lowest to its highest, then each run of one line by column. That is a few
-// linear passes where a comparison sort took most of a compile (100k points: 4 ms of 5), and
-// positions (4 bytes each) instead of a sorted copy of the points (20 bytes each): in a
-// short-lived process every fresh page is a fault. Inputs in another order, or whose line
-// ranges are much wider than their point counts, take a comparison sort.
-std::vector<std::uint32_t> sorted_order(const std::vector<LinePoint>& points, std::uint32_t documents) {
+// into `points`, and where each document's points end in it. The builder hands the points over
+// in (row, ordinal) order, so a stable sort by (document, line, column) is enough: a counting
+// sort by (document, line), each document's lines from its lowest to its highest, then each run
+// of one line by column. That is a few linear passes where a comparison sort took most of a
+// compile (100k points: 4 ms of 5), and positions (4 bytes each) instead of a sorted copy of the
+// points (20 bytes each): in a short-lived process every fresh page is a fault. The documents'
+// ends come from the buckets' bounds, without reading the points again. Inputs
+// in another order, or whose line ranges are much wider than their point counts, take a
+// comparison sort. Points of a document index past `documents` are left out of doc_end.
+struct Order {
+  std::vector<std::uint32_t> order;
+  std::vector<std::uint32_t> doc_end;  // doc_end[d]: end of document d's points in `order`
+};
+
+Order sorted_order(const std::vector<LinePoint>& points, std::uint32_t documents) {
   const std::size_t n = points.size();
-  std::vector<std::uint32_t> order(n);
+  Order o;
+  std::vector<std::uint32_t>& order = o.order;
+  order.resize(n);
+  o.doc_end.assign(documents, 0);
   std::vector<std::uint32_t> lo(documents, UINT32_MAX), hi(documents, 0);
   bool in_row_order = n <= UINT32_MAX;
   for (std::size_t i = 0; i < n && in_row_order; ++i) {
@@ -47,22 +57,29 @@ std::vector<std::uint32_t> sorted_order(const std::vector<LinePoint>& points, st
     if (i && (p.row < points[i - 1].row || (p.row == points[i - 1].row && p.ordinal <= points[i - 1].ordinal)))
       in_row_order = false;
   }
-  std::vector<std::uint64_t> base(documents, 0);
+  // off[d]: the bucket of line L of document d is off[d] + L (modulo 2^64: L >= lo[d]).
+  std::vector<std::uint64_t> off(documents, 0);
   std::uint64_t buckets = 0;
   for (std::uint32_t d = 0; d < documents; ++d) {
-    base[d] = buckets;
+    off[d] = buckets - lo[d];
     if (lo[d] <= hi[d]) buckets += std::uint64_t(hi[d]) - lo[d] + 1;
   }
   if (!in_row_order || buckets > 4 * std::uint64_t(n) + 4096) {
     for (std::size_t i = 0; i < n; ++i) order[i] = static_cast<std::uint32_t>(i);
     std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return before(points[a], points[b]); });
-    return order;
+    for (const LinePoint& p : points)
+      if (p.document < documents) ++o.doc_end[p.document];
+    for (std::uint32_t d = 1; d < documents; ++d) o.doc_end[d] += o.doc_end[d - 1];
+    return o;
   }
   std::vector<std::uint32_t> start(static_cast<std::size_t>(buckets) + 1, 0);
-  auto bucket = [&](const LinePoint& p) { return static_cast<std::size_t>(base[p.document] + (p.line - lo[p.document])); };
+  auto bucket = [&](const LinePoint& p) { return static_cast<std::size_t>(off[p.document] + p.line); };
   for (const LinePoint& p : points) ++start[bucket(p) + 1];
   for (std::size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
   for (std::size_t i = 0; i < n; ++i) order[start[bucket(points[i])]++] = static_cast<std::uint32_t>(i);  // stable
+  // Now start[b] is where bucket b ends (and b + 1 begins).
+  for (std::uint32_t d = 0; d < documents; ++d)
+    o.doc_end[d] = lo[d] <= hi[d] ? start[static_cast<std::size_t>(off[d] + hi[d])] : d ? o.doc_end[d - 1] : 0;
   // Runs of one (document, line): by column, stably (row order kept for equal columns).
   auto column_less = [&](std::uint32_t a, std::uint32_t b) { return points[a].column < points[b].column; };
   for (std::size_t i = 0; i < n;) {
@@ -81,13 +98,14 @@ std::vector<std::uint32_t> sorted_order(const std::vector<LinePoint>& points, st
     }
     i = j;
   }
-  return order;
+  return o;
 }
 
 }  // namespace
 
 LineIndexSection build_line_index(std::vector<LinePoint>& points, std::uint32_t documents) {
-  const std::vector<std::uint32_t> order = sorted_order(points, documents);
+  const Order sorted = sorted_order(points, documents);
+  const std::vector<std::uint32_t>& order = sorted.order;
   auto at = [&](std::size_t k) -> const LinePoint& { return points[order[k]]; };
   LineIndexSection s;
   s.doc_blocks.reserve(std::size_t(documents) + 1);
@@ -109,9 +127,9 @@ LineIndexSection build_line_index(std::vector<LinePoint>& points, std::uint32_t 
   std::size_t i = 0;
   for (std::uint32_t d = 0; d < documents; ++d) {
     s.doc_blocks.push_back(static_cast<std::uint32_t>(s.blocks.size()));
-    while (i < points.size() && at(i).document == d) {
-      std::size_t n = 0;
-      while (i + n < points.size() && at(i + n).document == d && n < f::kLineBlockEntries) ++n;
+    const std::size_t end = sorted.doc_end[d];
+    while (i < end) {
+      const std::size_t n = std::min<std::size_t>(end - i, f::kLineBlockEntries);
       const LinePoint& p0 = at(i);
       s.blocks.emplace_back(p0.line, static_cast<std::uint32_t>(out - begin));
       *out++ = static_cast<std::uint8_t>(n);
