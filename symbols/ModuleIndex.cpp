@@ -55,13 +55,27 @@ struct ModuleIndex::Impl : search::SearchSet {
   struct Memo {
     ModuleAnswer answer;
     Clock::time_point at;
+    std::uint64_t epoch = 0;  // of opt.compiled_epoch before the answer was worked out
   };
   ModuleIndexOptions opt;
   std::unordered_map<std::string, Memo> answers;
   ModuleAnswer scratch;  // the last answer not memoized
 
+  std::uint64_t epoch() const { return opt.compiled_epoch ? opt.compiled_epoch->load(std::memory_order_acquire) : 0; }
   bool stands(const Memo& m) const {
-    return m.answer.miss == Miss::kNone || opt.miss_ttl_s < 0 || Clock::now() - m.at < std::chrono::seconds(opt.miss_ttl_s);
+    if (m.answer.miss == Miss::kNone) return true;
+    if (m.epoch != epoch()) return false;  // another index compiled a cache since
+    return opt.miss_ttl_s < 0 || Clock::now() - m.at < std::chrono::seconds(opt.miss_ttl_s);
+  }
+  // compute(), and the epoch read before it; a compute that compiled a cache moves the epoch on
+  // (after the cache is in place), so the other indexes look again.
+  template <class F>
+  Memo computed(F&& compute) {
+    const std::uint64_t e = epoch();
+    const std::size_t compiled = stats.compiled;
+    ModuleAnswer a = compute();
+    if (stats.compiled != compiled && opt.compiled_epoch) opt.compiled_epoch->fetch_add(1, std::memory_order_acq_rel);
+    return Memo{std::move(a), Clock::now(), e};
   }
   // The memoized answer of `key`, or what `compute` gives, memoized. A miss past its time is
   // worked out again in place (unordered_map nodes stay put: references given out stay valid).
@@ -69,18 +83,15 @@ struct ModuleIndex::Impl : search::SearchSet {
   const ModuleAnswer& memoized(std::unordered_map<std::string, Memo>& memo, std::string key, F&& compute) {
     if (auto it = memo.find(key); it != memo.end()) {
       Memo& m = it->second;  // compute() may insert (a rehash moves iterators, not nodes)
-      if (!stands(m)) {
-        ModuleAnswer a = compute();
-        m = Memo{std::move(a), Clock::now()};
-      }
+      if (!stands(m)) m = computed(compute);
       return m.answer;
     }
-    ModuleAnswer a = compute();
+    Memo m = computed(compute);
     if (memo.size() >= kMaxAnswers) {
-      scratch = std::move(a);
+      scratch = std::move(m.answer);
       return scratch;
     }
-    return memo.emplace(std::move(key), Memo{std::move(a), Clock::now()}).first->second.answer;
+    return memo.emplace(std::move(key), std::move(m)).first->second.answer;
   }
   std::unordered_map<std::string, Memo> pe_answers;  // by PE path
   std::optional<std::vector<const Cache*>> with_names;

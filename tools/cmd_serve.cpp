@@ -127,6 +127,7 @@ int run_serve(const ServeArgs& a) {
   io.http.counter = svc.downloads.get();
   io.miss_ttl_s = a.miss_ttl_s;
   io.single_flight = std::make_shared<KeyedLocks>();
+  io.compiled_epoch = std::make_shared<std::atomic<std::uint64_t>>(0);
   io.embed_sources = svc.source_context;  // the PDBs' embedded sources, for source context
   io.touch_reused = true;
   if (a.verbose) io.note = log_line;

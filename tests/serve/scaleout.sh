@@ -104,9 +104,9 @@ retried=$(grep -c ', ' lb/access.log)
 before=$failures
 "$ILMAP" symbolicate --search bin --symbol-path "$sympath" --cache-dir cli-cache --json trace.txt >want.json 2>/dev/null
 kill "$sym_pid"; wait "$sym_pid" 2>/dev/null
-# One worker: each worker keeps its own negative answers (docs/serve.md), so with two, one may
-# still answer "not found" for up to --miss-ttl after the other found the module.
-start_serve c --symbol-path "srv*$work/dl-c*http://127.0.0.1:$sym_port" --cache-dir cache-c --miss-ttl 1 --workers 1
+# Two workers: once one compiles the module's cache, the other's "not found" no longer stands
+# (docs/serve.md, --miss-ttl), so no client sees the module unresolved after it saw it resolved.
+start_serve c --symbol-path "srv*$work/dl-c*http://127.0.0.1:$sym_port" --cache-dir cache-c --miss-ttl 1 --workers 2
 frames=$(grep -c 'Ilmap.Corpus.Frames.dll:token 0x' trace.txt)
 code=$(curl -sS -o down.txt -w '%{http_code}' --data-binary @trace.txt "$URL_c/symbolicate")
 [[ $code == 200 ]] || fail "symbol server down: status $code"

@@ -1,6 +1,7 @@
 // ModuleIndexTest.cpp - the ModuleIndex (symbols/) below the CLI: the search set is walked once
 // per kind of query (by name: never, the listing is indexed; by id or MVID: once, building an
-// index), not once per distinct module a trace names; debug ids are parsed strictly.
+// index), not once per distinct module a trace names; debug ids are parsed strictly; indexes
+// sharing a compiled-cache count (a service's workers) look again for what another compiled.
 #include <stdlib.h>
 
 #include <filesystem>
@@ -9,6 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "decode/PortablePdb.h"
+#include "decode/SymstoreKeys.h"
+#include "support/FileBytes.h"
 #include "symbols/ModuleIndex.h"
 
 namespace ilmap::symbols {
@@ -75,6 +79,54 @@ TEST_F(ModuleIndexTest, DistinctIdsAndMvidsWalkTheSetOnce) {
   }
   // One walk builds the id index, one the MVID index.
   EXPECT_EQ(index->stats().scans, 2u);
+}
+
+// Two indexes over one cache directory, as a service's workers: B's "not found" for a PDB
+// stands for ever (miss_ttl_s -1) until A compiles that PDB's cache; with the shared count B
+// then looks again at once and finds it, without it B keeps its answer.
+TEST_F(ModuleIndexTest, AnotherIndexCompilingAModuleEndsAMiss) {
+  const std::string pdb = std::string(ILMAP_TEST_CORPUS_DIR) + "/out/cs-frames/Ilmap.Corpus.Frames.pdb";
+  if (!fs::exists(pdb)) GTEST_SKIP() << "corpus/out not built";
+  auto bytes = FileBytes::open(pdb);
+  ASSERT_TRUE(bytes) << bytes.error().message;
+  auto parsed = PortablePdb::parse(bytes->bytes());
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  const PdbId id = parsed->id();
+  const std::string key = ssqp_portable_pdb_key("Ilmap.Corpus.Frames.pdb", id.guid());  // name/<GUID>FFFFFFFF/name
+  for (const bool shared : {false, true}) {
+    SCOPED_TRACE(shared ? "shared count" : "no shared count");
+    const std::string root = dir_ + (shared ? "/shared" : "/alone");
+    const std::string store = root + "/store";
+    fs::create_directories(store);
+    auto epoch = shared ? std::make_shared<std::atomic<std::uint64_t>>(0) : nullptr;
+    auto locks = std::make_shared<KeyedLocks>();
+    auto make = [&] {
+      ModuleIndexOptions o;
+      o.cache_dir = root + "/cache";
+      o.symbol_path = *parse_symbol_path(store);
+      o.single_flight = locks;
+      o.compiled_epoch = epoch;
+      auto index = ModuleIndex::create(std::move(o));
+      EXPECT_TRUE(index) << index.error().message;
+      return index ? std::move(*index) : nullptr;
+    };
+    auto a = make(), b = make();
+    ASSERT_TRUE(a && b);
+    EXPECT_EQ(b->by_pdb_id(id.bytes, "Ilmap.Corpus.Frames.pdb").miss, Miss::kModuleNotFound);
+    // The PDB arrives in the store, under its SSQP key.
+    fs::create_directories(fs::path(store + "/" + key).parent_path());
+    fs::copy_file(pdb, store + "/" + key);
+    const ModuleAnswer& found = a->by_pdb_id(id.bytes, "Ilmap.Corpus.Frames.pdb");
+    EXPECT_EQ(found.miss, Miss::kNone) << miss_name(found.miss);
+    EXPECT_EQ(a->stats().compiled, 1u);
+    const ModuleAnswer& again = b->by_pdb_id(id.bytes, "Ilmap.Corpus.Frames.pdb");
+    if (shared) {
+      EXPECT_EQ(again.miss, Miss::kNone) << miss_name(again.miss);
+      EXPECT_EQ(b->stats().compiled, 0u);  // the cache A compiled, reused
+    } else {
+      EXPECT_EQ(again.miss, Miss::kModuleNotFound);
+    }
+  }
 }
 
 TEST(DebugId, Strict) {
