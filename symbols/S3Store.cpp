@@ -133,6 +133,59 @@ Result<std::vector<std::string>> S3Store::list_full(const std::string& full_pref
   return out;
 }
 
+namespace {
+Status validate_object_name(std::string_view rel) {
+  if (rel.empty() || rel.size() > 1024) return {Errc::kUsage, "invalid object name: empty or longer than 1024 bytes"};
+  for (unsigned char c : rel)
+    if (c < 0x20 || c == 0x7f || c == '\\') return {Errc::kUsage, "invalid object name: control character or backslash"};
+  for (std::size_t start = 0;;) {
+    const std::size_t slash = rel.find('/', start);
+    const std::string_view part = rel.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
+    if (part.empty() || part == "." || part == "..")
+      return {Errc::kUsage, "invalid object name '" + std::string(rel) + "': empty, '.' or '..' component"};
+    if (slash == std::string_view::npos) return {};
+    start = slash + 1;
+  }
+}
+}  // namespace
+
+Result<std::vector<std::string>> S3Store::list_objects(std::string_view rel_prefix) const {
+  auto keys = list_full(prefix_ + std::string(rel_prefix));
+  if (!keys) return keys.error();
+  std::vector<std::string> out;
+  for (const std::string& k : *keys) out.push_back(k.substr(prefix_.size()));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Result<std::vector<std::uint8_t>> S3Store::get_object(std::string_view rel) const {
+  if (Status s = validate_object_name(rel); !s) return s.error();
+  const std::string k = full(rel);
+  auto r = client_.request("GET", object_path(k), "");
+  if (!r) return r.error();
+  if (r->status == 200) return std::move(r->body);
+  if (r->status == 404 && s3_xml_value(r->text(), "Code") != "NoSuchBucket") return Error{Errc::kNotFound, url_of(k) + ": no such object"};
+  return failure(*r, url_of(k));
+}
+
+Status S3Store::put_object(std::string_view rel, std::span<const std::uint8_t> bytes) {
+  if (Status s = validate_object_name(rel); !s) return s;
+  const std::string k = full(rel);
+  auto r = client_.request("PUT", object_path(k), "", bytes);
+  if (!r) return r.error();
+  if (r->status == 200) return {};
+  return failure(*r, url_of(k));
+}
+
+Status S3Store::delete_object(std::string_view rel) {
+  if (Status s = validate_object_name(rel); !s) return s;
+  const std::string k = full(rel);
+  auto r = client_.request("DELETE", object_path(k), "");
+  if (!r) return r.error();
+  if (r->status == 204 || r->status == 200 || r->status == 404) return {};
+  return failure(*r, url_of(k));
+}
+
 Result<std::vector<std::string>> S3Store::list() const {
   auto keys = list_full(prefix_);
   if (!keys) return keys.error();

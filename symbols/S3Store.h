@@ -43,6 +43,16 @@ class S3Store : public Store {
   Result<std::vector<std::string>> list() const override;
   bool two_tier() const override { return false; }
 
+  // Objects under the prefix by a name relative to it that is not a symbol-store key (the
+  // packages, archive and bookkeeping of a bucket inbox, symbols/BucketInbox.cpp). Names are
+  // checked like keys but with any number of components (no empty, "." or ".." component, no
+  // control character or backslash). Plain requests: no claims.
+  Result<std::vector<std::string>> list_objects(std::string_view rel_prefix) const;  // relative, sorted
+  Result<std::vector<std::uint8_t>> get_object(std::string_view rel) const;       // kNotFound when absent
+  Status put_object(std::string_view rel, std::span<const std::uint8_t> bytes);
+  Status delete_object(std::string_view rel);  // absent is fine
+  std::string url(std::string_view rel) const { return url_of(full(rel)); }
+
   static constexpr int kStaleClaimSeconds = 30;
   static constexpr int kClaimWaitSeconds = 120;  // then the write fails (kIo)
   // Test hook: a writer holding a claim waits this many milliseconds before it decides, so

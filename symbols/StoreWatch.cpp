@@ -21,6 +21,7 @@
 
 #include "support/AtomicFile.h"
 #include "support/TextEscape.h"
+#include "symbols/S3Store.h"
 
 namespace ilmap::symbols {
 namespace {
@@ -110,6 +111,35 @@ int read_attempts(const std::string& p) {
   return std::atoi(std::string(f->begin(), f->end()).c_str());
 }
 
+const char* outcome_word(PutOutcome o) {
+  return o == PutOutcome::kAdded ? "added" : o == PutOutcome::kReplaced ? "replaced" : "already present";
+}
+
+// add_package of the package at `path` (named `name` in the log), one log line per event.
+Status add_logged(Store& store, const std::string& path, const std::string& name, const PackageAddOptions& options,
+                  const std::function<void(const std::string&)>& log) {
+  bool first = true;
+  return add_package(store, path, options, [&](const PackageEvent& ev) {
+    std::string line = escape_text(name) + ": ";
+    switch (ev.kind) {
+      case PackageEvent::kStored:
+        line += std::string(outcome_word(ev.stored.outcome)) + ": " + escape_text(ev.stored.key);
+        break;
+      case PackageEvent::kSource:
+        line += "source " + std::string(outcome_word(ev.source_outcome)) + ": " + escape_text(ev.source);
+        break;
+      case PackageEvent::kMatched:
+        line += escape_text(ev.source) + format(": %zu of %zu documents matched to package sources", ev.matched, ev.documents);
+        break;
+    }
+    log(line);
+    if (ev.kind == PackageEvent::kStored && first) {
+      first = false;
+      test_hook("after-first-file");
+    }
+  });
+}
+
 class Watcher {
  public:
   Watcher(const WatchOptions& o, Store& store, const std::function<void(const std::string&)>& log)
@@ -173,26 +203,7 @@ class Watcher {
     } else if (attempts > kMaxAttempts) {
       s = Status(Errc::kIo, format("%s: processing started %d times without finishing (a crash?)", name.c_str(), kMaxAttempts));
     } else {
-      bool first = true;
-      s = add_package(store_, path, o_.package, [&](const PackageEvent& ev) {
-        std::string line = escape_text(name) + ": ";
-        switch (ev.kind) {
-          case PackageEvent::kStored:
-            line += std::string(outcome_word(ev.stored.outcome)) + ": " + escape_text(ev.stored.key);
-            break;
-          case PackageEvent::kSource:
-            line += "source " + std::string(outcome_word(ev.source_outcome)) + ": " + escape_text(ev.source);
-            break;
-          case PackageEvent::kMatched:
-            line += escape_text(ev.source) + format(": %zu of %zu documents matched to package sources", ev.matched, ev.documents);
-            break;
-        }
-        log_(line);
-        if (ev.kind == PackageEvent::kStored && first) {
-          first = false;
-          test_hook("after-first-file");
-        }
-      });
+      s = add_logged(store_, path, name, o_.package, log_);
     }
     if (s) {
       auto to = move_into(path, archive_, short_name, "", {});
@@ -216,10 +227,6 @@ class Watcher {
     ::unlink(attempts_path.c_str());
     ++stats_.failed;
     log_("failed: " + escape_text(name) + " -> " + escape_text(*to) + ": " + escape_text(s.error().message));
-  }
-
-  static const char* outcome_word(PutOutcome o) {
-    return o == PutOutcome::kAdded ? "added" : o == PutOutcome::kReplaced ? "replaced" : "already present";
   }
 
   // One pass: claimed packages first (a previous run's), then the inbox.
@@ -254,7 +261,147 @@ class Watcher {
   WatchStats stats_;
 };
 
+// The inbox in a bucket (StoreWatch.h "A bucket inbox"): nothing is moved while a package is
+// worked on; it leaves the inbox only once archived (or put in failed/).
+class BucketWatcher {
+ public:
+  BucketWatcher(const WatchOptions& o, S3Store& inbox, Store& store, const std::function<void(const std::string&)>& log)
+      : o_(o), log_(log), inbox_(inbox), store_(store) {}
+
+  Status setup() {
+    if (!o_.archive.empty())
+      return {Errc::kUsage, "--archive " + o_.archive + ": a bucket inbox archives into its own archive/ prefix (" + inbox_.url("archive/") + ")"};
+    const char* t = std::getenv("TMPDIR");
+    std::string dir = std::string(t && *t ? t : "/tmp") + "/ilmap-inbox.XXXXXX";
+    if (!::mkdtemp(dir.data())) return {Errc::kIo, dir + ": cannot create a temporary folder: " + std::strerror(errno)};
+    tmp_ = dir;
+    auto keys = inbox_.list_objects("");  // the inbox can be listed: credentials and bucket work
+    if (!keys) return keys.error();
+    return {};
+  }
+  ~BucketWatcher() {
+    if (tmp_.empty()) return;
+    std::error_code ec;
+    fs::remove_all(tmp_, ec);
+  }
+
+  void pass(const std::atomic<bool>& stop) {
+    auto keys = inbox_.list_objects("");
+    if (!keys) {
+      log_("ilmap: error: " + escape_text(keys.error().message));
+      return;
+    }
+    for (const std::string& name : *keys) {
+      if (stop) return;
+      // Packages directly under the prefix; archive/, failed/ and .ilmap-work/ hold the rest.
+      if (name.empty() || name[0] == '.' || name.find('/') != std::string::npos || !is_package_name(name)) continue;
+      process(name);
+    }
+  }
+
+  WatchStats stats() const { return stats_; }
+
+ private:
+  void process(const std::string& name) {
+    const std::string short_name = bookkeeping_name(name);
+    const std::string attempts_key = std::string(kWorkDir) + "/" + short_name + ".attempts";
+    int attempts = 1;
+    if (auto a = inbox_.get_object(attempts_key)) attempts = std::atoi(std::string(a->begin(), a->end()).c_str()) + 1;
+    const std::string count = std::to_string(attempts) + "\n";
+    Status s = inbox_.put_object(attempts_key, {reinterpret_cast<const std::uint8_t*>(count.data()), count.size()});
+    std::vector<std::uint8_t> bytes;
+    if (!s) {
+      s = Status(Errc::kIo, format("%s: cannot record the attempt: %s", name.c_str(), s.error().message.c_str()));
+    } else if (attempts > kMaxAttempts) {
+      s = Status(Errc::kIo, format("%s: processing started %d times without finishing (a crash?)", name.c_str(), kMaxAttempts));
+    } else if (auto got = inbox_.get_object(name); !got) {
+      if (got.error().code == Errc::kNotFound) {  // taken and finished by another watcher meanwhile
+        (void)inbox_.delete_object(attempts_key);
+        return;
+      }
+      log_("ilmap: error: " + escape_text(got.error().message));
+      return;  // stays in the inbox; retried next pass
+    } else {
+      bytes = std::move(*got);
+      const std::string path = tmp_ + "/" + short_name;
+      s = write_file_atomically(path, bytes, false);
+      if (s) {
+        test_hook("after-claim");
+        s = add_logged(store_, path, name, o_.package, log_);
+      }
+      ::unlink(path.c_str());
+    }
+    if (s) {
+      auto to = put_free("archive/", short_name, bytes, "");
+      if (!to) {
+        log_("ilmap: error: " + escape_text(to.error().message));
+        return;  // stays in the inbox; retried next pass
+      }
+      finish(name, attempts_key);
+      ++stats_.archived;
+      log_("archived: " + escape_text(name) + " -> " + escape_text(*to));
+      return;
+    }
+    const std::string reason = "ilmap: error: " + s.error().message + "\n";
+    if (bytes.empty())
+      if (auto got = inbox_.get_object(name)) bytes = std::move(*got);
+    auto to = put_free("failed/", short_name, bytes, reason);
+    if (!to) {
+      log_("ilmap: error: " + escape_text(to.error().message));
+      return;
+    }
+    finish(name, attempts_key);
+    ++stats_.failed;
+    log_("failed: " + escape_text(name) + " -> " + escape_text(*to) + ": " + escape_text(s.error().message));
+  }
+
+  // Puts `bytes` under DIR/NAME, or NAME.1, NAME.2... when another object holds the name (the
+  // same bytes there: that name, already done). With a reason, DIR/NAME.reason is written first.
+  Result<std::string> put_free(const std::string& dir, const std::string& name, std::span<const std::uint8_t> bytes,
+                               const std::string& reason) {
+    for (int k = 0; k < 100; ++k) {
+      const std::string rel = dir + (k ? name + "." + std::to_string(k) : name);
+      auto there = inbox_.get_object(rel);
+      if (there && std::equal(there->begin(), there->end(), bytes.begin(), bytes.end())) return inbox_.url(rel);
+      if (there) continue;
+      if (there.error().code != Errc::kNotFound) return there.error();
+      if (!reason.empty())
+        if (Status s = inbox_.put_object(rel + ".reason", {reinterpret_cast<const std::uint8_t*>(reason.data()), reason.size()}); !s)
+          return s.error();
+      if (Status s = inbox_.put_object(rel, bytes); !s) return s.error();
+      return inbox_.url(rel);
+    }
+    return Error{Errc::kIo, inbox_.url(dir) + ": no free name for " + name};
+  }
+
+  void finish(const std::string& name, const std::string& attempts_key) {
+    if (Status s = inbox_.delete_object(name); !s) log_("ilmap: error: " + escape_text(s.error().message));
+    (void)inbox_.delete_object(attempts_key);
+  }
+
+  const WatchOptions& o_;
+  const std::function<void(const std::string&)>& log_;
+  S3Store& inbox_;
+  Store& store_;
+  std::string tmp_;
+  WatchStats stats_;
+};
+
 }  // namespace
+
+Result<WatchStats> run_bucket_watch(const WatchOptions& options, S3Store& inbox, Store& store, const std::atomic<bool>& stop,
+                                    const std::function<void(const std::string&)>& log) {
+  BucketWatcher w(options, inbox, store, log);
+  if (Status s = w.setup(); !s) return s.error();
+  for (;;) {
+    w.pass(stop);
+    if (options.once || stop) break;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(options.interval);
+    while (!stop && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (stop) break;
+  }
+  return w.stats();
+}
 
 Result<WatchStats> run_watch(const WatchOptions& options, Store& store, const std::atomic<bool>& stop,
                              const std::function<void(const std::string&)>& log) {

@@ -24,6 +24,23 @@
 // Test hook (test-only, documented in docs/symbol-stores.md "store watch"):
 // ILMAP_TEST_WATCH_KILL=after-claim or after-first-file makes the watcher SIGKILL itself right
 // after claiming a package, or right after storing the package's first file.
+//
+// A bucket inbox (run_bucket_watch: INBOX is s3://BUCKET/PREFIX). S3 has no rename to claim a
+// package with, so nothing is moved while a package is worked on:
+//
+//   PREFIX/NAME                         waiting: an object named *.nupkg or *.snupkg directly
+//                                       under PREFIX (not a dot-name). An object appears whole
+//                                       when its upload completes, so there is no settle time.
+//   PREFIX/.ilmap-work/NAME.attempts    how many passes started NAME; the fourth puts it in failed/.
+//   PREFIX/archive/NAME                 done; a name taken by other bytes gets ".1", ".2"...
+//   PREFIX/failed/NAME + NAME.reason    refused (the reason is written first).
+// Each package is downloaded into a private temporary folder, added to STORE (add_package),
+// archived, and only then deleted from PREFIX. Killed at any moment, it is still in the inbox
+// and the next pass does it again: adding and archiving the same bytes again are "already
+// present". No lock can be held on a bucket, so several watchers may serve one inbox: two that
+// take the same package both add it (the second finds every file already present) and archive
+// the same bytes. A package uploaded again under the same name while it is being processed may
+// be deleted unprocessed: give each upload its own name (NuGet's names carry the version).
 #pragma once
 
 #include <atomic>
@@ -56,5 +73,12 @@ struct WatchStats {
 // work or failed folder (kUsage).
 Result<WatchStats> run_watch(const WatchOptions& options, Store& store, const std::atomic<bool>& stop,
                              const std::function<void(const std::string&)>& log);
+
+class S3Store;
+// The same with the inbox in a bucket (`options.inbox` names it; `options.archive` must be
+// empty: the archive is the inbox's archive/ prefix, kUsage otherwise; `settle` is not used).
+// Errors: the inbox cannot be listed (kIo, credentials or bucket), no temporary folder (kIo).
+Result<WatchStats> run_bucket_watch(const WatchOptions& options, S3Store& inbox, Store& store, const std::atomic<bool>& stop,
+                                    const std::function<void(const std::string&)>& log);
 
 }  // namespace ilmap::symbols

@@ -411,9 +411,13 @@ std::atomic<bool> g_stop{false};
 extern "C" void on_stop_signal(int) { g_stop = true; }
 
 int run_watch(const symbols::WatchOptions& o, const StoreArgs& where) {
-  // A bucket has no rename, on which the inbox's claims and crash recovery rest.
-  if (symbols::S3Store::is_s3_url(o.inbox))
-    return report_error({Errc::kUsage, o.inbox + ": the inbox is a local folder (a bucket prefix cannot be an inbox: S3 has no atomic rename to claim a package with); STORE may be a bucket"});
+  // A bucket inbox: same endpoint, region and credentials as a bucket STORE would use.
+  std::unique_ptr<symbols::Store> inbox;
+  if (symbols::S3Store::is_s3_url(o.inbox)) {
+    auto opened_inbox = open_store({o.inbox, where.endpoint, where.region});
+    if (!opened_inbox) return report_error({opened_inbox.error().code, "INBOX: " + opened_inbox.error().message});
+    inbox = std::move(*opened_inbox);
+  }
   auto opened = open_store(where);
   if (!opened) return report_error(opened.error());
   struct sigaction sa {};
@@ -422,10 +426,12 @@ int run_watch(const symbols::WatchOptions& o, const StoreArgs& where) {
   sa.sa_flags = SA_RESTART;
   ::sigaction(SIGINT, &sa, nullptr);
   ::sigaction(SIGTERM, &sa, nullptr);
-  auto r = symbols::run_watch(o, **opened, g_stop, [](const std::string& line) {
+  const auto log = [](const std::string& line) {
     print_line(line);
     std::fflush(stdout);
-  });
+  };
+  auto r = inbox ? symbols::run_bucket_watch(o, static_cast<symbols::S3Store&>(*inbox), **opened, g_stop, log)
+                 : symbols::run_watch(o, **opened, g_stop, log);
   if (!r) return report_error(r.error());
   print_line(format("%zu archived, %zu failed", r->archived, r->failed));
   return 0;
@@ -492,8 +498,11 @@ void register_store(CLI::App& app, int& rc) {
       "claimed into INBOX/.ilmap-work/, then moved to --archive (default INBOX/archive) or to\n"
       "INBOX/failed/ with NAME.reason. Resumes claimed packages after a crash. Write packages\n"
       "under another name and rename them into INBOX (files younger than --settle are left).\n"
-      "Runs until SIGINT/SIGTERM (finishing the current package), or one pass with --once.");
-  watch->add_option("INBOX", w->inbox, "Local directory packages are dropped into (not a bucket)")->required();
+      "Runs until SIGINT/SIGTERM (finishing the current package), or one pass with --once.\n"
+      "INBOX may be a bucket prefix s3://BUCKET/PREFIX: a package stays there until it is added and\n"
+      "archived under PREFIX/archive/ (or PREFIX/failed/), so a killed watcher's package is done again\n"
+      "by the next pass; several watchers may serve one bucket inbox (docs/symbol-stores.md).");
+  watch->add_option("INBOX", w->inbox, "Local directory packages are dropped into, or a bucket prefix s3://BUCKET/PREFIX")->required();
   watch->add_option("STORE", wa->root.root, "Store directory (created if absent), or s3://BUCKET/PREFIX")->required();
   add_store_options(watch, wa->root);
   watch->add_option("--sources", w->package.sources_dir, "Source store directory for package sources");

@@ -6,6 +6,7 @@
 # The bucket made public-read is a plain HTTP symbol server: the independent SSQP client
 # (tests/oracle-ssqp, SSQP_ORACLE when built) finds and checks every file by the key it derives,
 # and `ilmap fetch` reads it with no credentials.
+# store watch with the inbox a bucket prefix: killed and run again, two watchers at once.
 # Then: different bytes under a key, two publishers at once (same and different
 # bytes), service down, wrong or missing credentials, a missing bucket, URL-like STOREs. Every
 # check compares a result; failures are counted and the test exits 1. Exit 77 only when Swift
@@ -329,9 +330,50 @@ run watch-verify store verify "$B-watch"
 check_eq "store watch into a bucket: verify" "2 files, 1 caches checked, 0 other files skipped: ok" "$(cat watch-verify.out)"
 run get store get "$B-watch" "$pekey" -o got.bin
 cmp -s got.bin "$pe" || fail "store watch into a bucket: the stored PE differs"
-run watch-inbox store watch s3://symbols/inbox "$B-watch" --once
-check_eq "store watch with a bucket as the inbox: exit" 1 "$RC"
-grep -q 'the inbox is a local folder' watch-inbox.err || fail "store watch with a bucket as the inbox: message: $(cat watch-inbox.err)"
+
+# --- store watch with the inbox a bucket prefix ------------------------------------------------
+# Packages are uploaded with Swift's own API (the test's client, not ilmap), and the inbox's
+# objects listed with it.
+put_obj() {  # put_obj FILE NAME (an object of the bucket)
+  local code
+  code=$(curl -s -o /dev/null -w '%{http_code}' -X PUT -H "X-Auth-Token: $SWIFT_TOKEN" -T "$1" "$SWIFT_S3_URL/v1/AUTH_test/symbols/$2")
+  [[ $code == 201 ]] || fail "uploading $2: HTTP $code"
+}
+objects() { curl -s -H "X-Auth-Token: $SWIFT_TOKEN" "$SWIFT_S3_URL/v1/AUTH_test/symbols?prefix=$1" | sed "s#^$1##" | tr '\n' ' '; }
+echo 'not a package' >readme.txt
+for o in good.nupkg bad.snupkg readme.txt; do put_obj "$o" "inbox/$o"; done
+put_obj good.nupkg inbox/sub/deeper.nupkg
+# Killed right after storing the package's first file: the package is still in the inbox.
+ILMAP_TEST_WATCH_KILL=after-first-file "$ILMAP" store watch s3://symbols/inbox/ "$B-iw" --once >iw-kill.out 2>iw-kill.err
+check_eq "bucket inbox, watcher killed: exit" 137 "$?"
+[[ " $(objects inbox/) " == *" good.nupkg "* ]] || fail "bucket inbox: the killed watcher's package left the inbox: $(objects inbox/)"
+run iw store watch s3://symbols/inbox/ "$B-iw" --once
+check_eq "bucket inbox: exit" 0 "$RC"
+check_eq "bucket inbox: last line" "1 archived, 0 failed" "$(tail -n 1 iw.out)"
+grep -q '^good.nupkg: already present: ' iw.out || fail "bucket inbox: the rerun did not find the killed run's file: $(cat iw.out)"
+grep -q '^archived: good.nupkg -> s3://symbols/inbox/archive/good.nupkg$' iw.out || fail "bucket inbox: archive line: $(cat iw.out)"
+# (no attempt count left in .ilmap-work/: each is deleted with its package)
+check_eq "bucket inbox: objects after" "archive/good.nupkg failed/bad.snupkg failed/bad.snupkg.reason readme.txt sub/deeper.nupkg " "$(objects inbox/)"
+grep -q 'x.pdb' <(curl -s -H "X-Auth-Token: $SWIFT_TOKEN" "$SWIFT_S3_URL/v1/AUTH_test/symbols/inbox/failed/bad.snupkg.reason") ||
+  fail "bucket inbox: the reason does not name the bad entry"
+grep -q '^failed: bad.snupkg -> ' iw-kill.out || fail "bucket inbox: the bad package was not refused: $(cat iw-kill.out)"
+run iw-verify store verify "$B-iw"
+check_eq "bucket inbox: verify" "2 files, 1 caches checked, 0 other files skipped: ok" "$(cat iw-verify.out)"
+run iw-get store get "$B-iw" "$pekey" -o iw-got.bin
+cmp -s iw-got.bin "$pe" || fail "bucket inbox: the stored PE differs"
+# Two watchers at once on one inbox: every file stored once, verified; the inbox emptied.
+mk other.nupkg Q.nuspec=nuspec:Q/2.0.0 "lib/b/$(basename "$fr")=@$fr"
+for o in good.nupkg other.nupkg; do put_obj "$o" "inbox2/$o"; done
+"$ILMAP" store watch s3://symbols/inbox2/ "$B-iw2" --once >iw2a.out 2>iw2a.err & wa=$!
+"$ILMAP" store watch s3://symbols/inbox2/ "$B-iw2" --once >iw2b.out 2>iw2b.err & wb=$!
+wait "$wa"; ra=$?; wait "$wb"; rb=$?
+check_eq "bucket inbox, two watchers: exits" "0 0" "$ra $rb"
+run iw2-verify store verify "$B-iw2"
+check_eq "bucket inbox, two watchers: verify" "2 files, 1 caches checked, 0 other files skipped: ok" "$(cat iw2-verify.out)"
+check_eq "bucket inbox, two watchers: objects after" "archive/good.nupkg archive/other.nupkg " "$(objects inbox2/)"
+run iw-archive store watch s3://symbols/inbox3/ "$B-iw" --once --archive elsewhere
+check_eq "bucket inbox with --archive: exit" 1 "$RC"
+grep -q 'a bucket inbox archives into its own archive/ prefix' iw-archive.err || fail "bucket inbox with --archive: message: $(cat iw-archive.err)"
 
 echo "s3 tests done in $((SECONDS - t0)) s"
 if [[ $failures -ne 0 ]]; then
