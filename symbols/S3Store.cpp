@@ -96,11 +96,7 @@ Result<StoredBytes> S3Store::read(std::string_view key) const {
 
 Status S3Store::remove(std::string_view key) {
   if (Status s = validate_key(key); !s) return s;
-  const std::string k = full(key);
-  auto r = client_.request("DELETE", object_path(k), "");
-  if (!r) return r.error();
-  if (r->status == 204 || r->status == 200 || r->status == 404) return {};
-  return failure(*r, url_of(k));
+  return delete_object(key);  // a valid key is a valid object name
 }
 
 Result<std::vector<std::string>> S3Store::list_full(const std::string& full_prefix) const {

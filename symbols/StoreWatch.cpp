@@ -387,11 +387,9 @@ class BucketWatcher {
   WatchStats stats_;
 };
 
-}  // namespace
-
-Result<WatchStats> run_bucket_watch(const WatchOptions& options, S3Store& inbox, Store& store, const std::atomic<bool>& stop,
-                                    const std::function<void(const std::string&)>& log) {
-  BucketWatcher w(options, inbox, store, log);
+// Passes of either watcher, `interval` apart, until `stop` (or one with `once`).
+template <class W>
+Result<WatchStats> run_passes(W& w, const WatchOptions& options, const std::atomic<bool>& stop) {
   if (Status s = w.setup(); !s) return s.error();
   for (;;) {
     w.pass(stop);
@@ -403,18 +401,18 @@ Result<WatchStats> run_bucket_watch(const WatchOptions& options, S3Store& inbox,
   return w.stats();
 }
 
+}  // namespace
+
+Result<WatchStats> run_bucket_watch(const WatchOptions& options, S3Store& inbox, Store& store, const std::atomic<bool>& stop,
+                                    const std::function<void(const std::string&)>& log) {
+  BucketWatcher w(options, inbox, store, log);
+  return run_passes(w, options, stop);
+}
+
 Result<WatchStats> run_watch(const WatchOptions& options, Store& store, const std::atomic<bool>& stop,
                              const std::function<void(const std::string&)>& log) {
   Watcher w(options, store, log);
-  if (Status s = w.setup(); !s) return s.error();
-  for (;;) {
-    w.pass(stop);
-    if (options.once || stop) break;
-    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(options.interval);
-    while (!stop && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    if (stop) break;
-  }
-  return w.stats();
+  return run_passes(w, options, stop);
 }
 
 }  // namespace ilmap::symbols
