@@ -73,7 +73,7 @@ symver=$(sed -n 's/^version *= *"\(.*\)"/\1/p' "$src/symbolic-ppdb/Cargo.toml" |
 for p in tools/ilmap bench/ilmap_bench_compile bench/ilmap_bench_lookup bench/ilmap_gen_pdb bench/ilmap_gen_queries; do
   [ -x "$build/$p" ] || { echo "missing $build/$p: build Release first (cmake --preset release && cmake --build build/release)" >&2; exit 2; }
 done
-export PATH=/root/.cargo/bin:$PATH
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"  # where rustup puts cargo and rustc
 command -v cargo >/dev/null || { echo "cargo not found (a Rust toolchain is needed)" >&2; exit 2; }
 
 # Debian's crate sources (the versions the manifests below ask for) and hyperfine.
