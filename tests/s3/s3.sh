@@ -371,6 +371,15 @@ check_eq "bucket inbox, two watchers: exits" "0 0" "$ra $rb"
 run iw2-verify store verify "$B-iw2"
 check_eq "bucket inbox, two watchers: verify" "2 files, 1 caches checked, 0 other files skipped: ok" "$(cat iw2-verify.out)"
 check_eq "bucket inbox, two watchers: objects after" "archive/good.nupkg archive/other.nupkg " "$(objects inbox2/)"
+# A hostile object name (a tab in it) from the listing: refused by the object-name check, nothing
+# written anywhere, the object left where it is.
+put_obj good.nupkg 'inbox4/a%09b.nupkg'
+run iw-hostile store watch s3://symbols/inbox4/ local-hostile --once
+check_eq "bucket inbox, hostile name: exit" 0 "$RC"
+grep -q 'invalid object name' iw-hostile.out iw-hostile.err || fail "bucket inbox, hostile name: no refusal: $(cat iw-hostile.out iw-hostile.err)"
+check_eq "bucket inbox, hostile name: last line" "0 archived, 0 failed" "$(tail -n 1 iw-hostile.out)"
+check_eq "bucket inbox, hostile name: objects after" "$(printf 'a\tb.nupkg') " "$(objects inbox4/)"
+[[ -z $(find local-hostile -type f 2>/dev/null) ]] || fail "bucket inbox, hostile name: files stored: $(find local-hostile -type f)"
 run iw-archive store watch s3://symbols/inbox3/ "$B-iw" --once --archive elsewhere
 check_eq "bucket inbox with --archive: exit" 1 "$RC"
 grep -q 'a bucket inbox archives into its own archive/ prefix' iw-archive.err || fail "bucket inbox with --archive: message: $(cat iw-archive.err)"
