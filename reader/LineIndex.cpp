@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "reader/CacheImpl.h"
+#include "reader/LineBinding.h"
 
 namespace ilmap {
 namespace {
@@ -139,6 +140,59 @@ std::uint32_t next_line_points(const LinesView& v, std::uint32_t doc, std::uint3
   return found;
 }
 
+// Every visible point of document `doc` in index order, appended to `out` (the debugger rule
+// builds method ranges from them). Stops at a block that does not decode.
+void all_points(const LinesView& v, std::uint32_t doc, std::vector<detail::BoundPoint>& out) {
+  std::uint32_t b, e;
+  v.doc_range(doc, b, e);
+  for (std::uint32_t j = b; j < e; ++j) {
+    const fb::LineBlockRef& ref = v.blocks[j];
+    if (ref.offset() >= v.data_size) return;
+    d::LineBlockReader r(v.data + ref.offset(), v.data + v.data_size, ref.line());
+    if (!r.start()) return;
+    for (unsigned i = 0; i < r.count(); ++i) {
+      d::LineEntry en;
+      if (!r.next(en)) return;
+      d::VisibleRecord rec;
+      if (!v.record(en.row, en.ordinal, rec) || rec.document != doc || rec.line != en.line) continue;
+      out.push_back({en.row, en.ordinal, rec.il, doc, rec.line, rec.column, rec.end_line, rec.end_column});
+    }
+  }
+}
+
+// A constructor's name as CoreCLR prints it: "NS.C..ctor(...)" or "NS.C..cctor(...)".
+bool is_constructor_name(std::string_view coreclr) {
+  const std::size_t paren = coreclr.find('(');
+  const std::string_view head = coreclr.substr(0, paren);
+  return head.ends_with("..ctor") || head.ends_with("..cctor");
+}
+
+// netcoredbg's normalisation of a relative path (ResolveRelativeSourceFileName): split at either
+// separator, drop "." components, let ".." remove the component before it (or nothing), join with
+// '/'. The file name (after the last separator) is kept as it is.
+std::string normalise_relative(std::string_view q) {
+  std::vector<std::string_view> dirs;
+  std::size_t i;
+  while ((i = q.find_first_of("/\\")) != std::string_view::npos) {
+    const std::string_view part = q.substr(0, i);
+    if (part == "..") {
+      if (!dirs.empty()) dirs.pop_back();
+    } else if (part != ".") {
+      dirs.push_back(part);
+    }
+    q.remove_prefix(i + 1);
+  }
+  std::string out;
+  for (std::string_view d : dirs) out.append(d).push_back('/');
+  out.append(q);
+  return out;
+}
+
+// An absolute path: starts with a separator, or with a drive letter and a separator.
+bool is_absolute(std::string_view q) {
+  return is_sep(q.front()) || (q.size() > 2 && q[1] == ':' && is_sep(q[2]));
+}
+
 }  // namespace
 
 // The public calls check changed() after their reads (include/ilmap/cache.h): a result read
@@ -153,8 +207,8 @@ Status Cache::match_documents(std::string_view q, std::vector<std::uint32_t>& do
 }
 
 Status Cache::lines_in(std::span<const std::uint32_t> documents, std::uint32_t line, std::uint32_t column,
-                       std::vector<LineMatch>& out) const {
-  Status s = lines_in_unchecked(documents, line, column, out);
+                       std::vector<LineMatch>& out, LineRule rule) const {
+  Status s = lines_in_unchecked(documents, line, column, out, rule);
   if (changed()) {
     out.clear();
     return changed_status();
@@ -170,45 +224,47 @@ Status Cache::match_documents_unchecked(std::string_view q, std::vector<std::uin
   for (std::uint32_t i = 0; i < n; ++i)
     if (document_path(i) == q) documents.push_back(i);
   if (!documents.empty()) return {};
-  // 2. The same path with either separator; 3. a path suffix on a component boundary.
-  for (int step = 2; step <= 3; ++step) {
-    std::vector<std::string_view> paths;
-    for (std::uint32_t i = 0; i < n; ++i) {
-      const std::string_view p = document_path(i);
-      const bool hit = step == 2 ? p.size() == q.size() && same_tail(p, q)
-                                 : p.size() > q.size() && same_tail(p, q) &&
-                                       (is_sep(q.front()) || is_sep(p[p.size() - q.size() - 1]));
-      if (hit) paths.push_back(p);
-    }
-    std::sort(paths.begin(), paths.end());
-    paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
-    if (paths.size() == 1) {
-      for (std::uint32_t i = 0; i < n; ++i)
-        if (document_path(i) == paths[0]) documents.push_back(i);
-      return {};
-    }
-    if (paths.size() > 1) {
-      std::string list;
-      constexpr std::size_t kShown = 10;
-      for (std::size_t i = 0; i < paths.size() && i < kShown; ++i) list += (i ? ", " : "") + std::string(paths[i]);
-      if (paths.size() > kShown) list += format(", and %zu more", paths.size() - kShown);
-      return {Errc::kNotFound, format("document '%.*s' is ambiguous: it matches %zu documents: %s", static_cast<int>(q.size()),
-                                      q.data(), paths.size(), list.c_str())};
+  // 2. The same path with either separator.
+  std::vector<std::string_view> paths;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const std::string_view p = document_path(i);
+    if (p.size() == q.size() && same_tail(p, q)) paths.push_back(p);
+  }
+  // 3. A relative path, "./" and "../" resolved: the shortest document path that ends with it
+  // on a component boundary (the first such document on a tie). An absolute path matches only
+  // in steps 1 and 2.
+  if (paths.empty() && !is_absolute(q)) {
+    const std::string r = normalise_relative(q);
+    const std::size_t name = r.find_last_of("/\\");
+    if (name == std::string::npos ? !r.empty() : name + 1 < r.size()) {
+      for (std::uint32_t i = 0; i < n; ++i) {
+        const std::string_view p = document_path(i);
+        if (same_tail(p, r) && (p.size() == r.size() || is_sep(p[p.size() - r.size() - 1])) &&
+            (paths.empty() || p.size() < paths.front().size()))
+          paths.assign(1, p);
+      }
     }
   }
-  return {Errc::kNotFound, format("no document of the cache matches '%.*s' (exact path, either separator, or a path suffix)",
-                                  static_cast<int>(q.size()), q.data())};
+  if (paths.empty())
+    return {Errc::kNotFound, format("no document of the cache matches '%.*s' (exact path, either separator, or a path suffix)",
+                                    static_cast<int>(q.size()), q.data())};
+  // Every document with the path matched (steps 1 and 2 may match several spellings: the first).
+  const std::string_view chosen = paths.front();
+  for (std::uint32_t i = 0; i < n; ++i)
+    if (document_path(i) == chosen) documents.push_back(i);
+  return {};
 }
 
-Status Cache::lines(std::string_view path, std::uint32_t line, std::uint32_t column, std::vector<LineMatch>& out) const {
+Status Cache::lines(std::string_view path, std::uint32_t line, std::uint32_t column, std::vector<LineMatch>& out,
+                    LineRule rule) const {
   out.clear();
   std::vector<std::uint32_t> docs;
   if (Status s = match_documents_unchecked(path, docs); !s) return changed() ? changed_status() : s;
-  return lines_in(docs, line, column, out);
+  return lines_in(docs, line, column, out, rule);
 }
 
 Status Cache::lines_in_unchecked(std::span<const std::uint32_t> documents, std::uint32_t line, std::uint32_t column,
-                                 std::vector<LineMatch>& out) const {
+                                 std::vector<LineMatch>& out, LineRule rule) const {
   out.clear();
   std::span<const std::uint8_t> packed;
   if (Status s = packed_line_index(packed); !s) return s;
@@ -225,7 +281,6 @@ Status Cache::lines_in_unchecked(std::span<const std::uint32_t> documents, std::
     target = l;
     cands.insert(cands.end(), c.begin(), c.end());
   }
-  if (cands.empty()) return {};
   std::vector<Cand> chosen;
   // Step 4: a column on the requested line selects the innermost points containing it.
   if (column && target == line) {
@@ -246,8 +301,26 @@ Status Cache::lines_in_unchecked(std::span<const std::uint32_t> documents, std::
       if (std::none_of(chosen.begin(), chosen.end(), [&](const Cand& y) { return x.strictly_contains(y); })) keep.push_back(x);
     chosen.swap(keep);
   }
-  // Step 5: otherwise, per method its first point of the line (column, then IL offset), and
-  // no point nested in another method's point.
+  // The debugger rule (6.2 steps 2-6): method ranges over every point of the documents.
+  if (chosen.empty() && rule == LineRule::kDebugger) {
+    std::vector<detail::BoundPoint> all, bound;
+    for (std::uint32_t doc : documents) all_points(v, doc, all);
+    std::vector<std::uint32_t> shared;
+    if (!has_method_names()) shared = detail::rows_sharing_a_span(all);
+    auto is_ctor = [&](std::uint32_t row) {
+      if (!has_method_names()) return std::binary_search(shared.begin(), shared.end(), row);
+      const auto name = method_name(0x06000000u | row);
+      return name && is_constructor_name(name->coreclr);
+    };
+    detail::bind_like_debugger(std::move(all), line, is_ctor, bound);
+    out.reserve(bound.size());
+    for (const detail::BoundPoint& x : bound)
+      out.push_back({0x06000000u | x.row, x.il, x.doc, x.line, x.column, x.end_line, x.end_column});
+    return {};
+  }
+  if (cands.empty()) return {};
+  // Rule "all methods", step 5: per method its first point of the line (column, then IL
+  // offset), and no point nested in another method's point.
   if (chosen.empty()) {
     for (const Cand& x : cands) {
       auto it = std::find_if(chosen.begin(), chosen.end(), [&](const Cand& y) { return y.row == x.row; });

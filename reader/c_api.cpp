@@ -273,15 +273,25 @@ int ilmap_has_line_index(const ilmap_cache* cache) { return cache ? 1 : 0; }  //
 
 int ilmap_lines(const ilmap_cache* cache, const char* document, size_t document_len, uint32_t line, uint32_t column,
                 ilmap_line_match* out, size_t capacity, size_t* count, char* msg, size_t msg_size) {
+  return ilmap_lines_rule(cache, document, document_len, line, column, ILMAP_LINES_DEBUGGER, out, capacity, count, msg, msg_size);
+}
+
+int ilmap_lines_rule(const ilmap_cache* cache, const char* document, size_t document_len, uint32_t line, uint32_t column,
+                     int rule, ilmap_line_match* out, size_t capacity, size_t* count, char* msg, size_t msg_size) {
   if (count) *count = 0;
   if (msg && msg_size > 0) msg[0] = '\0';
   if (!cache || (!document && document_len) || (!out && capacity)) {
     set_error({ilmap::Errc::kUsage, "ilmap_lines: NULL argument"}, nullptr, msg, msg_size);
     return ILMAP_E_USAGE;
   }
+  if (rule != ILMAP_LINES_DEBUGGER && rule != ILMAP_LINES_ALL_METHODS) {
+    set_error({ilmap::Errc::kUsage, "ilmap_lines_rule: unknown rule"}, nullptr, msg, msg_size);
+    return ILMAP_E_USAGE;
+  }
   try {
     std::vector<ilmap::LineMatch> found;
-    ilmap::Status s = cache->cache->lines(std::string_view(document ? document : "", document_len), line, column, found);
+    ilmap::Status s = cache->cache->lines(std::string_view(document ? document : "", document_len), line, column, found,
+                                          rule == ILMAP_LINES_ALL_METHODS ? ilmap::LineRule::kAllMethods : ilmap::LineRule::kDebugger);
     if (!s) {
       set_error(s.error(), nullptr, msg, msg_size);
       return static_cast<int>(s.error().code);

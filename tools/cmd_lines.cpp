@@ -3,7 +3,8 @@
 //
 // One line per binding, in the canonical listing's form (docs/text-output.md):
 // "TOKEN IL PATH START_LINE:START_COLUMN-END_LINE:END_COLUMN", ordered by token then IL offset;
-// with --json one object per binding. No binding (no code at or after the line): exit 3. Every
+// with --json one object per binding. No binding: exit 3. --all-methods: the rule "all methods"
+// of SPEC.md 6.2 instead of the debugger's. Every
 // cache that opens holds the line index (SPEC.md section 7, open step 16). FILE may itself hold
 // colons (C:\src\a.cs:12): the query is split at its last colons, and a part before the last
 // one that is all digits makes that part LINE and the last one COLUMN (tools/QueryParse.h).
@@ -39,14 +40,15 @@ struct LinesOptions {
   std::string query;
   bool json = false;
   bool batch = false;
+  bool all_methods = false;
 };
 
 // The bindings of one query as output lines, or the error that rejects it.
-Result<std::string> answer(const Cache& cache, const LineQuery& q, bool json) {
+Result<std::string> answer(const Cache& cache, const LineQuery& q, bool json, LineRule rule) {
   std::vector<std::uint32_t> docs;
   if (Status s = cache.match_documents(q.file, docs); !s) return s.error();
   std::vector<LineMatch> found;
-  if (Status s = cache.lines_in(docs, q.line, q.column, found); !s) return s.error();
+  if (Status s = cache.lines_in(docs, q.line, q.column, found, rule); !s) return s.error();
   std::string out;
   for (const LineMatch& m : found) {
     const std::string_view path = cache.document_path(m.document);
@@ -85,7 +87,7 @@ int run_batch(const LinesOptions& o, const Cache& cache) {
     Result<std::string> r = Error{Errc::kUsage, format("query line longer than %zu bytes", LineReader::kMaxLine)};
     if (n == LineReader::Next::kLine) {
       auto q = parse_line_query_line(in.line());
-      if (q) r = answer(cache, *q, o.json);
+      if (q) r = answer(cache, *q, o.json, o.all_methods ? LineRule::kAllMethods : LineRule::kDebugger);
       else r = q.error();
     }
     if (cache.changed())
@@ -119,7 +121,7 @@ int run_lines(const LinesOptions& o) {
   auto cache = Cache::open(o.cache);
   if (!cache) return report_error(cache.error());
   if (batch) return run_batch(o, *cache);
-  auto r = answer(*cache, single, o.json);
+  auto r = answer(*cache, single, o.json, o.all_methods ? LineRule::kAllMethods : LineRule::kDebugger);
   if (cache->changed())
     return report_error(cache->changed_status().error());
   if (!r) return report_error(r.error());
@@ -134,17 +136,21 @@ void register_lines(CLI::App& app, int& rc) {
   CLI::App* cmd = app.add_subcommand(
       "lines",
       "Reverse lookup: the methods and IL offsets a debugger binds a breakpoint at FILE:LINE\n"
-      "(or FILE:LINE:COLUMN) to (SPEC.md 6.2). FILE is a document path of the PDB, the same\n"
-      "path with the other separator, or a unique path suffix (Program.cs, Sub/Program.cs);\n"
-      "an ambiguous suffix lists its candidates (exit 3). A line without code binds to the\n"
-      "next line with code. Prints 'TOKEN IL PATH LINE:COLUMN-END_LINE:END_COLUMN' per binding;\n"
-      "exit 3 when no code lies at or after the line. With --batch (or without FILE:LINE), one\n"
-      "query per stdin line.");
+      "(or FILE:LINE:COLUMN) to, as netcoredbg does (SPEC.md 6.2): the method whose code holds\n"
+      "the line, the innermost one, the statement that spans it or the next one in that method;\n"
+      "a line outside every method binds the first method below. FILE is a document path of the\n"
+      "PDB, the same path with the other separator, or a relative path (./ and ../ resolved)\n"
+      "ending document paths, of which the shortest is taken (Program.cs, Sub/Program.cs).\n"
+      "Prints 'TOKEN IL PATH LINE:COLUMN-END_LINE:END_COLUMN' per binding; exit 3 when the line\n"
+      "binds nothing. With --batch (or without FILE:LINE), one query per stdin line.");
   cmd->add_option("CACHE", o->cache, "An ilmap cache")->required();
   cmd->add_option("FILE:LINE[:COLUMN]", o->query, "Source position (without it: --batch)");
   cmd->add_flag("--batch", o->batch,
                 "Read FILE:LINE[:COLUMN] queries from stdin, one per line; each answer ends with an empty "
                 "line (a rejected query: 'error: ...', then the run goes on and exits 1 or 3)");
+  cmd->add_flag("--all-methods", o->all_methods,
+                "Bind every method whose code starts on the first line at or after LINE that has code "
+                "(ilmap 0.2.0's rule), not the debugger's one method");
   cmd->add_flag("--json", o->json,
                 "JSON answers, one object per line: {\"method\",\"il_offset\",\"file\",\"line\",\"column\","
                 "\"end_line\",\"end_column\"}");

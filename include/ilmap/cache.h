@@ -83,6 +83,11 @@ struct LineMatch {
   std::uint32_t line = 0, column = 0, end_line = 0, end_column = 0;
 };
 
+// Which methods a source line binds (SPEC.md 6.2): kDebugger, netcoredbg's choice (one method,
+// or the constructors that share a field initializer); kAllMethods, every method whose code
+// starts on the line bound to (ilmap 0.2.0's rule; `ilmap lines --all-methods`).
+enum class LineRule : std::uint8_t { kDebugger = 0, kAllMethods = 1 };
+
 // What a cache says it was compiled from (SPEC.md 3.2 Identity). Views borrow from the Cache.
 // Fields the cache does not record are empty (strings, spans, vectors), zero or nullopt.
 struct CacheIdentity {
@@ -189,20 +194,22 @@ class Cache {
   // --- Reverse line lookup (SPEC.md 3.7, 6.2, 6.3; reader/LineIndex.cpp) ---
   // Every cache that opens holds the line index (open refuses one without it).
   // The documents a path names (SPEC.md 6.3): exact path, the other separator style, or a
-  // unique path suffix on a component boundary ("Program.cs", "Sub/Program.cs"). Replaces
-  // `documents` with their indexes (several only when the PDB lists one path several times).
-  // kNotFound when nothing matches or a suffix matches several paths (the message lists them),
-  // kUsage for an empty path.
+  // relative path ("./" and "../" resolved) that is a path suffix on a component boundary
+  // ("Program.cs", "Sub/Program.cs"); of several suffix matches, the shortest path (netcoredbg's
+  // choice). Replaces `documents` with their indexes (several only when the PDB lists one path
+  // several times). kNotFound when nothing matches, kUsage for an empty path.
   Status match_documents(std::string_view path, std::vector<std::uint32_t>& documents) const;
   // The breakpoint bindings of `line` (and `column`, 0 = none) of a document (SPEC.md 6.2),
-  // ordered by token then IL offset; replaces `out`. O(log n) in the document's points plus
-  // the points of the line bound to. No code at or after the line: ok with `out` empty. A packed
+  // ordered by token then IL offset; replaces `out`. kDebugger: O(n log n) in the document's
+  // points (its methods' ranges are built per call); kAllMethods: O(log n) plus the points of
+  // the line bound to. No binding (no code at or after the line): ok with `out` empty. A packed
   // index (SPEC.md 3.8) is unpacked by the first call; a frame that does not unpack: kMalformed
   // (or kTooLarge) naming lines.index_zstd.
-  Status lines(std::string_view path, std::uint32_t line, std::uint32_t column, std::vector<LineMatch>& out) const;
+  Status lines(std::string_view path, std::uint32_t line, std::uint32_t column, std::vector<LineMatch>& out,
+               LineRule rule = LineRule::kDebugger) const;
   // Same, for documents already matched (indexes from match_documents).
   Status lines_in(std::span<const std::uint32_t> documents, std::uint32_t line, std::uint32_t column,
-                  std::vector<LineMatch>& out) const;
+                  std::vector<LineMatch>& out, LineRule rule = LineRule::kDebugger) const;
 
   // Points of method row `rid` in PDB order (hidden ones included), appended to `out`.
   Status points(std::uint32_t rid, std::vector<CachePoint>& out) const;
@@ -256,7 +263,7 @@ class Cache {
   Status points_unchecked(std::uint32_t rid, std::vector<CachePoint>& out) const;
   Status match_documents_unchecked(std::string_view path, std::vector<std::uint32_t>& documents) const;
   Status lines_in_unchecked(std::span<const std::uint32_t> documents, std::uint32_t line, std::uint32_t column,
-                            std::vector<LineMatch>& out) const;
+                            std::vector<LineMatch>& out, LineRule rule) const;
   Status verify_unchecked() const;
   Status verify_line_index() const;  // verify step 12 (reader/LineIndex.cpp)
   // LineIndex.index_zstd unpacked (once, on first use); empty when the index is stored as is.

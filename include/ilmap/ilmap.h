@@ -210,17 +210,29 @@ typedef struct ilmap_line_match {
 } ilmap_line_match;
 
 /* The breakpoint bindings of `line` (and `column`, 0 = none) of the document that `document`
- * (`document_len` bytes) names: an exact path, the same path with the other separator, or a
- * unique path suffix ("Program.cs"). Stores up to `capacity` bindings in `out` (may be NULL when
- * capacity is 0), ordered by token then IL offset, and their total in *count (may be NULL).
- * Returns ILMAP_OK (also when no code lies at or after the line: *count = 0),
- * ILMAP_E_NOT_FOUND (no such document, or an ambiguous suffix: msg lists the candidates),
+ * (`document_len` bytes) names (SPEC.md 6.3): an exact path, the same path with the other
+ * separator, or a relative path ("Program.cs", "./Sub/../Program.cs") that ends document paths,
+ * the shortest of them. The methods bound are the debugger's choice (SPEC.md 6.2, rule
+ * ILMAP_LINES_DEBUGGER; ilmap_lines_rule chooses). Stores up to `capacity` bindings in `out`
+ * (may be NULL when capacity is 0), ordered by token then IL offset, and their total in *count
+ * (may be NULL). Returns ILMAP_OK (also when the line binds nothing: *count = 0),
+ * ILMAP_E_NOT_FOUND (no such document),
  * ILMAP_E_MALFORMED or
  * ILMAP_E_TOO_LARGE (a packed index, SPEC.md 3.8, whose zstd frame does not unpack; the first
  * call unpacks it) or ILMAP_E_USAGE (NULL arguments, empty path); msg, if not NULL, receives a
  * NUL-terminated message. */
 int ilmap_lines(const ilmap_cache* cache, const char* document, size_t document_len, uint32_t line, uint32_t column,
                 ilmap_line_match* out, size_t capacity, size_t* count, char* msg, size_t msg_size);
+
+/* The binding rules of SPEC.md 6.2: the debugger's (netcoredbg's) choice of one method, or the
+ * constructors sharing a field initializer; or every method whose code starts on the line bound
+ * to (ilmap 0.2.0's rule, `ilmap lines --all-methods`). */
+#define ILMAP_LINES_DEBUGGER 0
+#define ILMAP_LINES_ALL_METHODS 1
+
+/* ilmap_lines with a rule (ILMAP_LINES_*); another value: ILMAP_E_USAGE. */
+int ilmap_lines_rule(const ilmap_cache* cache, const char* document, size_t document_len, uint32_t line, uint32_t column,
+                     int rule, ilmap_line_match* out, size_t capacity, size_t* count, char* msg, size_t msg_size);
 
 uint32_t ilmap_method_count(const ilmap_cache* cache);
 uint64_t ilmap_point_count(const ilmap_cache* cache);

@@ -41,7 +41,7 @@ for pdb in "$@"; do
     # Queries: the first line of each block; expected: the blocks without their first line.
     awk 'BEGIN { head = 1 } head { print; head = 0; next } /^$/ { head = 1 }' "$tmp/oracle" >"$tmp/queries"
     awk 'BEGIN { head = 1 } head { head = 0; next } { print } /^$/ { head = 1 }' "$tmp/oracle" >"$tmp/expected"
-    "$ilmap" lines "$tmp/c.ilmap" --batch <"$tmp/queries" >"$tmp/raw" 2>"$tmp/err"
+    "$ilmap" lines "$tmp/c.ilmap" --all-methods --batch <"$tmp/queries" >"$tmp/raw" 2>"$tmp/err"
     grep -v '^error: .*: no code at or after line [0-9]*$' "$tmp/raw" >"$tmp/actual"
     if cmp -s "$tmp/expected" "$tmp/actual"; then
         echo "ok   $name ($(wc -l <"$tmp/queries" | tr -d ' ') lines, $(grep -c '^0x' "$tmp/actual") bindings)"
