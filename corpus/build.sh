@@ -37,6 +37,7 @@ cases=(
   "cs-signatures|Signatures|Ilmap.Corpus.Signatures|portable|cs"
   "vb-basic|VbBasic|Ilmap.Corpus.VbBasic|portable|vb"
   "fs-basic|FsBasic|Ilmap.Corpus.FsBasic|portable|fs"
+  "cs-breakpoints|Breakpoints|Ilmap.Corpus.Breakpoints|portable|cs"
 )
 
 export CORPUS_BUILD_ROOT="$root/"
