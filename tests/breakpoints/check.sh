@@ -5,7 +5,8 @@
 # row of expected.tsv runs `ilmap lines CACHE QUERY:LINE`, LINE being the line of the "at" marker,
 # and checks the answer: as many bindings as the row names methods, each in the document and on
 # the line of the "expect" marker, each binding's method name (`dump --methods`, in token order)
-# containing the row's name; "none": exit 3 and no binding. Markers are "// [name]" comments of
+# containing the row's name; "none": exit 3 and no binding. The cache of the PDB alone (no method
+# names) must answer every row the same. Markers are "// [name]" comments of
 # CORPUS_DIR/src/Breakpoints/FILE.
 # Exit: 0 every row agrees, 1 a row disagrees, 2 usage or a broken row, 77 the corpus is missing.
 set -u
@@ -28,6 +29,12 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/breakpoints.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 "$ilmap" compile -q "$dll" -o "$tmp/c.ilmap" || { echo "FAIL: ilmap compile $dll"; exit 1; }
 "$ilmap" dump --methods "$tmp/c.ilmap" >"$tmp/methods" || { echo "FAIL: ilmap dump --methods"; exit 1; }
+# The PDB alone, without method names: constructors are then the rows sharing a point's span
+# (SPEC.md 6.2 step 6); every answer must be the same as with names.
+mkdir "$tmp/alone"
+cp "${dll%.dll}.pdb" "$tmp/alone/"
+"$ilmap" compile -q "$tmp/alone/Ilmap.Corpus.Breakpoints.pdb" -o "$tmp/n.ilmap" || { echo "FAIL: ilmap compile of the PDB alone"; exit 1; }
+if "$ilmap" dump --methods "$tmp/n.ilmap" 2>/dev/null | grep -q .; then echo "FAIL: the PDB alone gave a cache with method names"; exit 1; fi
 
 # marker FILE#NAME -> line number (exactly one "// [NAME]" in FILE), else exit 2.
 marker_line() {
@@ -72,6 +79,8 @@ while IFS=$'\t' read -r query at expect methods cite; do
         want=${want_methods[$i]:-}
         [[ -n $want && $name == *"$want"* ]] || problems+=("binding $i in $token $name, expected a method named *$want*")
     done
+    "$ilmap" lines "$tmp/n.ilmap" "$query:$line" >"$tmp/out.n" 2>/dev/null
+    cmp -s "$tmp/out" "$tmp/out.n" || problems+=("without method names: $(tr '\n' ' ' <"$tmp/out.n")")
     if [ ${#problems[@]} -eq 0 ]; then
         pass=$((pass + 1))
     else

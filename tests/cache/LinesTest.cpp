@@ -201,7 +201,7 @@ INSTANTIATE_TEST_SUITE_P(Inputs, LinesIndex, ::testing::ValuesIn(cases()), case_
 
 // Document matching (SPEC.md 6.3) on a PDB whose paths repeat file names, mix separators and
 // letter case (symreader's Documents.pdb).
-TEST(LinesDocuments, ExactSeparatorSuffixAmbiguous) {
+TEST(LinesDocuments, ExactSeparatorRelativeShortest) {
   const std::string path = shared_dir() + "/symreader_Documents/Documents.pdb";
   if (!std::filesystem::exists(path)) GTEST_SKIP() << "input absent: " << path;
   auto compiled = compile_in_memory(path);

@@ -8,6 +8,8 @@
  *                                             -> "status=S FILE:LINE:COLUMN" or "status=S msg"
  *   capi_test misuse SEARCH                   -> the API refuses misuse with the documented codes
  *   capi_test fetch SYMBOL_PATH INPUT WANT_CACHE -> "status=S PATH" or "status=S msg"
+ *   capi_test lines CACHE FILE LINE RULE       -> ilmap_lines_rule (RULE -1: ilmap_lines):
+ *                                             "status=S count=N", then `ilmap lines`' text per binding
  * Exit 0 when the call ran (the script checks what was printed), 1 on a failed check of misuse. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -192,12 +194,35 @@ static int do_misuse(char** argv) {
   return failures ? 1 : 0;
 }
 
+static int do_lines(char** argv) {
+  int err = 0;
+  char msg[512] = "";
+  ilmap_cache* c = ilmap_open(argv[2], &err, msg, sizeof msg);
+  if (!c) {
+    printf("status=%d %s\n", err, msg);
+    return 0;
+  }
+  ilmap_line_match out[16];
+  size_t count = 0;
+  const int rule = atoi(argv[5]);
+  const int st = rule < 0 ? ilmap_lines(c, argv[3], strlen(argv[3]), (uint32_t)atoi(argv[4]), 0, out, 16, &count, msg, sizeof msg)
+                          : ilmap_lines_rule(c, argv[3], strlen(argv[3]), (uint32_t)atoi(argv[4]), 0, rule, out, 16, &count, msg,
+                                             sizeof msg);
+  printf("status=%d count=%zu\n", st, count);
+  for (size_t i = 0; i < count && i < 16; ++i)
+    printf("0x%08x %u %.*s %u:%u-%u:%u\n", out[i].token, out[i].il_offset, (int)out[i].file_len, out[i].file, out[i].line,
+           out[i].column, out[i].end_line, out[i].end_column);
+  ilmap_close(c);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   if (argc >= 4 && strcmp(argv[1], "compile") == 0) return do_compile(argc, argv);
   if (argc >= 5 && strcmp(argv[1], "symbolicate") == 0) return do_symbolicate(argc, argv);
   if (argc == 8 && strcmp(argv[1], "module") == 0) return do_module(argv);
   if (argc == 3 && strcmp(argv[1], "misuse") == 0) return do_misuse(argv);
   if (argc == 5 && strcmp(argv[1], "fetch") == 0) return do_fetch(argv);
+  if (argc == 6 && strcmp(argv[1], "lines") == 0) return do_lines(argv);
   fprintf(stderr, "usage: capi_test compile|symbolicate|module|misuse|fetch ...\n");
   return 2;
 }

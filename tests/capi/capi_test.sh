@@ -104,6 +104,27 @@ check "fetch of a module the store lacks: ILMAP_E_NOT_FOUND" \
   "$("$prog" fetch "$work/store" "$corpus/out/cs-manymethods/Ilmap.Corpus.ManyMethods.dll" 1 | cut -d' ' -f1)" "status=8"
 check "fetch with a bad symbol path: ILMAP_E_USAGE" "$("$prog" fetch 'srv*ftp://example.invalid/x' "$dll" 1 | cut -d' ' -f1)" "status=1"
 
+# --- lines: ilmap_lines (the debugger's rule) and ilmap_lines_rule give `ilmap lines`' answers,
+# with and without --all-methods; the second line of a two-line statement (Program.cs:32 of
+# corpus/src/Breakpoints) binds that statement by default and the next statement with the other
+# rule; an unknown rule is ILMAP_E_USAGE
+bp_dll=$corpus/out/cs-breakpoints/Ilmap.Corpus.Breakpoints.dll
+if [[ -f $bp_dll ]]; then
+  "$ilmap" compile -q "$bp_dll" -o "$work/bp.ilmap"
+  for q in 32 11 71; do
+    want_dbg=$(printf 'status=0 count=%s\n%s' "$("$ilmap" lines "$work/bp.ilmap" "Program.cs:$q" | wc -l)" "$("$ilmap" lines "$work/bp.ilmap" "Program.cs:$q")")
+    want_all=$(printf 'status=0 count=%s\n%s' "$("$ilmap" lines --all-methods "$work/bp.ilmap" "Program.cs:$q" | wc -l)" "$("$ilmap" lines --all-methods "$work/bp.ilmap" "Program.cs:$q")")
+    check "lines Program.cs:$q, ilmap_lines" "$("$prog" lines "$work/bp.ilmap" Program.cs "$q" -1)" "$want_dbg"
+    check "lines Program.cs:$q, ILMAP_LINES_DEBUGGER" "$("$prog" lines "$work/bp.ilmap" Program.cs "$q" 0)" "$want_dbg"
+    check "lines Program.cs:$q, ILMAP_LINES_ALL_METHODS" "$("$prog" lines "$work/bp.ilmap" Program.cs "$q" 1)" "$want_all"
+  done
+  check "lines: the statement's start line by default" "$("$prog" lines "$work/bp.ilmap" Program.cs 32 0 | sed -n 2p | cut -d' ' -f4)" "31:13-32:36"
+  check "lines: the next statement with ILMAP_LINES_ALL_METHODS" "$("$prog" lines "$work/bp.ilmap" Program.cs 32 1 | sed -n 2p | cut -d' ' -f4)" "36:13-36:53"
+  check "lines: an unknown rule is ILMAP_E_USAGE" "$("$prog" lines "$work/bp.ilmap" Program.cs 32 7 | cut -d' ' -f1)" "status=1"
+else
+  echo "note: $bp_dll absent: the lines checks are left out"
+fi
+
 # --- misuse
 if "$prog" misuse "$corpus/out/cs-frames" >"$work/misuse"; then cat "$work/misuse"; else
   cat "$work/misuse"; fails=$((fails + 1)); fi
