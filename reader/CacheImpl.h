@@ -10,6 +10,8 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -42,6 +44,10 @@ struct FileStamp {
     return {st.st_dev, st.st_ino, st.st_size, st.st_mtim, st.st_ctim};
   }
 };
+
+namespace detail {
+struct BindingModel;  // reader/LineBinding.h
+}
 
 struct Cache::Impl {
   // Storage: either a mapping or an owned, 8-byte aligned copy.
@@ -99,6 +105,10 @@ struct Cache::Impl {
   };
   Section strings_section, name_strings_section, name_methods_section, lines_section, details_section;
   mutable std::mutex unpack_mutex;
+  // The debugger rule's model of a document set (SPEC.md 6.2 steps 6 and 7), built by the first
+  // source-line query of that set (reader/LineIndex.cpp); at most one per distinct path.
+  mutable std::mutex binding_mutex;
+  mutable std::map<std::vector<std::uint32_t>, std::shared_ptr<const detail::BindingModel>> binding_models;
 
   const Bytes& bytes_of(const Section& sec) const noexcept {
     const Bytes* b = sec.ready.load(std::memory_order_acquire);

@@ -20,10 +20,36 @@ struct BoundPoint {
 // the cache has no method names (SPEC.md 6.2 step 2).
 std::vector<std::uint32_t> rows_sharing_a_span(const std::vector<BoundPoint>& points);
 
-// SPEC.md 6.2 steps 2-6 (rule "debugger") for `line` over `points` (every visible point of the
-// matched documents, any order). `is_ctor(row)`: the row's points are ranges of their own
-// (constructors). Replaces `out` with the bindings, ordered by row then IL offset, distinct.
-void bind_like_debugger(std::vector<BoundPoint> points, std::uint32_t line, const std::function<bool(std::uint32_t)>& is_ctor,
-                        std::vector<BoundPoint>& out);
+// A position (line, column), ordered lexicographically.
+struct Pos {
+  std::uint32_t line = 0, column = 0;
+  friend bool operator<(Pos a, Pos b) { return a.line != b.line ? a.line < b.line : a.column < b.column; }
+  friend bool operator==(Pos a, Pos b) { return a.line == b.line && a.column == b.column; }
+};
+
+// A method range (SPEC.md 6.2 step 6): a row's points hull, or one point of a constructor.
+// `rows`: the methods that bind together, the first the range's own, the others constructors
+// whose point has the same span (netcoredbg's "multiMethodsData").
+struct Range {
+  Pos start, end;
+  std::vector<std::uint32_t> rows;
+};
+
+// What the debugger rule needs of a document set, independent of the line asked (steps 6 and 7):
+// built once per document set and kept by the cache (reader/LineIndex.cpp).
+struct BindingModel {
+  std::vector<BoundPoint> points;  // by (row, ordinal): each row's points in IL order
+  std::vector<std::uint32_t> rows, row_begin;  // rows ascending; row i's points [row_begin[i], row_begin[i + 1])
+  std::vector<Range> ranges;
+  std::vector<std::vector<std::uint32_t>> levels;  // per nesting level, indexes into ranges by end
+};
+
+// SPEC.md 6.2 steps 6 and 7 over `points` (every visible point of the matched documents, any
+// order). `is_ctor(row)`: the row's points are ranges of their own (constructors).
+BindingModel make_binding_model(std::vector<BoundPoint> points, const std::function<bool(std::uint32_t)>& is_ctor);
+
+// SPEC.md 6.2 steps 8 and 9 (rule "debugger") for `line`. Replaces `out` with the bindings,
+// ordered by row then IL offset, distinct. O(levels · log ranges + the points of the rows bound).
+void bind_like_debugger(const BindingModel& model, std::uint32_t line, std::vector<BoundPoint>& out);
 
 }  // namespace ilmap::detail

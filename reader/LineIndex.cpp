@@ -193,6 +193,31 @@ bool is_absolute(std::string_view q) {
   return is_sep(q.front()) || (q.size() > 2 && q[1] == ':' && is_sep(q[2]));
 }
 
+// The debugger rule's model of `documents` (SPEC.md 6.2 steps 6 and 7): built from every visible
+// point of the documents on the first query of the set, then kept (Impl::binding_models).
+std::shared_ptr<const detail::BindingModel> binding_model(const Cache& cache, const LinesView& v,
+                                                           std::span<const std::uint32_t> documents) {
+  const auto& impl = *v.impl;
+  std::vector<std::uint32_t> key(documents.begin(), documents.end());
+  {
+    std::lock_guard<std::mutex> lock(impl.binding_mutex);
+    auto it = impl.binding_models.find(key);
+    if (it != impl.binding_models.end()) return it->second;
+  }
+  std::vector<detail::BoundPoint> all;
+  for (std::uint32_t doc : documents) all_points(v, doc, all);
+  std::vector<std::uint32_t> shared;
+  if (!cache.has_method_names()) shared = detail::rows_sharing_a_span(all);
+  auto is_ctor = [&](std::uint32_t row) {
+    if (!cache.has_method_names()) return std::binary_search(shared.begin(), shared.end(), row);
+    const auto name = cache.method_name(0x06000000u | row);
+    return name && is_constructor_name(name->coreclr);
+  };
+  auto model = std::make_shared<const detail::BindingModel>(detail::make_binding_model(std::move(all), is_ctor));
+  std::lock_guard<std::mutex> lock(impl.binding_mutex);
+  return impl.binding_models.try_emplace(std::move(key), std::move(model)).first->second;
+}
+
 }  // namespace
 
 // The public calls check changed() after their reads (include/ilmap/cache.h): a result read
@@ -303,16 +328,9 @@ Status Cache::lines_in_unchecked(std::span<const std::uint32_t> documents, std::
   }
   // The debugger rule (6.2 steps 2-6): method ranges over every point of the documents.
   if (chosen.empty() && rule == LineRule::kDebugger) {
-    std::vector<detail::BoundPoint> all, bound;
-    for (std::uint32_t doc : documents) all_points(v, doc, all);
-    std::vector<std::uint32_t> shared;
-    if (!has_method_names()) shared = detail::rows_sharing_a_span(all);
-    auto is_ctor = [&](std::uint32_t row) {
-      if (!has_method_names()) return std::binary_search(shared.begin(), shared.end(), row);
-      const auto name = method_name(0x06000000u | row);
-      return name && is_constructor_name(name->coreclr);
-    };
-    detail::bind_like_debugger(std::move(all), line, is_ctor, bound);
+    std::shared_ptr<const detail::BindingModel> model = binding_model(*this, v, documents);
+    std::vector<detail::BoundPoint> bound;
+    detail::bind_like_debugger(*model, line, bound);
     out.reserve(bound.size());
     for (const detail::BoundPoint& x : bound)
       out.push_back({0x06000000u | x.row, x.il, x.doc, x.line, x.column, x.end_line, x.end_column});
