@@ -200,8 +200,10 @@ class Cache {
   // several times). kNotFound when nothing matches, kUsage for an empty path.
   Status match_documents(std::string_view path, std::vector<std::uint32_t>& documents) const;
   // The breakpoint bindings of `line` (and `column`, 0 = none) of a document (SPEC.md 6.2),
-  // ordered by token then IL offset; replaces `out`. kDebugger: O(n log n) in the document's
-  // points (its methods' ranges are built per call); kAllMethods: O(log n) plus the points of
+  // ordered by token then IL offset; replaces `out`. kDebugger: the first query of a document
+  // set builds its methods' ranges, O(n log n) in its points, and the cache keeps them (one set per
+  // distinct path; thread-safe); later queries walk them, O(log n) plus the points of the methods
+  // bound; kAllMethods: O(log n) plus the points of
   // the line bound to. No binding (no code at or after the line): ok with `out` empty. A packed
   // index (SPEC.md 3.8) is unpacked by the first call; a frame that does not unpack: kMalformed
   // (or kTooLarge) naming lines.index_zstd.
