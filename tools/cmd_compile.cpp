@@ -21,6 +21,7 @@
 
 #include "support/Ascii.h"
 #include "tools/Commands.h"
+#include "tools/HelpFormatter.h"
 #include "symbols/CompileFile.h"
 #include "tools/SymbolPathOption.h"
 #include "support/TextEscape.h"
@@ -346,7 +347,7 @@ void register_compile(CLI::App& app, int& rc) {
                   "Largest embedded PDB or embedded source to inflate (bytes, or with a unit: "
                   "64KiB, 512MiB; default 512MiB). A larger declared size is refused before "
                   "any allocation")
-      ->transform(CLI::AsSizeValue(false))
+      ->transform(size_value())
       ->check(CLI::Range(std::uint64_t(1), std::uint64_t(UINT32_MAX)));
   cmd->add_option("-j,--jobs", o->jobs, "Threads (default: number of CPUs): inputs are compiled in parallel, and a large PDB (1024+ methods, 4 MiB+ of blobs) compiled alone or with few others shares the spare threads for its point blocks; the output does not depend on N")
       ->check(CLI::Range(1u, 256u));

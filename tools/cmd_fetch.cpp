@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "tools/Commands.h"
+#include "tools/HelpFormatter.h"
 #include "tools/FetchProgress.h"
 #include "support/FileBytes.h"
 #include "symbols/ModuleIdentity.h"
@@ -150,9 +151,9 @@ void register_fetch(CLI::App& app, int& rc) {
   cmd->add_option("--read-timeout", a->read_timeout_s, "Seconds below 1 KiB/s before a transfer times out (default 30)")
       ->check(CLI::Range(1L, 3600L));
   add_download_timeout_option(cmd, a->download_timeout_s);
-  cmd->add_option("--max-size", a->max_size, "Largest file to download (default 1GiB)")
-      ->transform(CLI::AsSizeValue(false))
-      ->check(CLI::Range(std::uint64_t(1), std::uint64_t(1) << 40));
+  show_as_size(cmd->add_option("--max-size", a->max_size, "Largest file to download (bytes, or with a unit: 64MiB; default 1GiB)")
+                   ->transform(size_value())
+                   ->check(CLI::Range(std::uint64_t(1), std::uint64_t(1) << 40)));
   cmd->add_option("--attempts", a->attempts, "Tries per request on 5xx, timeouts, broken connections (default 3)")
       ->check(CLI::Range(1, 10));
   cmd->add_option("-j,--jobs", a->jobs, "Modules resolved (downloaded) at once (default 4)")->check(CLI::Range(1u, 64u));

@@ -202,7 +202,7 @@ void register_serve(CLI::App& app, int& rc) {
                   "server writes nowhere else");
   CLI::Option* max_body = cmd->add_option("--max-body", a->max_body,
                   "Largest request body (bytes, or with a unit: 64KiB, 10MiB; default 10MiB); larger: 413")
-      ->transform(CLI::AsSizeValue(false))
+      ->transform(size_value())
       ->check(CLI::Range(std::uint64_t(1), std::uint64_t(1) << 32));
   show_as_size(max_body);
   cmd->add_option("--max-concurrent", a->max_concurrent,
@@ -223,7 +223,7 @@ void register_serve(CLI::App& app, int& rc) {
   CLI::Option* cache_max = cmd->add_option("--cache-max-size", a->cache_max_size,
                   "Most bytes of compiled caches in --cache-dir (64MiB, 10GiB, bytes); over it the least recently "
                   "used are deleted down to 90% of it. Default: no cap")
-      ->transform(CLI::AsSizeValue(false));
+      ->transform(size_value());
   show_as_size(cache_max);
   cmd->add_option("--max-open", a->max_open,
                   "Most caches a worker keeps mapped (default 1024); past it the worker starts afresh after its "
