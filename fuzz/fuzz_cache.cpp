@@ -99,6 +99,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         ILMAP_FUZZ_CHECK(!verified.ok() || (m.document == doc && m.line == p.start_line),
                          "lines bound a point of another document or line");
       ILMAP_FUZZ_CHECK(!verified.ok() || !bound.empty(), "lines found nothing on a line with a point");
+      // Without a column, both rules (SPEC.md 6.2): on a verified cache each binds a point of the
+      // document; "all methods" one on that line.
+      for (const LineRule rule : {LineRule::kDebugger, LineRule::kAllMethods}) {
+        ls = cache->lines_in(std::span<const std::uint32_t>(&doc, 1), p.start_line, 0, bound, rule);
+        if (!ls) {
+          fuzz::check_error(ls.error());
+          continue;
+        }
+        for (const LineMatch& m : bound)
+          ILMAP_FUZZ_CHECK(!verified.ok() || (m.document == doc && (rule == LineRule::kDebugger || m.line == p.start_line)),
+                           "lines (no column) bound a point of another document or line");
+        ILMAP_FUZZ_CHECK(!verified.ok() || !bound.empty(), "lines (no column) found nothing on a line with a point");
+      }
       break;
     }
     if (!verified.ok()) continue;
