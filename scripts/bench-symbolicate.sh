@@ -46,12 +46,12 @@ t() {  # t LABEL CMD...: one whole-process run, stdout discarded
   printf '%s\t%s\n' "$label" "$(tr ' ' '\t' < "$dir/time.out")" >> "$tsv"
   echo "$label: $(cat "$dir/time.out") (wall s, user s, sys s, peak KiB)"
 }
-sym() { "$ilmap" symbolicate --search "$dir/modules" --cache-dir "$dir/cache" "$@"; }
-t first sym "$dir/trace.log"
-for i in $(seq "$runs"); do t dense sym "$dir/trace.log"; done
+sym=("$ilmap" symbolicate --search "$dir/modules" --cache-dir "$dir/cache")
+t first "${sym[@]}" "$dir/trace.log"
+for i in $(seq "$runs"); do t dense "${sym[@]}" "$dir/trace.log"; done
 head -c 10000000 "$dir/trace.log" > "$dir/small.log"
-t slice sym "$dir/small.log"
-for i in $(seq "$runs"); do t sparse sym "$dir/sparse.log"; done
+t slice "${sym[@]}" "$dir/small.log"
+for i in $(seq "$runs"); do t sparse "${sym[@]}" "$dir/sparse.log"; done
 "$bench" --dir "$dir" --benchmark_min_time=0.5 --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
   --benchmark_out="$dir/gbench.json" --benchmark_out_format=json
 
@@ -140,6 +140,7 @@ out = [stamp, ""]
 if peer:
     out.append(f"dotnet-stack was not measured in this run ({peer}).")
 else:
+    speed = []
     out += ["| log | tool | wall | user CPU | peak RSS | frames given a line |", "| --- | --- | ---: | ---: | ---: | --- |"]
     for l in open(f"{d}/peer.tsv"):
         log, b, nf, who, resolved, right, wrong, unres, walls, users, rss = l.rstrip("\n").split("\t")
@@ -147,10 +148,12 @@ else:
         label = f"{'dense' if log.startswith('dense') else 'sparse'}, {int(b) / 1e6:.1f} MB, {int(nf):,} frames" if who == "ilmap" else ""
         given = f"{int(resolved):,} of {int(nf):,}" if who == "ilmap" else f"{int(right) + int(wrong):,}: {int(right):,} right, **{int(wrong):,} wrong**, {int(unres):,} unresolved"
         out.append(f"| {label} | {'ilmap' if who == 'ilmap' else 'dotnet-stack'} | {m(walls):.2f} s | {m(users):.2f} s | {m(rss) / 1024:.1f} MiB | {given} |")
-        if who == "ilmap": iw = m(walls)
+        if who == "ilmap": iw, irss = m(walls), m(rss)
         else:
-            out[-1] += ""
+            speed.append(f"{'dense' if log.startswith('dense') else 'sparse'} {m(walls) / iw:.1f}x faster in wall time "
+                         f"with {irss / m(rss):.2f} of the peak memory")
             figure(f"symbolicate.peer_speedup_{log}", f"{m(walls) / iw:.1f}")
+    out += ["", "ilmap against dotnet-stack: " + "; ".join(speed) + "."]
 open(f"{d}/symbolicate-peer.md", "w").write("\n".join(out) + "\n")
 PY
 bench_write "$write" symbolicate "$dir/symbolicate.md"
