@@ -41,6 +41,7 @@ while [[ $# -gt 0 ]]; do
   esac
   shift
 done
+BUILD=$(cd "$BUILD" && pwd)  # the script works in a temporary folder
 ILMAP="$BUILD/tools/ilmap"
 CORPUS="$ROOT/corpus"
 [[ -x $ILMAP ]] || { echo "serve_load.sh: build the target ilmap in $BUILD first" >&2; exit 1; }

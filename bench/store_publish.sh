@@ -146,8 +146,7 @@ cmd="bench/store_publish.sh --build $(bench_rel "$BUILD") --count $COUNT --runs 
 section=$(
   bench_stamp "$cmd" "$load_before"
   echo
-  echo "$files"
-  echo "Portable PDBs ($bytes bytes; the corpus PDBs, then \`ilmap_gen_pdb\` ones of 2,000-41,000 points), each"
+  echo "$files Portable PDBs ($bytes bytes; the corpus PDBs, then \`ilmap_gen_pdb\` ones of 2,000-41,000 points), each"
   echo "published with its cache (\`ilmap store add -q\`) into an empty store: a folder, and a bucket of a"
   echo "one-node OpenStack Swift with s3api on this machine (\`tests/s3/swift.sh\`; each file claimed,"
   echo "written and read back: docs/symbol-stores.md \"S3 buckets\"). One process \`-j 1\`, one process"
