@@ -7,19 +7,22 @@
 #                             answered after 50 ms, as a distant server would
 # Inputs: COUNT synthetic Portable PDBs (ilmap_gen_pdb --size-mb SIZE --seed i); fetch asks for
 # each one's cache, then its PDB. Usage:
-#   bench/fetch-parallel.sh [--build DIR] [--count 100] [--size-mb 1] [--runs 5]
+#   bench/fetch-parallel.sh [--build DIR] [--count 100] [--size-mb 1] [--runs 5] [--write FILE]
 # DIR (default build/release) must hold tools/ilmap and bench/ilmap_gen_pdb; work files go to
-# DIR/fetch-bench/. Needs nginx and python3. Prints a Markdown table.
+# DIR/fetch-bench/. Needs nginx and python3. Prints a Markdown table; --write FILE replaces the
+# section fetch-parallel of FILE (<!-- fetch-parallel:begin/end -->) with it, stamped.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-build=$root/build/release count=100 size=1 runs=5
+source "$root/scripts/bench-lib.sh"
+build=$root/build/release count=100 size=1 runs=5 write=""
 while [[ $# -gt 0 ]]; do
   case $1 in
     --build) build=$2; shift 2 ;;
     --count) count=$2; shift 2 ;;
     --size-mb) size=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
-    *) echo "usage: $0 [--build DIR] [--count N] [--size-mb M] [--runs N]" >&2; exit 1 ;;
+    --write) write=$(realpath "$2"); shift 2 ;;
+    *) echo "usage: $0 [--build DIR] [--count N] [--size-mb M] [--runs N] [--write FILE]" >&2; exit 1 ;;
   esac
 done
 build=$(cd "$build" && pwd)
@@ -55,13 +58,22 @@ measure() {  # measure URL JOBS -> median seconds
   done | median
 }
 mb=$(du -sm in | cut -f1)
-echo "$count modules, $mb MB of PDBs, median of $runs runs (ms)"
-echo
-echo "| server | -j 1 | -j 8 | speed-up |"
-echo "| --- | ---: | ---: | ---: |"
+load_before=$(bench_load)
+rows=()
 for row in "nginx, caches served|$URL/caches" "nginx, PDBs only (compiled locally)|$URL/pdbs" \
            "50 ms latency, caches served|$FAULT_URL/delay/caches"; do
   name=${row%%|*} url=${row#*|}
   one=$(measure "$url" 1) eight=$(measure "$url" 8)
-  echo "| $name | $one | $eight | $(awk -v a="$one" -v b="$eight" 'BEGIN {printf "%.1fx", a / b}') |"
+  rows+=("| $name | $one | $eight | $(awk -v a="$one" -v b="$eight" 'BEGIN {printf "%.1fx", a / b}') |")
 done
+{
+  bench_stamp "bench/fetch-parallel.sh --build $(bench_rel "$build") --count $count --size-mb $size --runs $runs" "$load_before"
+  echo
+  echo "$count modules, $mb MB of PDBs; wall clock of one whole \`ilmap fetch -j N\`, median of $runs runs, in ms."
+  echo
+  echo "| server | -j 1 | -j 8 | speed-up |"
+  echo "| --- | ---: | ---: | ---: |"
+  printf '%s\n' "${rows[@]}"
+} > "$work/section.md"
+cat "$work/section.md"
+[[ -z $write ]] || bench_write "$write" fetch-parallel "$work/section.md"

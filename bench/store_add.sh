@@ -4,15 +4,19 @@
 # directory, whole process, warm page cache, median of RUNS runs each; also the re-add of the
 # same directory into the filled store (every file "already present"). BENCHMARKS.md "store add".
 #
-#   bench/store_add.sh [--build DIR] [--runs N] [--count N]
+#   bench/store_add.sh [--build DIR] [--runs N] [--count N] [--write FILE]
 #     --build DIR   a Release build with the targets ilmap and ilmap_gen_pdb (default build/release)
 #     --runs N      runs per median (default 5)
 #     --count N     PDBs in the input directory (default 1000)
+#     --write FILE  replace the section store-add of FILE (<!-- store-add:begin/end -->) with the
+#                   table, stamped with the date, commit, load average and this command
 # Everything generated stays under DIR/store-bench/. Never a ctest test.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$ROOT/scripts/bench-lib.sh"
 BUILD="$ROOT/build/release"
+WRITE=""
 RUNS=5
 COUNT=1000
 while [[ $# -gt 0 ]]; do
@@ -20,7 +24,8 @@ while [[ $# -gt 0 ]]; do
     --build) BUILD="$2"; shift ;;
     --runs) RUNS="$2"; shift ;;
     --count) COUNT="$2"; shift ;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    --write) WRITE="$(realpath "$2")"; shift ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) echo "store_add.sh: unknown option $1" >&2; exit 1 ;;
   esac
   shift
@@ -63,6 +68,7 @@ time_runs() {
   printf '%s\n' "${ts[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
 }
 
+load_before=$(bench_load)
 cp_s=$(time_runs 'rm -rf "$W/cp"' cp -r "$W/in" "$W/cp")
 # store add fsyncs every file it writes (PDB and cache); a durable cp must flush too: `sync`
 # after cp flushes the whole machine's dirty pages (noisy on a shared machine, but fair).
@@ -75,10 +81,18 @@ row() {  # row NAME SECONDS
   awk -v n="$1" -v s="$2" -v f="$files" -v b="$bytes" \
     'BEGIN { printf "| %s | %.3f s | %.0f files/s | %.1f MB/s |\n", n, s, f / s, b / s / 1e6 }'
 }
-echo "input: $files PDBs, $bytes bytes; store after add: $store_bytes bytes (PDBs + caches); median of $RUNS runs"
+{
+bench_stamp "bench/store_add.sh --build $(bench_rel "$BUILD") --runs $RUNS --count $COUNT" "$load_before"
+echo
+echo "Input: $files PDBs, $bytes bytes; the store after the add: $store_bytes bytes (PDBs + caches); whole process,"
+echo "warm page cache, median of $RUNS runs."
+echo
 echo "| command | time | files/s | input MB/s |"
-echo "|---|---|---|---|"
-row "cp -r DIR COPY" "$cp_s"
-row "cp -r DIR COPY && sync" "$cpsync_s"
-row "ilmap store add STORE DIR (new store)" "$add_s"
-row "ilmap store add STORE DIR (again: all already present)" "$readd_s"
+echo "| --- | ---: | ---: | ---: |"
+row "\`cp -r DIR COPY\`" "$cp_s"
+row "\`cp -r DIR COPY && sync\`" "$cpsync_s"
+row "\`ilmap store add STORE DIR\` (new store)" "$add_s"
+row "\`ilmap store add STORE DIR\` (again: every file already present)" "$readd_s"
+} > "$W/section.md"
+cat "$W/section.md"
+[[ -z $WRITE ]] || bench_write "$WRITE" store-add "$W/section.md"

@@ -8,17 +8,20 @@
 # Writes the section "store add: 1,000 PDBs, 1 publisher against 8" of BENCHMARKS.md with
 # --update (else prints it). Never a ctest test.
 #
-#   bench/store_publish.sh [--build DIR] [--count N] [--runs N] [--no-s3] [--update]
+#   bench/store_publish.sh [--build DIR] [--count N] [--runs N] [--no-s3] [--update | --write FILE]
 #     --build DIR   a Release build with the targets ilmap and ilmap_gen_pdb (default build/release)
 #     --count N     PDBs (default 1000: the corpus PDBs, then synthetic ones of 2,000-41,000 points)
 #     --runs N      runs per median (default 3)
 #     --no-s3       the folder store only (also when Swift is not installed)
-#     --update      replace (or add) the section in BENCHMARKS.md
+#     --update      replace the section store-publish of BENCHMARKS.md (<!-- store-publish:begin/end -->,
+#                   scripts/bench-write.py); --write FILE: of FILE
 # Work files go to DIR/publish-bench/.
 set -euo pipefail
 export LC_ALL=C
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-BUILD="$ROOT/build/release" COUNT=1000 RUNS=3 S3=1 UPDATE=0
+source "$ROOT/scripts/bench-lib.sh"
+BUILD="$ROOT/build/release" COUNT=1000 RUNS=3 S3=1 UPDATE=0 WRITE="$ROOT/BENCHMARKS.md"
+load_before=$(bench_load)
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --build) BUILD="$2"; shift ;;
@@ -26,6 +29,7 @@ while [[ $# -gt 0 ]]; do
     --runs) RUNS="$2"; shift ;;
     --no-s3) S3=0 ;;
     --update) UPDATE=1 ;;
+    --write) UPDATE=1; WRITE="$(realpath "$2")"; shift ;;
     -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "store_publish.sh: unknown option $1" >&2; exit 1 ;;
   esac
@@ -137,11 +141,12 @@ if [[ $S3 == 1 ]]; then
 fi
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 
+cmd="bench/store_publish.sh --build $(bench_rel "$BUILD") --count $COUNT --runs $RUNS"
+[[ $S3 == 1 ]] || cmd+=" --no-s3"
 section=$(
-  echo "## store add: 1,000 PDBs, 1 publisher against 8"
+  bench_stamp "$cmd" "$load_before"
   echo
-  echo "\`bench/store_publish.sh\` ($(date -u +%Y-%m-%d), $(nproc) cores, load average $load when it ended): $files"
-  echo "Portable PDBs ($bytes bytes; the corpus PDBs, then \`ilmap_gen_pdb\` ones of 2,000-41,000 points), each"
+  echo "$files Portable PDBs ($bytes bytes; the corpus PDBs, then \`ilmap_gen_pdb\` ones of 2,000-41,000 points), each"
   echo "published with its cache (\`ilmap store add -q\`) into an empty store: a folder, and a bucket of a"
   echo "one-node OpenStack Swift with s3api on this machine (\`tests/s3/swift.sh\`; each file claimed,"
   echo "written and read back: docs/symbol-stores.md \"S3 buckets\"). One process \`-j 1\`, one process"
@@ -161,22 +166,6 @@ section=$(
   [[ -z $s3_note ]] || { echo; echo "$s3_note"; }
 )
 if [[ $UPDATE == 1 ]]; then
-  python3 - "$ROOT/BENCHMARKS.md" "$section" <<'PY'
-import re, sys
-path, section = sys.argv[1], sys.argv[2].rstrip("\n") + "\n"
-text = open(path).read()
-title = section.splitlines()[0]
-start = text.find(title + "\n")
-if start >= 0:
-    nxt = text.find("\n## ", start + len(title))
-    end = len(text) if nxt < 0 else nxt + 1
-    text = text[:start] + section + ("\n" if nxt >= 0 else "") + text[end:]
-else:
-    anchor = text.find("\n## Instruction counts")
-    at = len(text) if anchor < 0 else anchor + 1
-    text = text[:at] + section + "\n" + text[at:]
-open(path, "w").write(text)
-PY
-  echo "BENCHMARKS.md: section \"${section%%$'\n'*}\" written"
+  bench_write "$WRITE" store-publish <(echo "$section")
 fi
 echo "$section"

@@ -30,6 +30,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
+source "$root/scripts/bench-lib.sh"
 build=$root/build/release
 work=
 src=
@@ -338,6 +339,7 @@ sym=$rs/target/release/ilmap-symbolic-bench
 ilmap=$build/tools/ilmap
 in=$work/in
 rm -rf "$in" && mkdir -p "$in"
+pdbs_given=("${pdbs[@]}")
 if [ ${#pdbs[@]} -eq 0 ]; then
   corelib=$(find / -xdev -name System.Private.CoreLib.pdb -not -path '/proc/*' 2>/dev/null | head -1 || true)
   [ -n "$corelib" ] && pdbs+=("$corelib")
@@ -362,7 +364,7 @@ done
 # --- measurements ------------------------------------------------------------------------------
 res=$work/results
 rm -rf "$res" && mkdir -p "$res"
-load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+load_before=$(bench_load)
 echo "load average before: $load_before" >&2
 for n in "${names[@]}"; do
   p=$in/$n.pdb c=$in/$n.ilmap q=$in/$n.queries
@@ -385,7 +387,7 @@ for n in "${names[@]}"; do
   # the answers
   "$ilmap" lookup "$c" --batch < "$q" > "$res/$n.ilmap_answers"
 done
-load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+load_after=$(bench_load)
 echo "load average after: $load_after" >&2
 
 agree=0
@@ -405,18 +407,23 @@ def ratio(a, b): return f"**{a / b:.1f}x**" if b else "—"
 
 comp, proc, look = [], [], []
 bad = 0
+fig = {"inproc": [], "wall": [], "cpu": [], "lookup": []}
 for n in names:
     ic = kv(f"{res}/{n}.ilmap_compile"); sc = kv(f"{res}/{n}.sym_compile")
     il = kv(f"{res}/{n}.ilmap_lookup"); sl = kv(f"{res}/{n}.sym_lookup")
     i_ns = statistics.median(float(r['compile_median_ns']) for r in ic)
     s_ns = statistics.median(float(r['convert_median_ns']) for r in sc)
     pdb_bytes = int(ic[0]['pdb_bytes']); points = int(ic[0]['points'])
+    fig["inproc"].append((n, s_ns / i_ns, points))
+    if n == "Sentry.Samples.Maui":
+        fig["maui_bytes"] = (int(ic[0]['cache_bytes']), int(sc[0]['cache_bytes']))
     comp.append(f"| {n} | {pdb_bytes:,} | {points:,} | {ms(i_ns)} | {ms(s_ns)} | {ratio(s_ns, i_ns)} "
                 f"| {int(ic[0]['cache_bytes']):,} | {int(sc[0]['cache_bytes']):,} |")
     h = json.load(open(f"{res}/{n}.hyperfine.json"))['results']
     iw, sw = h[0]['median'] * 1e9, h[1]['median'] * 1e9
     icpu, scpu = (h[0]['user'] + h[0]['system']) * 1e9, (h[1]['user'] + h[1]['system']) * 1e9
     tw, tcpu = h[2]['median'] * 1e9, (h[2]['user'] + h[2]['system']) * 1e9
+    fig["wall"].append((n, sw / iw, points)); fig["cpu"].append((n, scpu / icpu, points))
     proc.append(f"| {n} | {ms(iw)} | {ms(sw)} | {ratio(sw, iw)} | {ms(icpu)} | {ms(scpu)} | {ratio(scpu, icpu)} | {ms(tw)} / {ms(tcpu)} |")
     i_q = statistics.median(float(r['ns_per_query']) for r in il)
     p_q = statistics.median(float(r['plain_ns_per_query']) for r in il)
@@ -432,10 +439,10 @@ for n in names:
     only_s = sum(1 for a, b in zip(ia, sa) if b and not a)
     bad += both - same
     agree = f"{same:,} / {both:,}" + (f"; ilmap only {only_i:,}" if only_i else "") + (f"; symbolic only {only_s:,}" if only_s else "")
+    fig["lookup"].append((n, s_q / i_q, points))
     look.append(f"| {n} | {len(ia):,} | {ihits:,} | {shits:,} | {i_q:.1f} | {p_q:.1f} | {s_q:.1f} | {ratio(s_q, i_q)} | {agree} |")
 
-print(f"symbolic-ppdb {symver} (built offline against Debian's crates, `bench/symbolic_compare.sh`); "
-      f"load average {lb} before, {la} after. In process: medians of {repeat} conversions of the PDB in memory "
+print(f"symbolic-ppdb {symver}, built offline against Debian's crates. In process: medians of {repeat} conversions of the PDB in memory "
       f"(one warm-up, glibc's mmap and trim thresholds at 1 GiB for both), the median of {rounds} interleaved rounds (ilmap's `ilmap_bench_compile --median` includes "
       f"decoding, the input's XXH3 and packing; symbolic's `PortablePdb::parse`, `PortablePdbCacheConverter` "
       f"and `serialize` to a `Vec`). Each PDB is copied alone, so neither stores method names.\n")
@@ -457,22 +464,31 @@ print("| PDB | queries | ilmap hits | symbolic hits | ilmap ns | plain ns | symb
 print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
 print("\n".join(look))
 sys.stderr.write(f"lines that differ where both hit: {bad}\n")
+with open(f"{res}/figures.tsv", "w") as f:
+    for k in ("inproc", "wall", "cpu", "lookup"):
+        v = sorted(r for _, r, _ in fig[k])
+        big = sorted(r for _, r, p in fig[k] if p >= 1000)
+        f.write(f"symbolic.{k}.min\t{v[0]:.2f}\nsymbolic.{k}.max\t{v[-1]:.2f}\nsymbolic.{k}.median\t{statistics.median(v):.2f}\n")
+        if big:
+            f.write(f"symbolic.{k}.big_min\t{big[0]:.2f}\nsymbolic.{k}.big_max\t{big[-1]:.2f}\n")
+        for n, r, _ in fig[k]:
+            f.write(f"symbolic.{k}.{n}\t{r:.2f}\n")
+    if "maui_bytes" in fig:
+        f.write(f"symbolic.maui.ilmap_bytes\t{fig['maui_bytes'][0]}\nsymbolic.maui.symbolic_bytes\t{fig['maui_bytes'][1]}\n")
+    f.write(f"symbolic.version\t{symver}\nsymbolic.disagree\t{bad}\n")
 sys.exit(3 if bad else 0)
 PY
 [ "$agree" = 0 ] || [ "$agree" = 3 ] || exit "$agree"
+if [ -n "${BENCH_FIGURES:-}" ]; then cat "$res/figures.tsv" >> "$BENCH_FIGURES"; fi
+# the command that reproduces it (the sources' folder and PDBs given by name only)
+cmd="bench/symbolic_compare.sh --symbolic-src SYMBOLIC-$symver --build $(bench_rel "$build") --repeat $repeat --rounds $rounds --runs $runs --count $count"
+for f in "${pdbs_given[@]}"; do cmd+=" --pdb $(bench_rel "$f")"; done
+{ bench_stamp "$cmd" "$load_before" "$load_after"; echo; cat "$res/section.md"; } > "$res/section-stamped.md"
+mv "$res/section-stamped.md" "$res/section.md"
 cat "$res/section.md"
 
 if [ -n "$write" ]; then
-  python3 - "$write" "$res/section.md" <<'PY'
-import sys
-path, section = sys.argv[1], open(sys.argv[2]).read()
-text = open(path).read()
-b, e = "<!-- symbolic:begin -->", "<!-- symbolic:end -->"
-i, j = text.find(b), text.find(e)
-if i < 0 or j < i:
-    sys.exit(f"{path}: no {b} ... {e} markers")
-open(path, "w").write(text[:i + len(b)] + "\n" + section.rstrip("\n") + "\n" + text[j:])
-PY
+  bench_write "$write" symbolic "$res/section.md"
   echo "wrote the section into $write" >&2
 fi
 if [ "$agree" = 3 ]; then

@@ -1,47 +1,62 @@
 #!/usr/bin/env bash
-# scripts/bench.sh - builds Release, builds the System.Reflection.Metadata oracle (when dotnet is
-# present), generates synthetic PDBs and runs every benchmark of BENCHMARKS.md side by side with
-# its baseline, then prints a summary.
+# scripts/bench.sh - every figure of BENCHMARKS.md in one run. Builds Release, builds the
+# System.Reflection.Metadata oracle (when dotnet is present), generates the synthetic PDBs, runs
+# each part and, with --write, replaces each part's sections of BENCHMARKS.md (the text between
+# <!-- NAME:begin --> and <!-- NAME:end -->, scripts/bench-write.py), each stamped with the date,
+# the commit, the load average before and after it and the command that reproduces it; last the
+# goals table ("Against the goals", scripts/bench-goals.py) from the figures of this run.
 #
-#   scripts/bench.sh [--quick] [--build DIR] [--repeat N] [--runs N] [--proc-runs N] [--warmup-ms MS]
-#                    [--no-oracle] [--jobs N]
+#   scripts/bench.sh [--write | --write-to FILE] [--quick] [--only PARTS] [--symbolic-src DIR]
+#                    [--with-services] [--build DIR] [--repeat N] [--runs N] [--proc-runs N]
+#                    [--warmup-ms MS] [--no-oracle] [--jobs N]
 #
-#   --quick         skip the 100 MB and 500 MB synthetic PDBs (the growth tables stop at 10 MB)
-#   --build DIR     build directory (default build/bench-release)
-#   --repeat N      timed iterations per median for compile / lookup replays (default 20)
-#   --runs N        process runs for the one-shot CLI timing (default 200)
-#   --proc-runs N   process runs per PDB for the whole-process compile timing (default 30; inputs
-#                   over 20 MB: 10, over 200 MB: 3; N also caps those)
-#   --warmup-ms MS  SRM decode-all warm-up before its timed iterations (default 3000, --quick: 1000)
-#   --no-oracle     do not build or run the C# oracle baselines
-#   --jobs N        parallel build jobs (default 2)
+#   --write           write the sections into BENCHMARKS.md (--write-to FILE: into FILE)
+#   --quick           skip the 100 MB and 500 MB synthetic PDBs (growth stops at 10 MB)
+#   --only PARTS      run only these parts (comma-separated; the goals table needs every part)
+#   --symbolic-src D  a checkout of getsentry/symbolic (tag 13.9.0): runs bench/symbolic_compare.sh
+#   --with-services   also the service and store parts (bench/serve_load.sh, bench/store_publish.sh,
+#                     bench/fetch-parallel.sh, bench/store_add.sh: nginx, wrk, Swift; slow)
+#   --build DIR       build directory (default build/bench-release)
+#   --repeat N        timed iterations per median for compile / lookup replays (default 20)
+#   --runs N          process runs for the one-shot CLI and process-start timings (default 200)
+#   --proc-runs N     process runs per PDB for whole-process compiles (default 30; over 20 MB at most
+#                     10, over 200 MB at most 3)
+#   --warmup-ms MS    SRM decode-all warm-up before its timed iterations (default 3000, --quick 1000)
+#   --no-oracle       do not build or run the C# oracle (SRM) baselines
+#   --jobs N          parallel build jobs (default 2)
 #
-# Everything generated (synthetic PDBs, caches, query files, raw outputs) stays under the build
-# directory; raw outputs are in DIR/results/, the summary is DIR/results/summary.txt.
-# Benchmarks are never ctest tests. The machine may be shared: numbers are medians.
+# Parts, in order (--only names): machine, inputs, compile, process, lookup, oneshot, growth,
+# plain (bench/lookup_vs_plain.sh), size (bench/size_table.sh), symbolic, symbolicate
+# (scripts/bench-symbolicate.sh), guard (scripts/perf-guard.sh), dotnet
+# (integrations/dotnet/bench.sh), services; then goals.
+# Everything generated stays under the build directory (DIR/gen: synthetic PDBs, deterministic and
+# reused; DIR/results: raw outputs, DIR/results/parts/*.md: the sections, DIR/results/figures.tsv:
+# the figures the goals table reads). Benchmarks are never ctest tests.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$ROOT/scripts/bench-lib.sh"
 BUILD="$ROOT/build/bench-release"
 SHARED="${ILMAP_SHARED_DIR:-$ROOT/../shared}"
-QUICK=0
-REPEAT=20
-RUNS=200
-PROC_RUNS=30
-WARMUP_MS=""
-USE_ORACLE=1
-JOBS=2
+QUICK=0 REPEAT=20 RUNS=200 PROC_RUNS=30 WARMUP_MS="" USE_ORACLE=1 JOBS=2
+WRITE="" ONLY="" SYMSRC="" SERVICES=0
+ARGS=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
-    --quick) QUICK=1 ;;
+    --write) WRITE="$ROOT/BENCHMARKS.md" ;;
+    --write-to) WRITE="$(realpath "$2")"; shift ;;
+    --quick) QUICK=1; ARGS+=(--quick) ;;
+    --only) ONLY=",$2,"; shift ;;
+    --symbolic-src) SYMSRC="$(cd "$2" && pwd)"; shift ;;
+    --with-services) SERVICES=1 ;;
     --build) BUILD="$2"; shift ;;
-    --repeat) REPEAT="$2"; shift ;;
-    --runs) RUNS="$2"; shift ;;
-    --proc-runs) PROC_RUNS="$2"; shift ;;
-    --warmup-ms) WARMUP_MS="$2"; shift ;;
-    --no-oracle) USE_ORACLE=0 ;;
+    --repeat) REPEAT="$2"; ARGS+=(--repeat "$2"); shift ;;
+    --runs) RUNS="$2"; ARGS+=(--runs "$2"); shift ;;
+    --proc-runs) PROC_RUNS="$2"; ARGS+=(--proc-runs "$2"); shift ;;
+    --warmup-ms) WARMUP_MS="$2"; ARGS+=(--warmup-ms "$2"); shift ;;
+    --no-oracle) USE_ORACLE=0; ARGS+=(--no-oracle) ;;
     --jobs) JOBS="$2"; shift ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,34p' "$0"; exit 0 ;;
     *) echo "bench.sh: unknown option $1" >&2; exit 1 ;;
   esac
   shift
@@ -52,18 +67,32 @@ fi
 BUILD="$(mkdir -p "$BUILD" && cd "$BUILD" && pwd)"
 GEN="$BUILD/gen"
 RES="$BUILD/results"
-mkdir -p "$GEN" "$RES"
-SUMMARY="$RES/summary.txt"
-: > "$SUMMARY"
-say() { echo "$*" | tee -a "$SUMMARY"; }
-log() { echo "[bench] $*" >&2; }
+PARTS="$RES/parts"
+rm -rf "$PARTS"
+mkdir -p "$GEN" "$RES" "$PARTS"
+export BENCH_COMMIT="$(bench_commit)"
+export BENCH_FIGURES="$RES/figures.tsv"
+[[ -n $ONLY ]] || : > "$BENCH_FIGURES"
+log() { echo "[bench $(date -u +%H:%M:%S)] $*" >&2; }
+want() { [[ -z $ONLY || $ONLY == *",$1,"* ]]; }
+# the command that reproduces one part of this run
+part_cmd() { echo "scripts/bench.sh --only $1 --build $(bench_rel "$BUILD")${ARGS[*]:+ ${ARGS[*]}}"; }
+emit() {  # emit NAME FILE: a section of BENCHMARKS.md (written with --write, else printed)
+  if [[ -n $WRITE ]]; then bench_write "$WRITE" "$1" "$2"; else echo; echo "=== $1"; cat "$2"; fi
+}
+median_of() { sort -g | awk '{a[NR]=$1} END{if(NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
+kv() { tr ' ' '\n' | sed -n "s/^$1=//p" | head -1; }  # kv KEY < "k=v k=v"
+fig() { bench_figure "$@"; }
+[[ -z $WRITE || -f $WRITE ]] || { echo "bench.sh: $WRITE: no such file" >&2; exit 1; }
+T_START=$(date +%s)
+LOAD0=$(bench_load)
 
 # --- build ------------------------------------------------------------------------------------
 log "building Release in $BUILD"
 cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DILMAP_BUILD_TESTS=OFF -DILMAP_BUILD_BENCH=ON \
   -DILMAP_SHARED_DIR="$SHARED" > "$RES/cmake-configure.log"
-cmake --build "$BUILD" -j"$JOBS" --target ilmap ilmap_gen_pdb ilmap_gen_queries ilmap_bench_compile \
-  ilmap_bench_lookup > "$RES/cmake-build.log"
+cmake --build "$BUILD" -j"$JOBS" --target ilmap ilmap_shared ilmap_gen_pdb ilmap_gen_queries ilmap_bench_compile \
+  ilmap_bench_lookup ilmap_bench_symbolicate > "$RES/cmake-build.log"
 ILMAP="$BUILD/tools/ilmap"
 GENPDB="$BUILD/bench/ilmap_gen_pdb"
 GENQ="$BUILD/bench/ilmap_gen_queries"
@@ -79,26 +108,21 @@ if [[ $USE_ORACLE == 1 ]] && command -v dotnet > /dev/null; then
 else
   log "no dotnet (or --no-oracle): SRM baselines skipped"
 fi
-
 if ! command -v hyperfine > /dev/null && command -v apt-get > /dev/null && [[ $(id -u) == 0 ]]; then
   log "installing hyperfine (Debian package)"
-  apt-get install -y hyperfine > "$RES/apt-hyperfine.log" 2>&1 || log "hyperfine not installed; using a bash timing loop"
+  apt-get install -y hyperfine > "$RES/apt-hyperfine.log" 2>&1 || true
 fi
+command -v hyperfine > /dev/null || { echo "bench.sh: hyperfine is needed (apt-get install hyperfine)" >&2; exit 1; }
+TRUE_BIN="$(type -P true)"
 
-# --- machine ----------------------------------------------------------------------------------
-say "== machine"
-say "nproc: $(nproc)"
-lscpu | head -20 | grep -E 'Model name|^CPU\(s\)|Thread|MHz|L2|L3|Architecture' | sed 's/  */ /g' | while read -r l; do say "$l"; done
-say "compiler: $( (c++ --version || g++ --version) 2>/dev/null | head -1)"
-say "load before: $(uptime | sed 's/.*load average/load average/')"
-[[ -n "$ORACLE" ]] && say "dotnet: $(dotnet --version 2>/dev/null | head -1)"
-
-# --- synthetic inputs ---------------------------------------------------------------------------
+# --- inputs -------------------------------------------------------------------------------------
 gen() {  # gen NAME ARGS...: deterministic, so an existing file is reused
   local name="$1"; shift
   if [[ ! -s "$GEN/$name.pdb" ]]; then "$GENPDB" "$@" -o "$GEN/$name.pdb" > "$GEN/$name.gen.txt"; fi
+  echo "$name ilmap_gen_pdb $*" >> "$GEN/inputs.txt"
 }
 log "generating synthetic PDBs under $GEN"
+: > "$GEN/inputs.txt"
 gen syn-1kb --size-mb 0.001 --seed 1
 gen syn-100kb --size-mb 0.1 --seed 2
 gen syn-100kpts --points 100000 --seed 3
@@ -113,237 +137,489 @@ if [[ $QUICK == 0 ]]; then
   gen syn-500mb --size-mb 500 --seed 7
   GROWTH+=(syn-100mb syn-500mb)
 fi
-
-median_of() { sort -g | awk '{a[NR]=$1} END{if(NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
-kv() { tr ' ' '\n' | sed -n "s/^$1=//p" | head -1; }  # kv KEY < "k=v k=v"
-
-# --- compile throughput vs SRM decode-all -------------------------------------------------------
-say ""
-say "== compile: ilmap decode+build_cache (in memory) vs SRM decode-all, medians of $REPEAT"
-say "   SRM measured at steady state (tiered JIT warmed up: decode-all --warmup-ms $WARMUP_MS, i.e. >= $WARMUP_MS ms and >= 3 untimed decodes first)"
-declare -A IN_ILMAP_NS=() IN_SRM_NS=()
 CORPUS_PDBS=()
 for f in "$SHARED"/corpus-public/symbolic_Sentry.Samples.Maui/*.pdb "$SHARED"/corpus-public/asmresolver_LargeIndicesPdb/*.pdb \
-         "$ROOT"/corpus/out/cs-manymethods/*.pdb "$ROOT"/corpus/out/cs-bigmethod/*.pdb; do
+         "$ROOT"/corpus/out/cs-manymethods/*.pdb "$ROOT"/corpus/out/cs-bigmethod/*.pdb "$ROOT"/corpus/out/cs-frames/*.pdb; do
   [[ -f "$f" ]] && CORPUS_PDBS+=("$f")
 done
-COMPILE_SET=("${CORPUS_PDBS[@]}" "$GEN/syn-100kpts.pdb" "$GEN/syn-ref-1_4mb-100kpts.pdb" "$GEN/syn-1_4mb.pdb" "$GEN/syn-10mb.pdb")
-printf '%-32s %10s %9s %12s %12s %11s %12s %8s\n' file pdb_bytes points ilmap_us decode_us ilmap_MB/s srm_us srm/ilmap | tee -a "$SUMMARY"
-for f in "${COMPILE_SET[@]}"; do
-  line="$("$BCOMPILE" --median --repeat "$REPEAT" --pdb "$f")"
-  echo "$line" >> "$RES/compile-median.txt"
-  size=$(kv pdb_bytes <<< "$line"); pts=$(kv points <<< "$line")
-  cns=$(kv compile_median_ns <<< "$line"); dns=$(kv decode_median_ns <<< "$line")
-  IN_ILMAP_NS[$(basename "$f")]=$cns
-  srm="-"; ratio="-"
-  if [[ -n "$ORACLE" ]]; then
-    o="$("$ORACLE" decode-all "$f" --repeat "$REPEAT" --warmup-ms "$WARMUP_MS")"
-    echo "$(basename "$f") $o" >> "$RES/oracle-decode-all.txt"
-    srm_ns=$(kv median_ns <<< "$o")
-    IN_SRM_NS[$(basename "$f")]=$srm_ns
-    srm=$(awk -v n="$srm_ns" 'BEGIN{printf "%.1f", n/1000}')
-    ratio=$(awk -v a="$srm_ns" -v b="$cns" 'BEGIN{printf "%.1fx", a/b}')
+# every input compiled alone (copied into an empty folder: no method names), with 100,000 queries
+ALONE="$GEN/alone"
+mkdir -p "$ALONE"
+cache_of() {  # cache_of PDB -> the path of its cache (compiled alone) and its query file (.queries)
+  local n; n=$(basename "$1" .pdb)
+  if [[ ! -s $ALONE/$n.ilmap || $1 -nt $ALONE/$n.ilmap || $ILMAP -nt $ALONE/$n.ilmap ]]; then
+    mkdir -p "$ALONE/$n.d" && cp "$1" "$ALONE/$n.d/$n.pdb"
+    "$ILMAP" compile "$ALONE/$n.d/$n.pdb" -o "$ALONE/$n.ilmap" --force -q
+    "$GENQ" "$ALONE/$n.ilmap" --count 100000 --seed 1 -o "$ALONE/$n.queries" > /dev/null
   fi
-  printf '%-32s %10s %9s %12.1f %12.1f %11.1f %12s %8s\n' "$(basename "$f")" "$size" "$pts" \
-    "$(awk -v n="$cns" 'BEGIN{print n/1000}')" "$(awk -v n="$dns" 'BEGIN{print n/1000}')" \
-    "$(awk -v s="$size" -v n="$cns" 'BEGIN{print s/1048576/(n/1e9)}')" "$srm" "$ratio" | tee -a "$SUMMARY"
-done
-log "Google Benchmark compile run (corpus + synthetic)"
-"$BCOMPILE" $(for f in "${COMPILE_SET[@]}"; do echo --pdb "$f"; done) --benchmark_repetitions=5 \
-  --benchmark_report_aggregates_only=true --benchmark_min_time=0.2 > "$RES/bench-compile.txt" 2>&1 || true
+  echo "$ALONE/$n.ilmap"
+}
+COMPILE_SET=("${CORPUS_PDBS[@]}" "$GEN/syn-100kpts.pdb" "$GEN/syn-ref-1_4mb-100kpts.pdb" "$GEN/syn-1_4mb.pdb" "$GEN/syn-10mb.pdb")
 
-# --- lookup latency on the 100k-point cache -----------------------------------------------------
-say ""
-say "== lookup on a 100k-point cache (syn-100kpts)"
-C100="$GEN/syn-100kpts.ilmap"
-"$ILMAP" compile "$GEN/syn-100kpts.pdb" -o "$C100" --force > /dev/null
-Q100="$GEN/syn-100kpts.queries"
-"$GENQ" "$C100" --count 100000 --seed 1 -o "$Q100" > /dev/null
-"$BLOOKUP" --cache "$C100" --queries "$Q100" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
-  --benchmark_min_time=0.2 > "$RES/bench-lookup.txt" 2>&1 || true
-grep -E '_median' "$RES/bench-lookup.txt" | awk '{printf "  %-40s %10s %s\n", $1, $2, $3}' | tee -a "$SUMMARY"
-rep="$("$BLOOKUP" --cache "$C100" --queries "$Q100" --replay --repeat "$REPEAT")"
-say "  ilmap replay of the query file (90% hits):  $rep"
-if [[ -n "$ORACLE" ]]; then
-  o="$("$ORACLE" lookup-bench "$GEN/syn-100kpts.pdb" --queries "$Q100" --repeat "$REPEAT")"
-  say "  SRM lookup-bench, same query file:          $o"
-  say "  SRM/ilmap per-lookup ratio: $(awk -v a="$(kv ns_per_query <<< "$o")" -v b="$(kv ns_per_query <<< "$rep")" 'BEGIN{printf "%.0fx", a/b}')"
+# every part below writes $PARTS/NAME.md; a section begins with bench_stamp
+part_begin() { log "part $1"; PART_LOAD=$(bench_load); }
+stamp() { bench_stamp "$(part_cmd "$1")" "$PART_LOAD"; echo; }
+
+# --- machine ------------------------------------------------------------------------------------
+if want machine; then
+  part_begin machine
+  {
+    stamp machine
+    echo "| | |"
+    echo "| --- | --- |"
+    cpu="$(lscpu | sed -n 's/^Model name: *//p' | head -1) (family $(lscpu | sed -n 's/^CPU family: *//p'), model $(lscpu | sed -n 's/^Model: *//p'))"
+    caches=$(for l in LEVEL1_DCACHE LEVEL2_CACHE; do
+      b=$(getconf "${l}_SIZE" 2>/dev/null || true); [[ ${b:-0} -gt 0 ]] || continue
+      echo "L${l:5:1}$([[ $l == LEVEL1_DCACHE ]] && echo d) $((b / 1024)) KiB"; done | paste -sd, - | sed 's/,/, /g')
+    vm=""
+    grep -qw hypervisor /proc/cpuinfo && vm="; a virtual machine (the \`hypervisor\` CPU flag)"
+    echo "| CPU | $cpu, \`nproc\` = $(nproc), $(lscpu | sed -n 's/^Thread(s) per core: *//p') thread per core; caches (getconf) ${caches:-unknown}$vm |"
+    echo "| RAM | $(free -g | awk '/^Mem:/{print $2}') GiB |"
+    echo "| OS / compiler | $(. /etc/os-release && echo "$PRETTY_NAME"), $(c++ --version | head -1), $(cmake --version | head -1); CMake Release, \`ILMAP_STATIC_DEPS=ON\` |"
+    echo "| baselines | $( [[ -n $ORACLE ]] && echo ".NET SDK $(dotnet --version) (the SRM oracle, \`tests/oracle\`), ")$(hyperfine --version)$(command -v valgrind > /dev/null && echo ", $(valgrind --version)")$( [[ -n $SYMSRC ]] && echo ", $(PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH" rustc --version | cut -d' ' -f1-2)") |"
+  } > "$PARTS/machine.md"
+  emit machine "$PARTS/machine.md"
+fi
+
+# --- inputs -------------------------------------------------------------------------------------
+if want inputs; then
+  part_begin inputs
+  {
+    stamp inputs
+    echo "| input | generated by | bytes | points | methods | documents | cache bytes |"
+    echo "| --- | --- | ---: | ---: | ---: | ---: | ---: |"
+    while read -r name cmd; do
+      c=$(cache_of "$GEN/$name.pdb")
+      info=$("$ILMAP" info --json "$c")
+      j() { python3 -c 'import json,sys; print(json.loads(sys.argv[1]).get(sys.argv[2], "-"))' "$info" "$1"; }
+      printf '| %s | `%s` | %s | %s | %s | %s | %s |\n' "$name" "$cmd" "$(stat -c %s "$GEN/$name.pdb" | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta')" \
+        "$(j sequence_points | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta')" "$(j methods | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta')" \
+        "$(j documents | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta')" "$(stat -c %s "$c" | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta')"
+    done < "$GEN/inputs.txt"
+  } > "$PARTS/inputs.md"
+  emit inputs "$PARTS/inputs.md"
+fi
+
+# --- compile in process: ilmap compile and decode against SRM decode-all ------------------------
+if want compile; then
+  part_begin compile
+  : > "$RES/compile.tsv"
+  for f in "${COMPILE_SET[@]}"; do
+    log "compile in process: $(basename "$f")"
+    line="$(MALLOC_MMAP_THRESHOLD_=1073741824 MALLOC_TRIM_THRESHOLD_=1073741824 "$BCOMPILE" --median --repeat "$REPEAT" --pdb "$f")"
+    srm="-"
+    if [[ -n "$ORACLE" ]]; then
+      o="$("$ORACLE" decode-all "$f" --repeat "$REPEAT" --warmup-ms "$WARMUP_MS")"
+      srm=$(kv median_ns <<< "$o")
+    fi
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$(basename "$f" .pdb)" "$(kv pdb_bytes <<< "$line")" "$(kv points <<< "$line")" \
+      "$(kv compile_median_ns <<< "$line")" "$(kv decode_median_ns <<< "$line")" "$srm" >> "$RES/compile.tsv"
+  done
+  { stamp compile; python3 - "$RES/compile.tsv" "$REPEAT" "$WARMUP_MS" <<'PY'
+import os, sys
+rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])]
+rep, warm = sys.argv[2], sys.argv[3]
+fig = open(os.environ["BENCH_FIGURES"], "a")
+def t(ns): return f"{ns / 1e3:.1f} µs" if ns < 1e6 else f"{ns / 1e6:.3f} ms"
+print(f"Medians of {rep} compiles of the PDB held in memory (`ilmap_bench_compile --median --repeat {rep} --pdb PDB`, "
+      "one thread, glibc's mmap and trim thresholds at 1 GiB); SRM: the oracle's `decode-all PDB --repeat "
+      f"{rep} --warmup-ms {warm}` at steady state.\n")
+print("| PDB | bytes | points | ilmap compile | ns / point | ilmap decode only | compile / decode | SRM decode-all | SRM / ilmap compile |")
+print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+ratios = []
+for n, b, p, c, d, s in rows:
+    b, p, c, d = int(b), int(p), float(c), float(d)
+    r = c / d
+    ratios.append(r)
+    srm = t(float(s)) if s != "-" else "-"
+    sr = f"{float(s) / c:.1f}x" if s != "-" else "-"
+    print(f"| {n} | {b:,} | {p:,} | {t(c)} | {c / p:.1f} | {t(d)} | **{r:.1f}x** | {srm} | {sr} |")
+    fig.write(f"compile.{n}.ns\t{c:.0f}\ncompile.{n}.decode_ns\t{d:.0f}\ncompile.{n}.ratio_decode\t{r:.2f}\n")
+    if s != "-":
+        fig.write(f"compile.{n}.srm_ratio\t{float(s) / c:.2f}\n")
+fig.write(f"compile.ratio_decode_min\t{min(ratios):.2f}\ncompile.ratio_decode_max\t{max(ratios):.2f}\n")
+srm = [float(s) / float(c) for n, b, p, c, d, s in rows if s != "-"]
+if srm:
+    fig.write(f"compile.srm_ratio_min\t{min(srm):.2f}\ncompile.srm_ratio_max\t{max(srm):.2f}\n")
+PY
+  } > "$PARTS/compile.md"
+  emit compile "$PARTS/compile.md"
+fi
+
+# --- compile as whole processes (hyperfine), process start, whole against in process ------------
+if want process; then
+  part_begin process
+  PROC_SET=()
+  declare -A seen=()
+  for f in "${CORPUS_PDBS[@]}" "${GROWTH[@]/#/$GEN/}" "$GEN/syn-100kpts" "$GEN/syn-ref-1_4mb-100kpts"; do
+    [[ $f == *.pdb ]] || f="$f.pdb"
+    [[ -n ${seen[$f]:-} ]] && continue
+    seen[$f]=1; PROC_SET+=("$f")
+  done
+  PROC="$GEN/proc"
+  mkdir -p "$PROC"
+  : > "$RES/process.tsv"
+  for f in "${PROC_SET[@]}"; do
+    name="$(basename "$f" .pdb)"
+    size=$(stat -c %s "$f")
+    r=$PROC_RUNS
+    if ((size > 200000000 && r > 3)); then r=3; elif ((size > 20000000 && r > 10)); then r=10; fi
+    log "whole process: $name ($r runs)"
+    mkdir -p "$PROC/$name" && cp "$f" "$PROC/$name/$name.pdb"
+    cmds=("$ILMAP compile $PROC/$name/$name.pdb -o $PROC/$name/$name.ilmap --force -q" "$TRUE_BIN")
+    [[ -n $ORACLE ]] && cmds+=("$ORACLE decode-all $PROC/$name/$name.pdb --once")
+    hyperfine -N --style none --warmup 3 --runs "$r" --export-json "$RES/proc-$name.json" "${cmds[@]}" > /dev/null 2> "$RES/proc-$name.err"
+    printf '%s\t%s\t%s\t%s\n' "$name" "$size" "$(cache_of "$f" > /dev/null; "$ILMAP" info --json "$(cache_of "$f")" |
+      python3 -c 'import json,sys; print(json.load(sys.stdin)["sequence_points"])')" "$RES/proc-$name.json" >> "$RES/process.tsv"
+  done
+  # process start: `ilmap --version` against `true`; whole-process compile against in process
+  log "process start and page faults"
+  python3 - "$RUNS" "$ILMAP" "$TRUE_BIN" > "$RES/start.txt" <<'PY'
+import os, statistics, sys, time
+runs, ilmap, true = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+def run(argv):
+    t = time.perf_counter_ns()
+    pid = os.posix_spawn(argv[0], argv, {}, file_actions=[(os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0)])
+    _, status, ru = os.wait4(pid, 0)
+    return (time.perf_counter_ns() - t) / 1e6, (ru.ru_utime + ru.ru_stime) * 1e3, ru.ru_minflt
+res = {"ilmap": [], "true": []}
+for r in range(runs + 5):
+    for k, argv in (("ilmap", [ilmap, "--version"]), ("true", [true])):
+        x = run(argv)
+        if r >= 5: res[k].append(x)
+for k, v in res.items():
+    print(k, *(f"{statistics.median(c[i] for c in v):.3f}" for i in range(3)))
+PY
+  bash "$ROOT/scripts/bench-process.sh" --rounds "$PROC_RUNS" "$ILMAP" > "$RES/bench-process.txt"
+  { stamp process; python3 - "$RES/process.tsv" "$RES/start.txt" "$RES/bench-process.txt" "$PROC_RUNS" "$RUNS" <<'PY'
+import json, os, re, sys
+rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])]
+start = {l.split()[0]: [float(x) for x in l.split()[1:]] for l in open(sys.argv[2])}
+bp, proc_runs, runs = open(sys.argv[3]).read(), sys.argv[4], sys.argv[5]
+fig = open(os.environ["BENCH_FIGURES"], "a")
+def ms(s): return f"{s * 1e3:.2f} ms"
+print(f"One process per run, start to exit (`hyperfine -N --warmup 3 --runs {proc_runs}`, at most 10 runs over 20 MB "
+      "and 3 over 200 MB, the commands of a PDB interleaved in one hyperfine run): `ilmap compile PDB -o CACHE --force -q` "
+      "(reads the PDB, writes the cache over the previous one), the SRM program `Oracle decode-all PDB --once` "
+      "(.NET runtime start, JIT, read, decode every point; it writes nothing) and `true`, the floor of any process. "
+      "Wall: median; CPU: mean user + system.\n")
+have_srm = any(len(json.load(open(r[3]))["results"]) > 2 for r in rows)
+print("| PDB | bytes | points | ilmap wall | ilmap CPU | `true` wall | " + ("SRM program wall | SRM / ilmap |" if have_srm else ""))
+print("| --- | ---: | ---: | ---: | ---: | ---: |" + (" ---: | ---: |" if have_srm else ""))
+for n, b, p, j in rows:
+    h = json.load(open(j))["results"]
+    i, t = h[0], h[1]
+    line = f"| {n} | {int(b):,} | {int(p):,} | {ms(i['median'])} | {ms(i['user'] + i['system'])} | {ms(t['median'])} |"
+    if len(h) > 2:
+        s = h[2]
+        line += f" {ms(s['median'])} | **{s['median'] / i['median']:.1f}x** |"
+        fig.write(f"process.{n}.srm_ratio\t{s['median'] / i['median']:.2f}\n")
+    fig.write(f"process.{n}.wall_ms\t{i['median'] * 1e3:.3f}\nprocess.{n}.true_ms\t{t['median'] * 1e3:.3f}\n")
+    print(line)
+iv, tv = start["ilmap"], start["true"]
+print(f"\nProcess start (`ilmap --version` against `true`, {runs} runs each, alternated, medians; posix_spawn to "
+      "wait4, CPU = the child's user + system time, page faults = minor faults):\n")
+print("| program | wall | CPU | page faults |")
+print("| --- | ---: | ---: | ---: |")
+print(f"| `ilmap --version` | {iv[0]:.3f} ms | {iv[1]:.3f} ms | {iv[2]:.0f} |")
+print(f"| `true` | {tv[0]:.3f} ms | {tv[1]:.3f} ms | {tv[2]:.0f} |")
+print(f"| **ilmap's own start** (difference) | {iv[0] - tv[0]:.3f} ms | **{iv[1] - tv[1]:.3f} ms** | {iv[2] - tv[2]:.0f} |")
+fig.write(f"start.ilmap_cpu_ms\t{iv[1]:.3f}\nstart.true_cpu_ms\t{tv[1]:.3f}\nstart.own_cpu_ms\t{iv[1] - tv[1]:.3f}\n"
+          f"start.own_wall_ms\t{iv[0] - tv[0]:.3f}\nstart.own_faults\t{iv[2] - tv[2]:.0f}\n")
+print(f"\nWhole process against in process (`scripts/bench-process.sh --rounds {proc_runs} ILMAP`: the compile run "
+      "as a process, paired rounds, medians; in process: `ilmap_bench_compile --median --repeat 50`):\n")
+print("| input | wall | CPU | page faults | in process | whole / in process |")
+print("| --- | ---: | ---: | ---: | ---: | ---: |")
+for m in re.finditer(r"== (\S+) \((\d+) bytes\); in process \(ilmap_bench_compile --median\): (\S+) ms\n.*\n\S+\s+(\S+)\s+(\S+)\s+(\S+)\s+(\d+)\s+(\S+)", bp):
+    name, b, inproc, wall, wmin, cpu, faults, ratio = m.groups()
+    print(f"| {name.removesuffix('.pdb')} ({int(b):,} bytes) | {wall} ms | {cpu} ms | {int(faults):,} | {inproc} ms | **{ratio}** |")
+PY
+  } > "$PARTS/process.md"
+  emit process "$PARTS/process.md"
+fi
+
+# --- lookup: Google Benchmark on two caches, replay against SRM's per-lookup path ----------------
+if want lookup; then
+  part_begin lookup
+  LK_SET=("$GEN/syn-100kpts.pdb")
+  for f in "${CORPUS_PDBS[@]}"; do case "$f" in *Maui*|*ManyMethods*) LK_SET+=("$f") ;; esac; done
+  : > "$RES/lookup.tsv"
+  for f in "${LK_SET[@]}"; do
+    n=$(basename "$f" .pdb); c=$(cache_of "$f"); q="${c%.ilmap}.queries"
+    log "lookup: $n"
+    "$BLOOKUP" --cache "$c" --queries "$q" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
+      --benchmark_min_time=0.2 --benchmark_out="$RES/lookup-$n.json" --benchmark_out_format=json > /dev/null 2>&1
+    rep="$("$BLOOKUP" --cache "$c" --queries "$q" --replay --repeat "$REPEAT")"
+    o="-"
+    [[ -n $ORACLE ]] && o="$("$ORACLE" lookup-bench "$f" --queries "$q" --repeat "$REPEAT")"
+    printf '%s\t%s\t%s\t%s\n' "$n" "$RES/lookup-$n.json" "$rep" "$o" >> "$RES/lookup.tsv"
+  done
+  { stamp lookup; python3 - "$RES/lookup.tsv" "$REPEAT" <<'PY'
+import json, os, re, sys
+rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])]
+rep = sys.argv[2]
+fig = open(os.environ["BENCH_FIGURES"], "a")
+kv = lambda s: dict(re.findall(r"(\w+)=(\S+)", s))
+names = [r[0] for r in rows]
+bench = {}
+order = []
+for n, j, _, _ in rows:
+    for b in json.load(open(j))["benchmarks"]:
+        if b.get("aggregate_name") != "median": continue
+        k = b["run_name"]
+        if k not in order: order.append(k)
+        unit = {"ns": 1, "us": 1e3, "ms": 1e6}[b["time_unit"]]
+        bench[(k, n)] = b["cpu_time"] * unit
+def t(ns): return f"{ns:.1f} ns" if ns < 1e4 else f"{ns / 1e3:.2f} µs"
+print("In process, Google Benchmark (`ilmap_bench_lookup --cache CACHE --queries QUERIES --benchmark_repetitions=5 "
+      "--benchmark_min_time=0.2`): median CPU time per operation. Each cache is compiled from its PDB alone; QUERIES: "
+      "100,000 from `ilmap_gen_queries --seed 1` (90% hits). `lookup/` = `Cache::lookup`, `plain/` = the same "
+      "queries on plain sorted arrays per method (`bench/plain_arrays.h`), `lines/` = source line -> IL, `open/` = "
+      "`Cache::open` + validation.\n")
+print("| benchmark | " + " | ".join(names) + " |")
+print("| --- |" + " ---: |" * len(names))
+for k in order:
+    print(f"| `{k}` | " + " | ".join(t(bench[(k, n)]) if (k, n) in bench else "-" for n in names) + " |")
+for n in names:
+    if ("lookup/random_hit", n) in bench:
+        fig.write(f"lookup.{n}.random_hit_ns\t{bench[('lookup/random_hit', n)]:.1f}\n")
+print(f"\nThe same query file replayed in one process, median of {rep} passes: ilmap (`ilmap_bench_lookup --replay`) against "
+      "System.Reflection.Metadata's per-lookup path (the oracle's `lookup-bench`: `GetMethodDebugInformation(row)."
+      "GetSequencePoints()` and the runtime's rule per query, at steady state).\n")
+print("| cache | queries | ilmap hits | ilmap ns / query | SRM hits | SRM ns / query | SRM / ilmap |")
+print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+for n, _, r, o in rows:
+    a, b = kv(r), kv(o)
+    ia = float(a["ns_per_query"])
+    fig.write(f"lookup.{n}.replay_ns\t{ia:.1f}\n")
+    if b:
+        sa = float(b["ns_per_query"])
+        fig.write(f"lookup.{n}.srm_ratio\t{sa / ia:.2f}\n")
+        print(f"| {n} | {int(a['queries']):,} | {int(a['hits']):,} | {ia:.1f} | {int(b['hits']):,} | {sa:.1f} | **{sa / ia:.1f}x** |")
+    else:
+        print(f"| {n} | {int(a['queries']):,} | {int(a['hits']):,} | {ia:.1f} | - | - | - |")
+PY
+  } > "$PARTS/lookup.md"
+  emit lookup "$PARTS/lookup.md"
 fi
 
 # --- one-shot CLI -------------------------------------------------------------------------------
-oneshot() {  # oneshot CACHE ROW IL -> median ms
-  local cache="$1" row="$2" il="$3"
-  if command -v hyperfine > /dev/null; then
-    hyperfine -N --runs "$RUNS" --warmup 20 --export-csv "$RES/hyperfine.csv" "$ILMAP lookup $cache $row $il" > /dev/null 2>&1
-    awk -F, 'NR==2{printf "%.3f", $4*1000}' "$RES/hyperfine.csv"
-  else
-    local i t0 t1
-    for ((i = 0; i < RUNS; i++)); do
-      t0=$(date +%s%N); "$ILMAP" lookup "$cache" "$row" "$il" > /dev/null; t1=$(date +%s%N)
-      echo $(((t1 - t0)))
-    done | median_of | awk '{printf "%.3f", $1/1e6}'
-  fi
-}
 first_hit() {  # first_hit CACHE QUERIES -> "ROW IL" of the first query that answers
   local row il
   while read -r row il; do
     if "$ILMAP" lookup "$1" "$row" "$il" > /dev/null 2>&1; then echo "$row $il"; return; fi
   done < "$2"
 }
-say ""
-say "== one-shot CLI: ilmap lookup CACHE METHOD IL, process start to answer, median of $RUNS runs ($(command -v hyperfine > /dev/null && echo hyperfine -N || echo bash loop))"
-read -r row il < <(first_hit "$C100" "$Q100")
-say "  100k-point cache ($row $il -> $("$ILMAP" lookup "$C100" "$row" "$il" || true)): $(oneshot "$C100" "$row" "$il") ms"
-TRUE_BIN="$(command -v true)"
-if command -v hyperfine > /dev/null; then
-  hyperfine -N --runs "$RUNS" --warmup 20 --export-csv "$RES/hyperfine-true.csv" "$TRUE_BIN" > /dev/null 2>&1
-  say "  process start floor ($TRUE_BIN): $(awk -F, 'NR==2{printf "%.3f", $4*1000}' "$RES/hyperfine-true.csv") ms"
+if want oneshot; then
+  part_begin oneshot
+  : > "$RES/oneshot.tsv"
+  for n in syn-100kpts "${GROWTH[-1]}"; do
+    c=$(cache_of "$GEN/$n.pdb")
+    read -r row il < <(first_hit "$c" "${c%.ilmap}.queries")
+    hyperfine -N --style none --warmup 20 --runs "$RUNS" --export-json "$RES/oneshot-$n.json" \
+      "$ILMAP lookup $c $row $il" "$TRUE_BIN" > /dev/null 2>&1
+    printf '%s\t%s\t%s\t%s\t%s\n' "$n" "$(stat -c %s "$c")" "$row $il" "$("$ILMAP" lookup "$c" "$row" "$il")" "$RES/oneshot-$n.json" >> "$RES/oneshot.tsv"
+  done
+  { stamp oneshot; python3 - "$RES/oneshot.tsv" "$RUNS" <<'PY'
+import json, os, sys
+fig = open(os.environ["BENCH_FIGURES"], "a")
+print(f"`ilmap lookup CACHE METHOD IL` (a hit), process start to answer: median of {sys.argv[2]} runs "
+      "(`hyperfine -N --warmup 20`), with `true` in the same hyperfine run as the floor of any process.\n")
+print("| cache | bytes | query | answer | ilmap lookup | `true` |")
+print("| --- | ---: | --- | --- | ---: | ---: |")
+for l in open(sys.argv[1]):
+    n, b, q, a, j = l.rstrip("\n").split("\t")
+    h = json.load(open(j))["results"]
+    print(f"| {n} | {int(b):,} | `{q}` | `{a}` | **{h[0]['median'] * 1e3:.2f} ms** | {h[1]['median'] * 1e3:.2f} ms |")
+    fig.write(f"oneshot.{n}.ms\t{h[0]['median'] * 1e3:.3f}\noneshot.true_ms\t{h[1]['median'] * 1e3:.3f}\n")
+PY
+  } > "$PARTS/oneshot.md"
+  emit oneshot "$PARTS/oneshot.md"
 fi
-
-# --- cache size ---------------------------------------------------------------------------------
-say ""
-say "== cache size (ilmap compile, ilmap info): every corpus and shared PDB"
-SIZES="$GEN/sizes"
-mkdir -p "$SIZES"
-printf '%-64s %9s %9s %7s %9s %7s %7s %6s\n' pdb pdb_bytes cache points pt_bytes B/pt file_B/pt cache/pdb | tee -a "$SUMMARY"
-tot_pts=0; tot_ptb=0; tot_pdb=0; tot_cache=0
-ALL_PDBS=()
-for f in "$ROOT"/corpus/out/*/*.pdb "$SHARED"/corpus-public/*/*.pdb; do
-  [[ -f "$f" ]] || continue
-  case "$f" in */corpus-public/win_*) continue ;; esac
-  ALL_PDBS+=("$f")
-done
-for f in "${ALL_PDBS[@]}"; do
-  rel="${f#"$ROOT"/}"; rel="${rel#"$SHARED"/}"
-  out="$SIZES/$(echo "$rel" | tr '/' '_').ilmap"
-  if ! "$ILMAP" compile "$f" -o "$out" --force > /dev/null 2>&1; then
-    printf '%-64s %s\n' "$rel" "compile failed" | tee -a "$SUMMARY"; continue
-  fi
-  info="$("$ILMAP" info "$out")"
-  g() { awk -v k="$1:" '$1==k{print $2}' <<< "$info"; }
-  pts=$(g sequence_points); dir=$(g section_method_directory_bytes); blk=$(g section_point_blocks_bytes)
-  csize=$(g file_size); psize=$(stat -c %s "$f")
-  ptb=$((dir + blk))
-  tot_pts=$((tot_pts + pts)); tot_ptb=$((tot_ptb + ptb)); tot_pdb=$((tot_pdb + psize)); tot_cache=$((tot_cache + csize))
-  printf '%-64s %9s %9s %7s %9s %7s %7s %6s\n' "$rel" "$psize" "$csize" "$pts" "$ptb" "$(g bytes_per_sequence_point)" \
-    "$(g file_bytes_per_sequence_point)" "$(awk -v a="$csize" -v b="$psize" 'BEGIN{printf "%.2f", a/b}')" | tee -a "$SUMMARY"
-done
-say "aggregate: ${#ALL_PDBS[@]} PDBs, $tot_pts points, point sections $tot_ptb bytes = $(awk -v a="$tot_ptb" -v b="$tot_pts" 'BEGIN{printf "%.2f", a/b}') bytes/point; whole caches $tot_cache bytes = $(awk -v a="$tot_cache" -v b="$tot_pts" 'BEGIN{printf "%.2f", a/b}') bytes/point; PDBs $tot_pdb bytes"
-say "reference: Sentry symbolic-ppdb cache of Sentry.Samples.Maui.pdb (63,752 bytes): 111,975 bytes, 16 bytes/point"
 
 # --- growth -------------------------------------------------------------------------------------
-say ""
-say "== growth: synthetic PDBs (compile = in-memory decode+build_cache median; lookup = 100k-query replay, 90% hits;"
-say "   srm = decode-all at steady state, --warmup-ms $WARMUP_MS; 2t = build_cache with 2 threads, used from 4 MiB of blobs)"
-printf '%-12s %11s %10s %12s %9s %9s %12s %9s %10s %8s %9s %8s\n' pdb pdb_bytes points compile_ms ns/point MB/s cache_bytes lookup_ns srm_ms srm/ilmap 2t_ms srm/2t | tee -a "$SUMMARY"
-for name in "${GROWTH[@]}"; do
-  f="$GEN/$name.pdb"
-  size=$(stat -c %s "$f")
-  r=$REPEAT
-  if ((size > 200000000)); then r=3; elif ((size > 20000000)); then r=5; fi
-  line="$("$BCOMPILE" --median --repeat "$r" --pdb "$f")"
-  echo "$line" >> "$RES/growth-compile.txt"
-  pts=$(kv points <<< "$line"); cns=$(kv compile_median_ns <<< "$line")
-  line2="$("$BCOMPILE" --median --repeat "$r" --threads 2 --pdb "$f")"
-  echo "threads=2 $line2" >> "$RES/growth-compile.txt"
-  cns2=$(kv compile_median_ns <<< "$line2")
-  cache="$GEN/$name.ilmap"
-  "$ILMAP" compile "$f" -o "$cache" --force > /dev/null
-  q="$GEN/$name.queries"
-  "$GENQ" "$cache" --count 100000 --seed 1 -o "$q" > /dev/null
-  lr="$("$BLOOKUP" --cache "$cache" --queries "$q" --replay --repeat "$REPEAT")"
-  echo "$name $lr" >> "$RES/growth-lookup.txt"
-  srm="-"; ratio="-"; ratio2="-"
-  if [[ -n "$ORACLE" ]]; then
-    o="$("$ORACLE" decode-all "$f" --repeat "$r" --warmup-ms "$WARMUP_MS")"
-    echo "$name $o" >> "$RES/growth-oracle.txt"
-    srm=$(awk -v n="$(kv median_ns <<< "$o")" 'BEGIN{printf "%.2f", n/1e6}')
-    ratio=$(awk -v a="$(kv median_ns <<< "$o")" -v b="$cns" 'BEGIN{printf "%.1fx", a/b}')
-    ratio2=$(awk -v a="$(kv median_ns <<< "$o")" -v b="$cns2" 'BEGIN{printf "%.1fx", a/b}')
-  fi
-  printf '%-12s %11s %10s %12.3f %9.1f %9.1f %12s %9s %10s %8s %9.3f %8s\n' "$name" "$size" "$pts" \
-    "$(awk -v n="$cns" 'BEGIN{print n/1e6}')" "$(awk -v n="$cns" -v p="$pts" 'BEGIN{print n/p}')" \
-    "$(awk -v s="$size" -v n="$cns" 'BEGIN{print s/1048576/(n/1e9)}')" "$(stat -c %s "$cache")" \
-    "$(kv ns_per_query <<< "$lr")" "$srm" "$ratio" "$(awk -v n="$cns2" 'BEGIN{print n/1e6}')" "$ratio2" | tee -a "$SUMMARY"
-done
-big="${GROWTH[-1]}"
-read -r row il < <(first_hit "$GEN/$big.ilmap" "$GEN/$big.queries")
-say "one-shot CLI on the largest cache ($big.ilmap, $(stat -c %s "$GEN/$big.ilmap") bytes): $(oneshot "$GEN/$big.ilmap" "$row" "$il") ms"
-
-# --- compile, whole process ---------------------------------------------------------------------
-# One process per run, start to exit: ilmap compile (reads the PDB, writes the cache; --force so every
-# run recompiles) vs the SRM program (decode-all --once: .NET runtime start, JIT, read, decode every
-# point; it writes nothing). Runs: PROC_RUNS, 10 over 20 MB, 3 over 200 MB (PROC_RUNS caps them).
-proc_median_ms() {  # proc_median_ms RUNS CSV CMD ARG... -> median wall time in ms (3 untimed warm-up runs)
-  local runs="$1" csv="$2"; shift 2
-  if command -v hyperfine > /dev/null; then
-    local cmd
-    cmd="$(printf '%q ' "$@")"
-    rm -f "$csv"
-    if ! hyperfine -N --warmup 3 --runs "$runs" --export-csv "$csv" "${cmd% }" > /dev/null 2>&1; then
-      log "hyperfine failed: $cmd"; echo "-"; return 0
-    fi
-    # the median is the 5th field from the end (the command, first, may be quoted and hold commas)
-    awk -F, 'NR==2{printf "%.2f", $(NF-4)*1000}' "$csv"
-  else
-    local i t0 t1
-    for ((i = 0; i < 3; i++)); do "$@" > /dev/null || { log "failed: $*"; echo "-"; return 0; }; done
-    for ((i = 0; i < runs; i++)); do
-      t0=$(date +%s%N); "$@" > /dev/null; t1=$(date +%s%N)
-      echo $((t1 - t0))
-    done | median_of | awk '{printf "%.2f", $1/1e6}'
-  fi
-}
-csv_cpu_ms() {  # csv_cpu_ms CSV -> mean user+system CPU ms of the hyperfine run, or "-"
-  if [[ -s $1 ]]; then awk -F, 'NR==2{printf "%.2f", ($(NF-3)+$(NF-2))*1000}' "$1"; else echo "-"; fi
-}
-PROC="$GEN/proc"
-mkdir -p "$PROC"
-PROC_SET=()
-declare -A seen=()
-for f in "${CORPUS_PDBS[@]}" "$GEN/syn-100kpts.pdb" "${GROWTH[@]/#/$GEN/}" "${COMPILE_SET[@]}"; do
-  [[ $f == *.pdb ]] || f="$f.pdb"
-  [[ -n ${seen[$f]:-} ]] && continue
-  seen[$f]=1; PROC_SET+=("$f")
-done
-say ""
-say "== compile, whole process: median ms per process, $(command -v hyperfine > /dev/null && echo "hyperfine -N --warmup 3" || echo "bash loop, 3 warm-up runs"), runs $PROC_RUNS (at most 10 over 20 MB, 3 over 200 MB)"
-say "   ilmap = ilmap compile PDB -o CACHE --force -q (writes the cache); srm = Oracle decode-all PDB --once (decodes, writes nothing)"
-printf '%-32s %11s %10s %10s %10s %7s\n' pdb bytes points ilmap_ms srm_ms ratio | tee -a "$SUMMARY"
-for f in "${PROC_SET[@]}"; do
-  name="$(basename "$f" .pdb)"
-  size=$(stat -c %s "$f")
-  r=$PROC_RUNS
-  if ((size > 200000000 && r > 3)); then r=3; elif ((size > 20000000 && r > 10)); then r=10; fi
-  out="$PROC/$name.ilmap"
-  "$ILMAP" compile "$f" -o "$out" --force -q
-  pts=$("$ILMAP" info "$out" | awk '$1=="sequence_points:"{print $2}')
-  ims=$(proc_median_ms "$r" "$RES/proc-ilmap-$name.csv" "$ILMAP" compile "$f" -o "$out" --force -q)
-  sms="-"; ratio="-"
-  rm -f "$RES/proc-srm-$name.csv"
-  if [[ -n "$ORACLE" ]]; then
-    o="$("$ORACLE" decode-all "$f" --once)"
-    echo "$name $o" >> "$RES/proc-oracle-once.txt"
-    [[ $(kv points <<< "$o") == "$pts" ]] || log "$name: SRM decodes $(kv points <<< "$o") points, ilmap info says $pts"
-    sms=$(proc_median_ms "$r" "$RES/proc-srm-$name.csv" "$ORACLE" decode-all "$f" --once)
-    if [[ $ims != - && $sms != - ]]; then ratio=$(awk -v a="$sms" -v b="$ims" 'BEGIN{printf "%.1fx", a/b}'); fi
-  fi
-  echo "$name bytes=$size points=$pts runs=$r ilmap_ms=$ims srm_ms=$sms" \
-    "ilmap_cpu_ms=$(csv_cpu_ms "$RES/proc-ilmap-$name.csv") srm_cpu_ms=$(csv_cpu_ms "$RES/proc-srm-$name.csv")" \
-    >> "$RES/proc-compile.txt"
-  printf '%-32s %11s %10s %10s %10s %7s\n' "$name" "$size" "$pts" "$ims" "$sms" "$ratio" | tee -a "$SUMMARY"
-done
-if [[ -n "$ORACLE" ]]; then
-  say "in process, for comparison (from the compile section; SRM at steady state):"
-  for name in syn-100kpts syn-ref-1_4mb-100kpts syn-1_4mb; do
-    a=${IN_ILMAP_NS[$name.pdb]:-}; b=${IN_SRM_NS[$name.pdb]:-}
-    [[ -n $a && -n $b ]] || continue
-    say "$(printf '  %-22s ilmap %8.3f ms   srm %8.3f ms   srm/ilmap %s' "$name" \
-      "$(awk -v n="$a" 'BEGIN{print n/1e6}')" "$(awk -v n="$b" 'BEGIN{print n/1e6}')" \
-      "$(awk -v a="$b" -v b="$a" 'BEGIN{printf "%.1fx", a/b}')")"
+if want growth; then
+  part_begin growth
+  : > "$RES/growth.tsv"
+  for name in "${GROWTH[@]}"; do
+    f="$GEN/$name.pdb"
+    size=$(stat -c %s "$f")
+    r=$REPEAT
+    if ((size > 200000000)); then r=3; elif ((size > 20000000)); then r=5; fi
+    log "growth: $name"
+    line="$(MALLOC_MMAP_THRESHOLD_=1073741824 MALLOC_TRIM_THRESHOLD_=1073741824 "$BCOMPILE" --median --repeat "$r" --pdb "$f")"
+    line2="$(MALLOC_MMAP_THRESHOLD_=1073741824 MALLOC_TRIM_THRESHOLD_=1073741824 "$BCOMPILE" --median --repeat "$r" --threads 2 --pdb "$f")"
+    c=$(cache_of "$f")
+    lr="$("$BLOOKUP" --cache "$c" --queries "${c%.ilmap}.queries" --replay --repeat "$REPEAT")"
+    srm="-"
+    [[ -n $ORACLE ]] && srm=$(kv median_ns <<< "$("$ORACLE" decode-all "$f" --repeat "$r" --warmup-ms "$WARMUP_MS")")
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$size" "$(kv points <<< "$line")" "$(kv compile_median_ns <<< "$line")" \
+      "$(kv compile_median_ns <<< "$line2")" "$(stat -c %s "$c")" "$(kv ns_per_query <<< "$lr")" "$srm" >> "$RES/growth.tsv"
   done
+  { stamp growth; python3 - "$RES/growth.tsv" "$REPEAT" "$QUICK" <<'PY'
+import os, sys
+rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])]
+rep, quick = sys.argv[2], sys.argv[3] == "1"
+fig = open(os.environ["BENCH_FIGURES"], "a")
+print(f"Compile = in-memory median ({rep} repetitions; 5 above 20 MB, 3 above 200 MB), one thread and two (`--threads 2`); "
+      f"lookup = replay of 100,000 queries (90% hits) drawn for that cache, median of {rep} passes; SRM = decode-all at "
+      "steady state." + (" This run stops at 10 MB (`--quick`: the 100 MB and 500 MB synthetic PDBs are skipped)." if quick else "") + "\n")
+print("| PDB | bytes | points | compile | ns / point | MB/s | 2 threads | cache bytes | lookup ns | SRM decode-all | SRM / ilmap | SRM / ilmap 2 threads |")
+print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+def t(ns): return f"{ns / 1e6:.3f} ms" if ns < 1e9 else f"{ns / 1e6:,.0f} ms"
+nspp, look = [], []
+for n, b, p, c, c2, cb, lk, s in rows:
+    b, p, c, c2 = int(b), int(p), float(c), float(c2)
+    nspp.append((b, c / p)); look.append(float(lk))
+    srm = "-" if s == "-" else t(float(s))
+    r1 = "-" if s == "-" else f"{float(s) / c:.1f}x"
+    r2 = "-" if s == "-" else f"{float(s) / c2:.1f}x"
+    print(f"| {n} | {b:,} | {p:,} | {t(c)} | {c / p:.1f} | {b / 1048576 / (c / 1e9):.0f} | {t(c2)} | {int(cb):,} | {float(lk):.1f} | {srm} | {r1} | {r2} |")
+big = [x for b, x in nspp if b >= 100000]
+fig.write(f"growth.largest_mb\t{nspp[-1][0] / 1e6:.0f}\ngrowth.nspp_min\t{min(big):.1f}\ngrowth.nspp_max\t{max(big):.1f}\n"
+          f"growth.lookup_first\t{look[0]:.1f}\ngrowth.lookup_last\t{look[-1]:.1f}\n")
+PY
+  } > "$PARTS/growth.md"
+  emit growth "$PARTS/growth.md"
 fi
 
-say ""
-say "load after: $(uptime | sed 's/.*load average/load average/')"
-log "raw outputs in $RES (Google Benchmark: bench-compile.txt, bench-lookup.txt); summary: $SUMMARY"
+# --- the parts with scripts of their own --------------------------------------------------------
+W_ARGS=()
+[[ -n $WRITE ]] && W_ARGS=(--write "$WRITE")
+if want plain; then
+  part_begin plain
+  bash "$ROOT/bench/lookup_vs_plain.sh" --build "$BUILD" --repeat "$REPEAT" "${W_ARGS[@]}" > "$RES/lookup-plain.log" 2>&1 ||
+    { tail -5 "$RES/lookup-plain.log" >&2; exit 1; }
+fi
+if want size; then
+  part_begin size
+  if [[ -n $WRITE ]]; then bash "$ROOT/bench/size_table.sh" --build "$BUILD" --write "$WRITE"
+  else bash "$ROOT/bench/size_table.sh" --build "$BUILD"; fi > "$RES/size-table.log"
+fi
+if want symbolic; then
+  if [[ -n $SYMSRC ]]; then
+    part_begin symbolic
+    bash "$ROOT/bench/symbolic_compare.sh" --symbolic-src "$SYMSRC" --build "$BUILD" --work "$BUILD/symbolic" \
+      --repeat "$REPEAT" --rounds 3 --runs "$PROC_RUNS" "${W_ARGS[@]}" > "$RES/symbolic.log" 2>&1 ||
+      { tail -5 "$RES/symbolic.log" >&2; exit 1; }
+  else
+    log "symbolic: skipped (no --symbolic-src); its section keeps its date"
+  fi
+fi
+if want symbolicate; then
+  part_begin symbolicate
+  bash "$ROOT/scripts/bench-symbolicate.sh" --runs 3 "${W_ARGS[@]}" "$BUILD" > "$RES/symbolicate.log" 2>&1 ||
+    { tail -5 "$RES/symbolicate.log" >&2; exit 1; }
+fi
+
+# --- the instruction counts of the guard --------------------------------------------------------
+if want guard; then
+  part_begin guard
+  if command -v valgrind > /dev/null; then
+    bash "$ROOT/scripts/perf-guard.sh" --build "$BUILD" > "$RES/perf-guard.txt" 2>&1 && gst=0 || gst=$?
+    { stamp guard; python3 - "$RES/perf-guard.txt" "$ROOT/bench/instruction-baseline.tsv" "$gst" <<'PY'
+import os, re, sys
+out, base, status = open(sys.argv[1]).read(), sys.argv[2], int(sys.argv[3])
+fig = open(os.environ["BENCH_FIGURES"], "a")
+rows = re.findall(r"^(\S+/\S+)\s+(\d+)\s+baseline\s+(\d+)\s+(\S+)%\s+(.*)$", out, re.M)
+comment = ""
+for l in open(base):
+    if l.startswith("#"): comment = l.strip("# \n")
+print("`scripts/perf-guard.sh --build BUILD` in this run: valgrind's callgrind instruction counts of fixed workloads "
+      "(the same for one binary and input however busy the machine is) against the baseline committed in "
+      "`bench/instruction-baseline.tsv`; `scripts/test.sh` runs the guard and fails when a count grows more than 15%.\n")
+print("| workload | instructions now | baseline | change | verdict |")
+print("| --- | ---: | ---: | ---: | --- |")
+now = {}
+for k, n, b, pct, v in rows:
+    now[k] = int(n)
+    print(f"| `{k}` | {int(n):,} | {int(b):,} | {pct}% | {v} |")
+    fig.write(f"guard.{k}\t{n}\n")
+verdict = re.findall(r"^perf-guard: .*$", out, re.M)
+print(f"\n{verdict[-1] if verdict else 'perf-guard: no verdict (see the raw output)'} (exit {status}).")
+fig.write(f"guard.status\t{status}\n")
+pairs = [(k.split("/", 1)[1], k) for k in now if k.startswith("compile-names/") and "compile/" + k.split("/", 1)[1] in now]
+if pairs:
+    print("\nMethod names (`compile-names/X`: the DLL with its PDB beside it) against the PDB alone (`compile/X`): " +
+          "; ".join(f"{n} **{now[k] / now['compile/' + n]:.2f}x** ({now[k] / 1e6:.1f}M against {now['compile/' + n] / 1e6:.1f}M)" for n, k in pairs) + ".")
+    for n, k in pairs:
+        fig.write(f"guard.names_ratio.{n}\t{now[k] / now['compile/' + n]:.2f}\n")
+for k in ("lookup/Ilmap.Corpus.ManyMethods", "lookup/synthetic-100k"):
+    if k in now:
+        fig.write(f"guard.per_lookup.{k.split('/')[1]}\t{now[k] / 20000:.0f}\n")
+if any(k.startswith("lookup/") for k in now):
+    print(f"\nPer lookup (a stream of 20,000): " + ", ".join(f"{k.split('/')[1]} {now[k] / 20000:.0f} instructions" for k in now if k.startswith("lookup/")) + ".")
+PY
+    } > "$PARTS/guard.md"
+    emit guard "$PARTS/guard.md"
+  else
+    log "guard: skipped (no valgrind)"
+  fi
+fi
+
+# --- .NET: the Ilmap library against SRM --------------------------------------------------------
+if want dotnet; then
+  if command -v dotnet > /dev/null; then
+    part_begin dotnet
+    c=$(cache_of "$GEN/syn-100kpts.pdb")
+    : > "$RES/dotnet.txt"
+    ok=1
+    for reader in managed native; do
+      log "dotnet: $reader reader"
+      if ! bash "$ROOT/integrations/dotnet/bench.sh" "$BUILD/capi/libilmap.so" "$BUILD/dotnet/bench" "$c" "$GEN/syn-100kpts.pdb" \
+           --queries "${c%.ilmap}.queries" --repeat 9 --warmup-ms 500 --reader "$reader" > "$RES/dotnet-$reader.txt" 2>&1; then
+        log "dotnet bench failed (see $RES/dotnet-$reader.txt)"; ok=0
+      fi
+    done
+    { stamp dotnet; python3 - "$RES" "$ok" <<'PY'
+import os, re, sys
+res, ok = sys.argv[1], sys.argv[2] == "1"
+if not ok:
+    print("Not measured in this run: `integrations/dotnet/bench.sh` failed (its output is in the build's results folder)."); sys.exit(0)
+kv = {r: dict(re.findall(r"(\w+)=(\S+)", open(f"{res}/dotnet-{r}.txt").read())) for r in ("managed", "native")}
+m = kv["managed"]
+print(f"`integrations/dotnet/bench.sh LIBILMAP OUT CACHE PDB --queries QUERIES --repeat 9 --warmup-ms 500 --reader managed|native` "
+      f"on syn-100kpts ({int(m['queries']):,} queries, {int(m['hits']):,} hits; {m['methods']} methods, {int(m['points']):,} points): "
+      "one .NET process answers the same queries through the Ilmap library (`IlmapCache.TryLookup`; its managed reader, "
+      "or P/Invoke into `libilmap.so`) and through System.Reflection.Metadata's per-lookup path "
+      "(`GetMethodDebugInformation(row).GetSequencePoints()` and the runtime's rule; once more making the file name a "
+      "string, as `SourceLocation.File` has it); each warmed up, then interleaved passes, median pass / queries. "
+      "Source lines: up to 1,000 (document, line) queries through `IlmapCache.Lines` against a scan of every method's "
+      "points with SRM (it has no line index). Open: `IlmapCache.Open` + `Dispose` against "
+      "`MetadataReaderProvider.FromPortablePdbStream` + `GetMetadataReader`.\n")
+print("| reader | IL lookup | SRM per lookup | SRM + file name | SRM / Ilmap | source line (`Lines`) | SRM scan per line | open + close | SRM open | allocated per pass |")
+print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+for r, v in kv.items():
+    g = lambda k: float(v.get(k, "nan"))
+    print(f"| {r} | {g('ilmap_pinvoke_ns_per_query'):.1f} ns | {g('srm_per_lookup_ns_per_query'):.1f} ns | "
+          f"{g('srm_per_lookup_with_file_name_ns_per_query'):.1f} ns | **{g('ratio_srm_over_ilmap'):.1f}x** | "
+          f"{g('ilmap_lines_ns_per_query') / 1e3:.2f} µs | {g('srm_scan_lines_ns_per_query') / 1e6:.2f} ms | "
+          f"{g('ilmap_open_close_us'):.1f} µs | {g('srm_open_us'):.1f} µs | {v.get('ilmap_bytes_allocated_per_pass', '-')} bytes |")
+print("\n(The key `ilmap_pinvoke_ns_per_query` of the program names both readers' lookups.)")
+PY
+    } > "$PARTS/dotnet.md"
+    emit dotnet "$PARTS/dotnet.md"
+  else
+    log "dotnet: skipped (dotnet not found)"
+  fi
+fi
+
+# --- services and stores (slow; --with-services) ------------------------------------------------
+if [[ $SERVICES == 1 ]] && want services; then
+  part_begin services
+  bash "$ROOT/bench/store_add.sh" --build "$BUILD" --runs 3 "${W_ARGS[@]}" > "$RES/store-add.log" 2>&1 || log "store_add.sh failed"
+  bash "$ROOT/bench/fetch-parallel.sh" --build "$BUILD" --runs 3 "${W_ARGS[@]}" > "$RES/fetch-parallel.log" 2>&1 || log "fetch-parallel.sh failed"
+  bash "$ROOT/bench/store_publish.sh" --build "$BUILD" --runs 1 ${WRITE:+--update} > "$RES/store-publish.log" 2>&1 || log "store_publish.sh failed"
+  bash "$ROOT/bench/serve_load.sh" --build "$BUILD" --duration 10 --soak 60 "${W_ARGS[@]}" > "$RES/serve-load.log" 2>&1 || log "serve_load.sh failed"
+fi
+
+# --- against the goals --------------------------------------------------------------------------
+if [[ -z $ONLY ]]; then
+  log "goals"
+  { bench_stamp "scripts/bench.sh --build $(bench_rel "$BUILD")${ARGS[*]:+ ${ARGS[*]}}${SYMSRC:+ --symbolic-src SYMBOLIC-SOURCES}" "$LOAD0"
+    echo "Run time: $(( ($(date +%s) - T_START) / 60 )) min. Every figure is this run's (the sections above); \"met?\" is computed from it."
+    echo
+    python3 "$ROOT/scripts/bench-goals.py" "$BENCH_FIGURES"; } > "$PARTS/goals.md"
+  emit goals "$PARTS/goals.md"
+fi
+log "done in $(( ($(date +%s) - T_START) / 60 )) min $(( ($(date +%s) - T_START) % 60 )) s; raw outputs in $RES"
