@@ -1,8 +1,9 @@
 // The managed reader against the native one (libilmap): every cache compiled from corpus/ (and
 // ../shared/corpus-public when present, and the NuGet Windows PDB corpus of corpus/windows when
 // test.sh restored it) asked the same questions of both — every method at every
-// IL offset up to its last point + 4, every line of every document with and without columns,
-// every method name, the identity, embedded sources, verify — and every answer compared.
+// IL offset up to its last point + 4, every line of every document with and without columns
+// under both binding rules, relative document paths, every method name, the identity, embedded
+// sources, verify — and every answer compared.
 using System;
 using System.Collections.Generic;
 using System.IO;
@@ -185,6 +186,7 @@ public class AgreementTests(ITestOutputHelper output)
         // with no column and with a few: every line up to the last a point starts or ends on + 2
         // (beyond line 2000, as #line directives make, only those lines and the ones around them).
         var paths = Enumerable.Range(0, native.DocumentCount).Select(native.DocumentPath).Distinct().ToList();
+        var ruleQueries = new long[Rules.Length];
         var bufferN = new LineBinding[64];
         var bufferM = new LineBinding[64];
         foreach (string p in paths)
@@ -198,23 +200,37 @@ public class AgreementTests(ITestOutputHelper output)
             {
                 foreach (int line in lines)
                 {
-                    foreach (int column in q == p ? new[] { 0, 1, 5, 9, 13, 20, 33, 60 } : new[] { 0 })
-                    {
-                        string no = Outcome(() => Show(bufferN, native.Lines(q, line, bufferN, column)));
-                        string mo = Outcome(() => Show(bufferM, managed.Lines(q, line, bufferM, column)));
-                        Assert.True(no == mo, $"{label} lines {q}:{line}:{column}: native {no}, managed {mo}");
-                        queries++;
-                    }
+                    foreach (int column in q == p ? Columns : NoColumn)
+                        foreach (LineRule rule in RulesFor(q == p, line, column))
+                        {
+                            string no = Outcome(() => Show(bufferN, native.Lines(q, line, bufferN, column, rule)));
+                            string mo = Outcome(() => Show(bufferM, managed.Lines(q, line, bufferM, column, rule)));
+                            Assert.True(no == mo, $"{label} lines {q}:{line}:{column} {rule}: native {no}, managed {mo}");
+                            queries++;
+                            ruleQueries[(int)rule]++;
+                        }
                 }
             }
         }
-        foreach (string q in new[] { "no-such-file.cs", "/", "x" })
+        // Paths that name no document, or one by a relative path ("./", "../" resolved, the
+        // shortest match), for both rules.
+        var relative = new List<string> { "no-such-file.cs", "/", "x", "\\", "./", "../", "C:\\x.cs", "a/../" };
+        foreach (string p in paths)
         {
-            Assert.Equal(Outcome(() => native.Lines(q, 1).Length), Outcome(() => managed.Lines(q, 1).Length));
-            queries++;
+            string name = Path.GetFileName(p.Replace('\\', '/'));
+            if (name.Length > 0)
+                relative.AddRange(new[] { "./" + name, "../" + name, "x/../" + name, "/" + name, "./x/" + name, name[1..] });
         }
+        foreach (string q in relative.Distinct())
+            foreach (LineRule rule in Rules)
+            {
+                string no = Outcome(() => Show(native.Lines(q, 1, 0, rule)));
+                string mo = Outcome(() => Show(managed.Lines(q, 1, 0, rule)));
+                Assert.True(no == mo, $"{label} lines {q}:1 {rule}: native {no}, managed {mo}");
+                queries++;
+            }
 
-        Phase("lines");
+        Phase($"lines ({string.Join(", ", Rules.Select(r => $"{ruleQueries[(int)r]} {r}"))})");
         // Method names, both flavors, past the last method.
         for (int row = 0; row <= native.MethodCount + 300; row++)
             foreach (MethodNameFlavor flavor in new[] { MethodNameFlavor.CoreClr, MethodNameFlavor.Mono })
@@ -227,12 +243,36 @@ public class AgreementTests(ITestOutputHelper output)
         output.WriteLine($"{label} {options}: {queries} queries agree ({string.Join(", ", phases)})");
     }
 
+    static readonly LineRule[] Rules = [LineRule.Debugger, LineRule.AllMethods];
+    static readonly LineRule[] AllMethodsRule = [LineRule.AllMethods];
+
+    static readonly int[] Columns = [0, 1, 5, 9, 13, 20, 33, 60], NoColumn = [0];
+
+    /// <summary>
+    /// The rules a lines query is compared under: "all methods" always (the queries of ilmap
+    /// 0.2.0's tests); "debugger" on every line without a column by the document's own path, with
+    /// one of the columns (a different one from line to line), and by the other spellings on every
+    /// 16th line. The debugger rule reads every point of the document, in the native reader too
+    /// (SPEC.md 6.2): asking every query under it would make this test several times slower, and
+    /// a column binds as under "all methods" when it lies inside a point of the line, else as no
+    /// column.
+    /// </summary>
+    static LineRule[] RulesFor(bool ownPath, int line, int column)
+    {
+        bool debugger = ownPath
+            ? column == 0 || column == Columns[1 + line % (Columns.Length - 1)]
+            : line % 16 == 0;
+        return debugger ? Rules : AllMethodsRule;
+    }
+
     static bool Same(in SourceLocation a, in SourceLocation b) =>
         a.File == b.File && a.Url == b.Url && a.Language == b.Language && a.Line == b.Line && a.Column == b.Column
         && a.EndLine == b.EndLine && a.EndColumn == b.EndColumn && a.ILOffset == b.ILOffset;
 
     static string Show(in SourceLocation l) =>
         $"{l.File} [{l.Url}] {l.Language} {l.Line}:{l.Column}-{l.EndLine}:{l.EndColumn} IL {l.ILOffset}";
+
+    static string Show(LineBinding[] all) => Show(all, all.Length);
 
     static string Show(LineBinding[] buffer, int n) =>
         n + ": " + string.Join("; ", buffer.Take(Math.Min(n, buffer.Length)).Select(b => b.ToString() + $"-{b.EndLine}:{b.EndColumn}"));
