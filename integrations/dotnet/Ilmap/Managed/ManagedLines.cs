@@ -511,9 +511,9 @@ internal sealed partial class ManagedCache
             throw new IlmapException(IlmapStatus.Usage, "lines: empty document path");
         if (rule != LineRule.Debugger && rule != LineRule.AllMethods)
             throw new IlmapException(IlmapStatus.Usage, "lines: unknown rule");
-        LineTables t = Lines();
         Scratch z = t_scratch ??= new Scratch();
-        MatchDocuments(document, documentText, z.Documents);
+        MatchDocuments(document, documentText, z.Documents); // as the native reader: NotFound before the index's errors
+        LineTables t = Lines();
         // Step 3 on the index: L' and Q.
         z.Q.Clear();
         uint best = uint.MaxValue;
