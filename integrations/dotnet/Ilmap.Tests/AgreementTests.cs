@@ -152,6 +152,7 @@ public class AgreementTests(ITestOutputHelper output)
         // Lookups: every method at every IL offset to its last point + 4, and odd ones.
         var m = (ManagedCache)managed.Backend;
         var codeLines = new Dictionary<string, SortedSet<int>>(); // start and end lines seen per document
+        var codePoints = new Dictionary<string, HashSet<long>>(); // visible points seen per document: (row, IL offset)
         int[] odd = [-1, int.MinValue, int.MaxValue, 0xFFFFFF, 0x10000];
         for (int row = 0; row <= native.MethodCount + 1; row++)
         {
@@ -171,6 +172,9 @@ public class AgreementTests(ITestOutputHelper output)
                         codeLines[a.File] = set = new SortedSet<int>();
                     set.Add(a.Line);
                     set.Add(a.EndLine);
+                    if (!codePoints.TryGetValue(a.File, out HashSet<long>? points))
+                        codePoints[a.File] = points = new HashSet<long>();
+                    points.Add(((long)row << 32) | (uint)a.ILOffset);
                 }
                 queries += 2;
             }
@@ -185,7 +189,7 @@ public class AgreementTests(ITestOutputHelper output)
         // Lines: every line of every document (by its path, the other separator, its file name),
         // with no column and with a few: every line up to the last a point starts or ends on + 2
         // (beyond line 2000, as #line directives make, only those lines and the ones around them),
-        // under both rules as RulesFor says.
+        // under the rules DebuggerLines says.
         var paths = Enumerable.Range(0, native.DocumentCount).Select(native.DocumentPath).Distinct().ToList();
         var ruleQueries = new long[Rules.Length];
         var bufferN = new LineBinding[64];
@@ -193,6 +197,7 @@ public class AgreementTests(ITestOutputHelper output)
         foreach (string p in paths)
         {
             SortedSet<int> seen = codeLines.GetValueOrDefault(p) ?? new SortedSet<int>();
+            var debugger = new DebuggerLines(codePoints.GetValueOrDefault(p)?.Count ?? 0, label + options);
             var lines = new SortedSet<int>(Enumerable.Range(1, Math.Min(seen.Count == 0 ? 3 : seen.Max, 2000) + 2));
             foreach (int l in seen)
                 lines.UnionWith(new[] { l - 1, l, l + 1, l + 2 }.Where(x => x >= 1));
@@ -202,7 +207,7 @@ public class AgreementTests(ITestOutputHelper output)
                 foreach (int line in lines)
                 {
                     foreach (int column in q == p ? Columns : NoColumn)
-                        foreach (LineRule rule in RulesFor(q == p, line, column))
+                        foreach (LineRule rule in debugger.RulesFor(q == p, line, column))
                         {
                             string no = Outcome(() => Show(bufferN, native.Lines(q, line, bufferN, column, rule)));
                             string mo = Outcome(() => Show(bufferM, managed.Lines(q, line, bufferM, column, rule)));
@@ -250,21 +255,43 @@ public class AgreementTests(ITestOutputHelper output)
     static readonly int[] Columns = [0, 1, 5, 9, 13, 20, 33, 60], NoColumn = [0];
 
     /// <summary>
-    /// The rules a lines query is compared under: "all methods" always (the queries of ilmap
-    /// 0.2.0's tests); "debugger" on every line without a column by the document's own path, on
-    /// every 8th line with one of the columns (another from one such line to the next), and on
-    /// every 16th line by the other spellings. The debugger rule reads every point of the
-    /// document, in the native reader too (SPEC.md 6.2), so each query costs as much as the
-    /// document is large: asking every query under it would make this test several times slower.
-    /// A column binds as under "all methods" when it lies inside a point of the line, else as no
-    /// column.
+    /// The rules the lines queries of a document are compared under: "all methods" always (the
+    /// queries of ilmap 0.2.0's tests), "debugger" on some. The debugger rule reads every point of
+    /// the document, in the native reader too (SPEC.md 6.2): a query costs as much as the document
+    /// is large, and asking every query under it would make this test several times slower. So
+    /// "debugger" is asked on every line of a document of up to <see cref="Points"/> visible
+    /// points, on every k-th line of a larger one (k = its points / Points, rounded up; which
+    /// lines depends on the cache, so that the variants of a corpus case cover different ones):
+    /// there without a column by the document's own path, on every 8th such line with one of the
+    /// columns (another from one to the next), and on every 16th by the other spellings. A column
+    /// binds as under "all methods" when it lies inside a point of the line, else as no column.
     /// </summary>
-    static LineRule[] RulesFor(bool ownPath, int line, int column)
+    readonly struct DebuggerLines(int points, string cache)
     {
-        bool debugger = ownPath
-            ? column == 0 || (line % 8 == 0 && column == Columns[1 + line / 8 % (Columns.Length - 1)])
-            : line % 16 == 0;
-        return debugger ? Rules : AllMethodsRule;
+        const int Points = 500;
+
+        readonly int _stride = Math.Max(1, (points + Points - 1) / Points);
+        readonly int _offset = (int)(Hash(cache) % (uint)Math.Max(1, (points + Points - 1) / Points));
+
+        static uint Hash(string s)
+        {
+            uint h = 2166136261;
+            foreach (char c in s)
+                h = (h ^ c) * 16777619;
+            return h;
+        }
+
+        public LineRule[] RulesFor(bool ownPath, int line, int column)
+        {
+            int d = line - _offset;
+            if (d < 0 || d % _stride != 0)
+                return AllMethodsRule;
+            int k = d / _stride;
+            bool debugger = ownPath
+                ? column == 0 || (k % 8 == 0 && column == Columns[1 + k / 8 % (Columns.Length - 1)])
+                : k % 16 == 0;
+            return debugger ? Rules : AllMethodsRule;
+        }
     }
 
     static bool Same(in SourceLocation a, in SourceLocation b) =>
