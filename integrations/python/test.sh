@@ -72,18 +72,27 @@ field() { awk -v k="$1:" '$1 == k { print $2; exit }' "$2"; }
 awk 'NF != 2 { print "FAIL: no value for " $1 " in ilmap info"; bad = 1 } END { exit bad }' "$data/identity"
 
 # `ilmap lines` of every file:line the runtime printed, a non-ASCII path's suffix, and a line
-# past the end (no code: exit 3, no output).
+# past the end (no code: exit 3, no output); lines.tsv with the default rule (the debugger's),
+# lines-all-methods.tsv with --all-methods; the line after each of the runtime's, and two lines
+# the rules bind differently (a statement that declares a lambda, a switch expression).
 {
-  awk -F'\t' 'NR > 1 && !/^#/ && $6 != "" { print $6 ":" $7 }' "$tsv" | sort -u
+  awk -F'\t' 'NR > 1 && !/^#/ && $6 != "" { print $6 ":" $7; print $6 ":" $7 + 1 }' "$tsv" | sort -u
   echo "Ümläut.cs:1"
   echo "Scenarios.cs:100000"
-} | while IFS= read -r query; do
-  printf '%s\t\n' "$query"
-  rc=0
-  "$ilmap" lines "$data/frames.ilmap" "$query" >"$work/lines.out" 2>/dev/null || rc=$?
-  [[ $rc -eq 0 || $rc -eq 3 ]] || { echo "FAIL: ilmap lines $query: exit $rc" >&2; exit 1; }
-  sed "s|^|$query\t|" "$work/lines.out"
-done >"$data/lines.tsv"
+  echo "Scenarios.cs:44"
+  echo "Scenarios.cs:101"
+} >"$work/lines.queries"
+for rule in default all-methods; do
+  options=() out=$data/lines.tsv
+  [[ $rule == default ]] || options=(--all-methods) out=$data/lines-$rule.tsv
+  while IFS= read -r query; do
+    printf '%s\t\n' "$query"
+    rc=0
+    "$ilmap" lines "${options[@]}" "$data/frames.ilmap" "$query" >"$work/lines.out" 2>/dev/null || rc=$?
+    [[ $rc -eq 0 || $rc -eq 3 ]] || { echo "FAIL: ilmap lines ${options[*]} $query: exit $rc" >&2; exit 1; }
+    sed "s|^|$query\t|" "$work/lines.out"
+  done <"$work/lines.queries" >"$out"
+done
 
 # A PDB with embedded sources, compiled with --embed-sources; its source file in corpus/src.
 sources_pdb=$(awk -F'\t' '$4 == "embedded-sources" && $3 != "-" { print $3; exit }' "$manifest")

@@ -51,7 +51,7 @@ public class HostileAgreementTests(ITestOutputHelper output)
             Outcome(() => cache.EmbeddedSourceBytes(d)?.Length.ToString() ?? "");
             if (path.Length > 0)
                 for (int line = 1; line < 40; line += 5)
-                    Outcome(() => cache.Lines(path, line, buffer, line % 3).ToString());
+                    Outcome(() => cache.Lines(path, line, buffer, line % 3, (LineRule)(line % 2)).ToString()); // both rules
         }
         for (int row = 0; row < Math.Min(cache.MethodCount + 2, 400); row++)
             cache.MethodName(0x06000000 | row, MethodNameFlavor.Mono);

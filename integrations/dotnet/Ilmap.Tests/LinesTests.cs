@@ -1,9 +1,12 @@
-// Lines (SPEC.md 6.2, 6.3) against the binding rule computed from System.Reflection.Metadata's
-// sequence points, for every document, line 1 and every line that starts code with the lines
-// around it (other lines bind as the next line with code does) of the
-// corpus PDBs; MethodName against `ilmap dump --methods`; allocation-free lookups into a span.
+// Lines (SPEC.md 6.2, 6.3): the rule "all methods" against the same rule computed from
+// System.Reflection.Metadata's sequence points, for every document, line 1 and every line that
+// starts code with the lines around it (other lines bind as the next line with code does) of the
+// corpus PDBs; the rule "debugger" (the default) against netcoredbg's bindings on corpus case
+// cs-breakpoints (tests/breakpoints/expected.tsv), with both readers; document matching;
+// MethodName against `ilmap dump --methods`; allocation-free lookups into a span.
 using System;
 using System.Collections.Generic;
+using System.IO;
 using System.Linq;
 using System.Reflection.Metadata;
 using System.Reflection.Metadata.Ecma335;
@@ -22,7 +25,7 @@ public class LinesTests
         !(inner.Line == outer.Line && inner.Column == outer.Column && inner.EndLine == outer.EndLine && inner.EndColumn == outer.EndColumn) &&
         Le(outer.Line, outer.Column, inner.Line, inner.Column) && Le(inner.EndLine, inner.EndColumn, outer.EndLine, outer.EndColumn);
 
-    // SPEC.md 6.2 steps 3, 5 and 6 (no column), literally.
+    // SPEC.md 6.2 steps 3 and 5 (rule "all methods", no column), literally.
     static List<Pt> Expected(List<Pt> all, int line)
     {
         var after = all.Where(p => p.Line >= line).ToList();
@@ -36,7 +39,7 @@ public class LinesTests
 
     [Theory]
     [MemberData(nameof(Corpus.NameData), MemberType = typeof(Corpus))]
-    public void EveryDocumentLineAgreesWithSrm(string name)
+    public void EveryDocumentLineAgreesWithSrmAllMethods(string name)
     {
         using var pdb = new SrmPdb(Corpus.PdbPath(name));
         using var cache = IlmapCache.Open(Corpus.CachePath(name));
@@ -63,7 +66,7 @@ public class LinesTests
             foreach (int line in lines)
             {
                 var want = Expected(points, line);
-                int n = cache.Lines(path, line, buffer);
+                int n = cache.Lines(path, line, buffer, rule: LineRule.AllMethods);
                 Assert.Equal(want.Count, n);
                 for (int i = 0; i < n; i++)
                 {
@@ -73,12 +76,171 @@ public class LinesTests
                     Assert.True(want[i] == got, $"{name} {path}:{line}: SRM {want[i]}, ilmap {got}");
                     Assert.Equal(0x06, b.Token >>> 24);
                 }
-                Assert.Equal(buffer.AsSpan(0, n).ToArray(), cache.Lines(path, line));
+                Assert.Equal(buffer.AsSpan(0, n).ToArray(), cache.Lines(path, line, rule: LineRule.AllMethods));
                 queries++;
                 bindings += n;
             }
         }
         Assert.True(bindings > 0, $"{name}: no line bound");
+    }
+
+    // --- corpus case cs-breakpoints: where netcoredbg binds a file:line breakpoint ---
+
+    static string CorpusDir => Environment.GetEnvironmentVariable("ILMAP_CORPUS_DIR")!;
+
+    /// <summary>The line of the "// [name]" marker in corpus/src/Breakpoints/FILE, given as "FILE#name".</summary>
+    static int Marker(string at)
+    {
+        string[] parts = at.Split('#');
+        string[] lines = File.ReadAllLines(Path.Combine(CorpusDir, "src", "Breakpoints", parts[0]));
+        int[] found = Enumerable.Range(0, lines.Length).Where(i => lines[i].Contains($"// [{parts[1]}]", StringComparison.Ordinal)).ToArray();
+        Assert.True(found.Length == 1, $"marker [{parts[1]}] is on {found.Length} lines of {parts[0]}");
+        return found[0] + 1;
+    }
+
+    /// <summary>The cs-breakpoints cache, compiled from the PE (with method names) or from a copy of the PDB alone (without).</summary>
+    static IlmapCache Breakpoints(IlmapReader reader, bool names = true) =>
+        IlmapCache.Open(names ? Corpus.CachePath("cs-breakpoints", fromPe: true) : UnnamedBreakpoints.Value, reader);
+
+    static readonly Lazy<string> UnnamedBreakpoints = new(() =>
+    {
+        // Beside its DLL, the PDB would be compiled with the DLL's names: compile a copy alone.
+        string dir = Corpus.TempFile("cs-breakpoints-pdb-only");
+        Directory.CreateDirectory(dir);
+        string pdb = Path.Combine(dir, Path.GetFileName(Corpus.PdbPath("cs-breakpoints")));
+        File.Copy(Corpus.PdbPath("cs-breakpoints"), pdb, overwrite: true);
+        string output = Path.Combine(dir, "unnamed.ilmap");
+        var (code, _, stderr) = Corpus.Run(Environment.GetEnvironmentVariable("ILMAP_EXE")!, "compile", pdb, "-o", output, "-q");
+        Assert.True(code == 0, $"ilmap compile {pdb} failed ({code}): {stderr}");
+        return output;
+    });
+
+    public static IEnumerable<object[]> Readers() => new[] { new object[] { IlmapReader.Managed }, new object[] { IlmapReader.Native } };
+
+    /// <summary>
+    /// Every row of tests/breakpoints/expected.tsv (what tests/breakpoints/check.sh checks with the
+    /// ilmap program), through the library: as many bindings as the row names methods, each in the
+    /// expected document and on the expected line, in a method whose name contains the row's.
+    /// </summary>
+    [Theory]
+    [MemberData(nameof(Readers))]
+    public void BreakpointsBindAsNetcoredbg(IlmapReader reader)
+    {
+        using IlmapCache cache = Breakpoints(reader);
+        var failures = new List<string>();
+        int rows = 0;
+        foreach (string row in File.ReadLines(Path.Combine(CorpusDir, "..", "tests", "breakpoints", "expected.tsv")))
+        {
+            if (row.Length == 0 || row.StartsWith('#'))
+                continue;
+            string[] f = row.Split('\t');
+            string query = f[0], expect = f[2];
+            int line = Marker(f[1]);
+            rows++;
+            if (expect == "none")
+            {
+                var e = Assert.Throws<IlmapException>(() => cache.Lines(query, line));
+                Assert.Equal(IlmapStatus.NotFound, e.Status);
+                continue;
+            }
+            string[] methods = f[3].Split(';');
+            LineBinding[] got = cache.Lines(query, line);
+            string file = "/_/Breakpoints/" + expect.Split('#')[0];
+            int want = Marker(expect);
+            bool ok = got.Length == methods.Length;
+            for (int i = 0; ok && i < got.Length; i++)
+                ok = got[i].File == file && got[i].Line == want && (cache.MethodName(got[i].Token) ?? "").Contains(methods[i], StringComparison.Ordinal);
+            if (!ok)
+                failures.Add($"{query}:{line} ({f[4]}): expected {f[3]} at {file}:{want}, got " +
+                             string.Join("; ", got.Select(b => $"{b} {cache.MethodName(b.Token)}")));
+        }
+        Assert.True(rows >= 30, $"{rows} rows in expected.tsv");
+        Assert.True(failures.Count == 0, string.Join("\n", failures));
+    }
+
+    [Theory]
+    [MemberData(nameof(Readers))]
+    public void BreakpointShapes(IlmapReader reader)
+    {
+        using IlmapCache cache = Breakpoints(reader);
+        // A field initializer binds in both constructors, at the same span.
+        LineBinding[] field = cache.Lines("Program.cs", Marker("Program.cs#field"));
+        Assert.Equal(2, field.Length);
+        Assert.NotEqual(field[0].Token, field[1].Token);
+        Assert.All(field, b => Assert.EndsWith("..ctor", cache.MethodName(b.Token)!.Split('(')[0], StringComparison.Ordinal));
+        Assert.Equal(field[0] with { Token = 0, ILOffset = 0 }, field[1] with { Token = 0, ILOffset = 0 });
+        // The second line of a two-line statement binds the statement (its start line); the rule
+        // "all methods" binds the next line that starts code instead.
+        int second = Marker("Program.cs#two-line-second");
+        LineBinding statement = Assert.Single(cache.Lines("Program.cs", second));
+        Assert.Equal(Marker("Program.cs#two-line"), statement.Line);
+        Assert.True(statement.EndLine >= second);
+        LineBinding next = Assert.Single(cache.Lines("Program.cs", second, rule: LineRule.AllMethods));
+        Assert.Equal(Marker("Program.cs#after-comments"), next.Line);
+        // The statement that passes a lambda binds the statement; a column inside the lambda binds the lambda.
+        int lambdaLine = Marker("Program.cs#lambda-line");
+        LineBinding call = Assert.Single(cache.Lines("Program.cs", lambdaLine));
+        Assert.StartsWith("Ilmap.Corpus.Breakpoints.Program.Run(", cache.MethodName(call.Token), StringComparison.Ordinal);
+        Assert.Equal(lambdaLine, call.Line);
+        // A line above every method binds the first method below it: here the field initializer,
+        // in both constructors.
+        Assert.Equal(field, cache.Lines("Program.cs", 1));
+    }
+
+    [Theory]
+    [MemberData(nameof(Readers))]
+    public void RelativePathsPickTheShortestMatch(IlmapReader reader)
+    {
+        using IlmapCache cache = Breakpoints(reader);
+        int line = Marker("Program.cs#two-line-second");
+        LineBinding[] exact = cache.Lines("/_/Breakpoints/Program.cs", line);
+        Assert.Equal("/_/Breakpoints/Program.cs", Assert.Single(exact).File);
+        // "Program.cs" ends both /_/Breakpoints/Program.cs and /_/Breakpoints/folder/Program.cs: the shorter wins.
+        foreach (string q in new[] { "Program.cs", "../Program.cs", "Breakpoints/Program.cs", "./Breakpoints/folder/../Program.cs",
+                                     "\\_\\Breakpoints\\Program.cs", "Breakpoints\\Program.cs", "./x/../../Program.cs" })
+            Assert.Equal(exact, cache.Lines(q, line));
+        foreach (string q in new[] { "folder/Program.cs", "./Breakpoints/folder/Program.cs", "Breakpoints\\folder\\Program.cs" })
+            Assert.Equal("/_/Breakpoints/folder/Program.cs", Assert.Single(cache.Lines(q, line)).File);
+        // No document: a wrong folder, part of a file name, an absolute path that is not a
+        // document's, a path that ends with a separator.
+        foreach (string q in new[] { "../wrong_folder/./Program.cs", "./wrong_folder/Program.cs", "gram.cs", "/Program.cs",
+                                     "C:\\Program.cs", "Breakpoints/", "./", ".." })
+        {
+            var e = Assert.Throws<IlmapException>(() => cache.Lines(q, line));
+            Assert.Equal(IlmapStatus.NotFound, e.Status);
+        }
+    }
+
+    /// <summary>
+    /// A cache without method names tells constructors by the spans they share (SPEC.md 6.2 step
+    /// 6): on cs-breakpoints the field initializer still binds both constructors, a few shapes bind
+    /// as with names, and the managed reader agrees with the native one on every line of both
+    /// documents, with both rules (the agreement tests compile the corpus with names).
+    /// </summary>
+    [Fact]
+    public void WithoutNamesConstructorsShareSpans()
+    {
+        using IlmapCache named = Breakpoints(IlmapReader.Native);
+        using IlmapCache native = Breakpoints(IlmapReader.Native, names: false);
+        using IlmapCache managed = Breakpoints(IlmapReader.Managed, names: false);
+        Assert.Null(native.MethodName(0x06000001));
+        Assert.Null(managed.MethodName(0x06000001));
+        Assert.Equal(2, managed.Lines("Program.cs", Marker("Program.cs#field")).Length);
+        foreach (string at in new[] { "field", "ctor-body", "two-line-second", "lambda-line", "close-then-local", "deep-blank", "loop" })
+        {
+            int line = Marker("Program.cs#" + at);
+            Assert.Equal(named.Lines("Program.cs", line), native.Lines("Program.cs", line));
+        }
+        int queries = 0;
+        foreach (string path in new[] { "/_/Breakpoints/Program.cs", "/_/Breakpoints/folder/Program.cs" })
+            for (int line = 1; line <= File.ReadAllLines(Path.Combine(CorpusDir, "src", "Breakpoints", path["/_/Breakpoints/".Length..])).Length + 1; line++)
+                foreach (int column in new[] { 0, 9, 30 })
+                    foreach (LineRule rule in new[] { LineRule.Debugger, LineRule.AllMethods })
+                    {
+                        Assert.Equal(native.Lines(path, line, column, rule), managed.Lines(path, line, column, rule));
+                        queries++;
+                    }
+        Assert.True(queries > 500);
     }
 
     [Fact]

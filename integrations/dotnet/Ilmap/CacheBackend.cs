@@ -39,8 +39,9 @@ internal abstract class CacheBackend : IDisposable
 
     public abstract bool TryLookupRow(uint row, uint ilOffset, out SourceLocation location);
 
-    /// <summary>SPEC.md 6.2 for a document path given as UTF-8; returns the number of bindings.</summary>
-    public abstract int Lines(ReadOnlySpan<byte> document, string documentText, uint line, uint column, Span<LineBinding> destination);
+    /// <summary>SPEC.md 6.2 (with <paramref name="rule"/>) for a document path given as UTF-8; returns the number of bindings.</summary>
+    public abstract int Lines(ReadOnlySpan<byte> document, string documentText, uint line, uint column, LineRule rule,
+                              Span<LineBinding> destination);
 
     public abstract string? MethodName(uint token, MethodNameFlavor flavor);
 

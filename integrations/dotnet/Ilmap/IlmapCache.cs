@@ -169,35 +169,46 @@ public sealed class IlmapCache : IDisposable
     /// <summary>
     /// Reverse lookup (SPEC.md 6.2, 6.3): the methods and IL offsets a debugger binds a
     /// breakpoint at <paramref name="line"/> (and <paramref name="column"/>, 0 = none) of
-    /// <paramref name="document"/> to: an exact document path, the same path with the other
-    /// separator, or a unique path suffix ("Program.cs"). Fills <paramref name="destination"/>
-    /// with up to its length of bindings, ordered by token then IL offset, and returns how many
-    /// there are in all (0 when no code lies at or after the line).
+    /// <paramref name="document"/> to. The document is named by its exact path, the same path
+    /// with the other separator, or a relative path ("Program.cs", "../App/Program.cs"; "./" and
+    /// "../" resolved) that ends a document's path at a separator, the shortest such path winning
+    /// ("Program.cs" names "/src/App/Program.cs" rather than "/src/App/Sub/Program.cs").
+    /// <paramref name="rule"/> chooses the methods: <see cref="LineRule.Debugger"/> (the
+    /// default) as netcoredbg binds a <c>file:line</c> breakpoint, or
+    /// <see cref="LineRule.AllMethods"/>, every method whose code starts on the first line with
+    /// code at or after the line. A column inside a lambda binds the lambda under both rules.
+    /// Fills <paramref name="destination"/> with up to its length of bindings, ordered by token
+    /// then IL offset, and returns how many there are in all (0 when no code binds).
     /// </summary>
-    /// <exception cref="IlmapException">No such document or an ambiguous suffix (NotFound, the
-    /// message lists the candidates), or a packed index that does not unpack (Malformed, TooLarge).</exception>
-    public int Lines(string document, int line, Span<LineBinding> destination, int column = 0)
+    /// <exception cref="IlmapException">No document matches (NotFound), or a packed index that
+    /// does not unpack (Malformed, TooLarge).</exception>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="line"/> is not positive,
+    /// <paramref name="column"/> is negative, or <paramref name="rule"/> is not a
+    /// <see cref="LineRule"/>.</exception>
+    public int Lines(string document, int line, Span<LineBinding> destination, int column = 0, LineRule rule = LineRule.Debugger)
     {
         ArgumentNullException.ThrowIfNull(document);
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(line);
         ArgumentOutOfRangeException.ThrowIfNegative(column);
+        if (rule != LineRule.Debugger && rule != LineRule.AllMethods)
+            throw new ArgumentOutOfRangeException(nameof(rule), rule, "not a LineRule");
         const int StackBytes = 1024;
         int byteCount = Encoding.UTF8.GetByteCount(document);
         byte[]? rented = byteCount > StackBytes ? new byte[byteCount] : null;
         Span<byte> utf8 = rented ?? stackalloc byte[StackBytes];
         utf8 = utf8[..Encoding.UTF8.GetBytes(document, utf8)];
-        return _backend.Lines(utf8, document, (uint)line, (uint)column, destination);
+        return _backend.Lines(utf8, document, (uint)line, (uint)column, rule, destination);
     }
 
-    /// <summary>As <see cref="Lines(string, int, Span{LineBinding}, int)"/>, returning a new array of every binding.</summary>
-    public LineBinding[] Lines(string document, int line, int column = 0)
+    /// <summary>As <see cref="Lines(string, int, Span{LineBinding}, int, LineRule)"/>, returning a new array of every binding.</summary>
+    public LineBinding[] Lines(string document, int line, int column = 0, LineRule rule = LineRule.Debugger)
     {
         Span<LineBinding> first = new LineBinding[8];
-        int n = Lines(document, line, first, column);
+        int n = Lines(document, line, first, column, rule);
         if (n <= first.Length)
             return first[..n].ToArray();
         var all = new LineBinding[n];
-        Lines(document, line, all, column);
+        Lines(document, line, all, column, rule);
         return all;
     }
 

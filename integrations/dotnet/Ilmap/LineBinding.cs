@@ -10,6 +10,26 @@ public readonly record struct LineBinding(int Token, int ILOffset, string File, 
     public override string ToString() => $"0x{Token:x8} IL_{ILOffset:X4} {File}:{Line}:{Column}";
 }
 
+/// <summary>
+/// How <see cref="IlmapCache.Lines(string, int, int, LineRule)"/> chooses the methods a source line
+/// binds (SPEC.md 6.2; the values are the C API's ILMAP_LINES_*).
+/// </summary>
+public enum LineRule
+{
+    /// <summary>
+    /// The debugger's choice (the default), as netcoredbg binds a <c>file:line</c> breakpoint: the
+    /// innermost method whose code spans the line (a line without code binds the method's next
+    /// statement, a second line of a statement binds the statement), a field initializer in every
+    /// constructor, a lambda only when the line starts inside it.
+    /// </summary>
+    Debugger = 0,
+    /// <summary>
+    /// Every method whose code starts on the first line with code at or after the line (ilmap
+    /// 0.2.0's rule, <c>ilmap lines --all-methods</c>).
+    /// </summary>
+    AllMethods = 1,
+}
+
 /// <summary>Which runtime's frame text <see cref="IlmapCache.MethodName"/> returns.</summary>
 public enum MethodNameFlavor
 {

@@ -108,9 +108,9 @@ internal static unsafe partial class Native
     [LibraryImport(Library, EntryPoint = "ilmap_file_changed")]
     internal static partial int FileChanged(IntPtr cache);
 
-    [LibraryImport(Library, EntryPoint = "ilmap_lines")]
-    internal static partial int Lines(IntPtr cache, byte* document, nuint documentLength, uint line, uint column,
-                                      NativeLineMatch* output, nuint capacity, nuint* count, byte* msg, nuint msgSize);
+    [LibraryImport(Library, EntryPoint = "ilmap_lines_rule")]
+    internal static partial int LinesRule(IntPtr cache, byte* document, nuint documentLength, uint line, uint column, int rule,
+                                          NativeLineMatch* output, nuint capacity, nuint* count, byte* msg, nuint msgSize);
 
     [LibraryImport(Library, EntryPoint = "ilmap_method_name")]
     internal static partial int MethodName(IntPtr cache, uint token, int flavor, byte** text, nuint* length);

@@ -165,7 +165,8 @@ internal sealed class NativeCache : CacheBackend
         return found;
     }
 
-    public override unsafe int Lines(ReadOnlySpan<byte> document, string documentText, uint line, uint column, Span<LineBinding> destination)
+    public override unsafe int Lines(ReadOnlySpan<byte> document, string documentText, uint line, uint column, LineRule rule,
+                                     Span<LineBinding> destination)
     {
         const int StackMatches = 16;
         int want = Math.Max(destination.Length, 1);
@@ -181,8 +182,8 @@ internal sealed class NativeCache : CacheBackend
             _handle.DangerousAddRef(ref addedRef);
             fixed (byte* d = document)
             fixed (NativeLineMatch* m = matches)
-                status = Native.Lines(_handle.DangerousGetHandle(), d, (nuint)document.Length, line, column,
-                                      m, (nuint)matches.Length, &count, msg, MessageSize);
+                status = Native.LinesRule(_handle.DangerousGetHandle(), d, (nuint)document.Length, line, column, (int)rule,
+                                          m, (nuint)matches.Length, &count, msg, MessageSize);
             if (status != 0)
                 throw new IlmapException((IlmapStatus)status, Message(msg, $"lines failed for {documentText}:{line}"));
             int n = (int)Math.Min((ulong)count, (ulong)Math.Min(destination.Length, matches.Length));

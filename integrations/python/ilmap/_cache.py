@@ -18,6 +18,8 @@ from . import _native
 
 _lib = _native.lib
 _MSG_SIZE = 1024
+# Cache.lines' rules: the C API's ILMAP_LINES_DEBUGGER and ILMAP_LINES_ALL_METHODS (SPEC.md 6.2).
+_LINE_RULES = {"debugger": 0, "all-methods": 1}
 
 
 class Status(enum.IntEnum):
@@ -289,11 +291,23 @@ class Cache(_Handle):
                 return list(tokens[:total])
             capacity = total
 
-    def lines(self, document: str, line: int, column: int = 0) -> List[LineMatch]:
-        """Where a debugger binds a breakpoint at `line` (and `column`, 0 = none) of `document`
-        (a path of the PDB, with either separator, or a unique suffix such as "Program.cs"),
-        ordered by token then IL offset; [] when no code lies at or after the line.
-        Raises Error (NOT_FOUND) for an unknown document or an ambiguous suffix."""
+    def lines(self, document: str, line: int, column: int = 0, rule: str = "debugger") -> List[LineMatch]:
+        """Where a debugger binds a breakpoint at `line` (and `column`, 0 = none) of `document`,
+        ordered by token then IL offset; [] when no code binds (SPEC.md 6.2, 6.3).
+
+        `document` is a path of the PDB, the same path with the other separator, or a relative
+        path ("Program.cs", "../App/Program.cs"; "./" and "../" resolved) ending document paths
+        at a separator, of which the shortest is taken ("Program.cs" names /src/App/Program.cs
+        rather than /src/App/Sub/Program.cs). `rule`: "debugger" (the default), the one method
+        netcoredbg binds (the innermost method whose code holds the line, at the statement that
+        spans it or its next one; a field initializer in every constructor), or "all-methods",
+        every method whose code starts on the first line with code at or after `line` (ilmap
+        0.2.0's rule, `ilmap lines --all-methods`).
+        Raises Error (NOT_FOUND) when no document matches, ValueError for another rule."""
+        try:
+            code = _LINE_RULES[rule]
+        except (KeyError, TypeError):
+            raise ValueError(f"rule must be one of {', '.join(map(repr, _LINE_RULES))}, not {rule!r}") from None
         h = self._h()
         raw = document.encode("utf-8")
         msg = ctypes.create_string_buffer(_MSG_SIZE)
@@ -301,8 +315,8 @@ class Cache(_Handle):
         capacity = 16
         while True:
             out = (_native.LineMatch * capacity)()
-            status = _lib.ilmap_lines(h, raw, len(raw), line, column, out, capacity, ctypes.byref(count), msg,
-                                      _MSG_SIZE)
+            status = _lib.ilmap_lines_rule(h, raw, len(raw), line, column, code, out, capacity, ctypes.byref(count),
+                                           msg, _MSG_SIZE)
             if status != Status.OK:
                 raise Error(status, _message(msg))
             if count.value <= capacity:

@@ -157,6 +157,8 @@ _fn("ilmap_document_path", _P, _P, _U32, _PSZ)
 _fn("ilmap_embedded_source", _INT, _P, _U32, _P, _SZ, _PSZ, _CHARS, _SZ)
 _fn("ilmap_lines", _INT, _P, ctypes.c_char_p, _SZ, _U32, _U32, ctypes.POINTER(LineMatch), _SZ, _PSZ, _CHARS,
     _SZ)
+_fn("ilmap_lines_rule", _INT, _P, ctypes.c_char_p, _SZ, _U32, _U32, _INT, ctypes.POINTER(LineMatch), _SZ, _PSZ,
+    _CHARS, _SZ)
 _fn("ilmap_method_count", _U32, _P)
 _fn("ilmap_point_count", ctypes.c_uint64, _P)
 _fn("ilmap_compile", _INT, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(CompileOptions),

@@ -5,7 +5,8 @@ and what the `ilmap` program prints (`info` of the PDB and the PE, `lines`).
 
 Environment (set by test.sh): ILMAP_TEST_DIR holds frames.ilmap (compiled from the corpus PE,
 with names), pdb-only.ilmap (from the PDB alone), sources.ilmap (--embed-sources), identity
-("key value" lines), lines.tsv (query, then `ilmap lines` output), source (the embedded file's
+("key value" lines), lines.tsv and lines-all-methods.tsv (query, then `ilmap lines` output,
+without and with --all-methods), source (the embedded file's
 path), not-a-cache, pe_path (the corpus PE frames.ilmap was compiled from), points (its
 sequence points, as `ilmap info` counts them), symbolicate-columns.txt (`ilmap symbolicate
 --columns` of the runtime's IL-offset trace), store (a folder store that `ilmap store add` made
@@ -160,23 +161,51 @@ def test_closed_cache_raises():
     gc.collect()
 
 
-def test_lines_equal_ilmap_lines(cache):
-    """lines.tsv: 'FILE:LINE' then the lines `ilmap lines` printed ('TOKEN IL PATH L:C-EL:EC')."""
+def printed_lines(name: str) -> dict:
+    """lines.tsv or lines-all-methods.tsv: 'FILE:LINE' then the lines `ilmap lines` printed
+    ('TOKEN IL PATH L:C-EL:EC'), as {query: [printed lines]}."""
     queries = {}
-    for row in (DIR / "lines.tsv").read_text(encoding="utf-8").splitlines():
+    for row in (DIR / name).read_text(encoding="utf-8").splitlines():
         query, _, printed = row.partition("\t")
         queries.setdefault(query, [])
         if printed:
             queries[query].append(printed)
     assert len(queries) >= 3 and any(len(v) > 0 for v in queries.values())
-    for query, want in queries.items():
+    return queries
+
+
+@pytest.mark.parametrize("rule, name, kwargs", [("debugger", "lines.tsv", {}),
+                                                ("debugger", "lines.tsv", {"rule": "debugger"}),
+                                                ("all-methods", "lines-all-methods.tsv", {"rule": "all-methods"})])
+def test_lines_equal_ilmap_lines(cache, rule, name, kwargs):
+    for query, want in printed_lines(name).items():
         document, line = query.rsplit(":", 1)
         got = [f"0x{m.token:08x} {m.il_offset} {m.file} {m.line}:{m.column}-{m.end_line}:{m.end_column}"
-               for m in cache.lines(document, int(line))]
-        assert got == want, query
-        for m in cache.lines(document, int(line)):
+               for m in cache.lines(document, int(line), **kwargs)]
+        assert got == want, (rule, query)
+        for m in cache.lines(document, int(line), **kwargs):
             assert cache.documents[m.document] == m.file
             assert cache.lookup(m.token, m.il_offset).line == m.line
+
+
+def test_lines_rules_differ_and_relative_paths(cache):
+    """The two rules differ somewhere on the queries; relative paths ('./', '../' resolved) name
+    the document its file name names; a part of a file name or an absolute path does not."""
+    debugger, all_methods = printed_lines("lines.tsv"), printed_lines("lines-all-methods.tsv")
+    assert debugger.keys() == all_methods.keys()
+    assert any(debugger[q] != all_methods[q] for q in debugger)
+    want = cache.lines("/_/Frames/Scenarios.cs", 37)
+    assert want
+    for query in ("Scenarios.cs", "./Scenarios.cs", "../Scenarios.cs", "Frames/x/../Scenarios.cs",
+                  "\\_\\Frames\\Scenarios.cs"):
+        assert cache.lines(query, 37) == want, query
+    for query in ("narios.cs", "/Scenarios.cs", "../wrong_folder/./Scenarios.cs", "Frames/"):
+        with pytest.raises(ilmap.Error) as e:
+            cache.lines(query, 37)
+        assert e.value.code == ilmap.Status.NOT_FOUND, query
+    for rule in ("all_methods", "", None, 1):
+        with pytest.raises(ValueError):
+            cache.lines("Scenarios.cs", 37, rule=rule)
 
 
 def test_lines_unknown_document_raises(cache):
