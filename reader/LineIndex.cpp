@@ -295,10 +295,12 @@ Status Cache::lines_in_unchecked(std::span<const std::uint32_t> documents, std::
   if (Status s = packed_line_index(packed); !s) return s;
   LinesView v;
   if (Status s = view_of(*this, packed, v); !s) return s;
-  // Step 3: the first line at or after `line` with code, over the matched documents.
+  // Step 3: the first line at or after `line` with code, over the matched documents. The
+  // debugger rule needs it only for a column (step 4).
   std::vector<Cand> cands, c;
   std::uint32_t target = 0;
-  for (std::uint32_t doc : documents) {
+  const bool need_line = column || rule == LineRule::kAllMethods;
+  for (std::uint32_t doc : need_line ? documents : std::span<const std::uint32_t>()) {
     c.clear();
     const std::uint32_t l = next_line_points(v, doc, line, c);
     if (!l || (target && l > target)) continue;
@@ -326,7 +328,7 @@ Status Cache::lines_in_unchecked(std::span<const std::uint32_t> documents, std::
       if (std::none_of(chosen.begin(), chosen.end(), [&](const Cand& y) { return x.strictly_contains(y); })) keep.push_back(x);
     chosen.swap(keep);
   }
-  // The debugger rule (6.2 steps 2-6): method ranges over every point of the documents.
+  // The debugger rule (6.2 steps 6-9): method ranges over every point of the documents.
   if (chosen.empty() && rule == LineRule::kDebugger) {
     std::shared_ptr<const detail::BindingModel> model = binding_model(*this, v, documents);
     std::vector<detail::BoundPoint> bound;
