@@ -106,8 +106,8 @@ MethodDirectory build_directory(const std::vector<std::uint32_t>& offsets) {
   return dir;
 }
 
-std::vector<LinePoint> take_line_points(std::vector<BlockChunk>& chunks) {
-  std::vector<LinePoint> line_points;
+LinePoints take_line_points(std::vector<BlockChunk>& chunks) {
+  LinePoints line_points;
   if (chunks.size() == 1) {
     line_points.swap(chunks[0].lines);  // one chunk (most compiles): no copy
     return line_points;
@@ -117,7 +117,7 @@ std::vector<LinePoint> take_line_points(std::vector<BlockChunk>& chunks) {
   line_points.reserve(n);
   for (BlockChunk& c : chunks) {
     line_points.insert(line_points.end(), c.lines.begin(), c.lines.end());
-    std::vector<LinePoint>().swap(c.lines);
+    LinePoints().swap(c.lines);
   }
   return line_points;
 }

@@ -44,7 +44,7 @@ MethodDirectory build_directory(const std::vector<std::uint32_t>& offsets);
 
 // Every chunk's visible points for the line index, in row order (the chunks' own lists are
 // emptied).
-std::vector<LinePoint> take_line_points(std::vector<BlockChunk>& chunks);
+LinePoints take_line_points(std::vector<BlockChunk>& chunks);
 
 // Every chunk's entries of Cache.hidden_points (SPEC.md 5.5), by (row, hidden).
 std::vector<fb::HiddenPoint> hidden_points_of(const std::vector<BlockChunk>& chunks);

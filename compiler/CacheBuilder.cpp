@@ -91,7 +91,7 @@ Result<Sections> build_sections(const CacheSource& src, const BuildInput& in, co
   s.documents = std::move(*documents);
   // 5. The reverse line index over every chunk's visible points.
   {
-    std::vector<LinePoint> points = take_line_points(s.chunks);
+    LinePoints points = take_line_points(s.chunks);
     s.line_index = build_line_index(points, static_cast<std::uint32_t>(in.docs.size()));
   }
   // 6. The Details buffer; embedded sources are zstd frames already, so a Details buffer
@@ -248,10 +248,14 @@ CacheBytes finish_file(flatbuffers::FlatBufferBuilder& fbb) {
   const std::size_t file_size = fbb.GetSize();
   std::size_t reserved = 0, offset = 0;
   std::uint8_t* block = fbb.ReleaseRaw(reserved, offset);
-  return CacheBytes(block, block + offset, file_size);
+  return CacheBytes(block, scratch_block_size(reserved), block + offset, file_size);
 }
 
 }  // namespace
+
+void CacheBytes::release() noexcept {
+  scratch_pool().give({std::exchange(block_, nullptr), std::exchange(block_size_, 0)});
+}
 
 std::string compiler_version() {
   return format("ilmap %s/format %u.%u", ILMAP_VERSION_STRING, f::kVersionMajor, f::kVersionMinor);

@@ -108,13 +108,19 @@ struct CacheStats {
 class CacheBytes {
  public:
   CacheBytes() = default;
-  CacheBytes(std::uint8_t* block, const std::uint8_t* data, std::size_t size) : block_(block), data_(data), size_(size) {}
+  // `block`: a scratch block (ScratchBuffers.h) of `block_size` bytes that holds the bytes.
+  CacheBytes(std::uint8_t* block, std::size_t block_size, const std::uint8_t* data, std::size_t size)
+      : block_(block), block_size_(block_size), data_(data), size_(size) {}
   CacheBytes(CacheBytes&& o) noexcept
-      : block_(std::exchange(o.block_, nullptr)), data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)) {}
+      : block_(std::exchange(o.block_, nullptr)),
+        block_size_(std::exchange(o.block_size_, 0)),
+        data_(std::exchange(o.data_, nullptr)),
+        size_(std::exchange(o.size_, 0)) {}
   CacheBytes& operator=(CacheBytes&& o) noexcept {
     if (this != &o) {
-      std::free(block_);
+      release();
       block_ = std::exchange(o.block_, nullptr);
+      block_size_ = std::exchange(o.block_size_, 0);
       data_ = std::exchange(o.data_, nullptr);
       size_ = std::exchange(o.size_, 0);
     }
@@ -122,7 +128,7 @@ class CacheBytes {
   }
   CacheBytes(const CacheBytes&) = delete;
   CacheBytes& operator=(const CacheBytes&) = delete;
-  ~CacheBytes() { std::free(block_); }
+  ~CacheBytes() { release(); }
 
   const std::uint8_t* data() const { return data_; }
   std::size_t size() const { return size_; }
@@ -136,7 +142,9 @@ class CacheBytes {
   }
 
  private:
-  std::uint8_t* block_ = nullptr;  // malloc'd; data_ points into it
+  void release() noexcept;
+  std::uint8_t* block_ = nullptr;  // a scratch block; data_ points into it
+  std::size_t block_size_ = 0;
   const std::uint8_t* data_ = nullptr;
   std::size_t size_ = 0;
 };

@@ -34,14 +34,14 @@ bool before(const LinePoint& a, const LinePoint& b) {
 // in another order, or whose line ranges are much wider than their point counts, take a
 // comparison sort. Points of a document index past `documents` are left out of doc_end.
 struct Order {
-  std::vector<std::uint32_t> order;
+  ScratchVector<std::uint32_t> order;
   std::vector<std::uint32_t> doc_end;  // doc_end[d]: end of document d's points in `order`
 };
 
-Order sorted_order(const std::vector<LinePoint>& points, std::uint32_t documents) {
+Order sorted_order(std::span<const LinePoint> points, std::uint32_t documents) {
   const std::size_t n = points.size();
   Order o;
-  std::vector<std::uint32_t>& order = o.order;
+  ScratchVector<std::uint32_t>& order = o.order;
   order.resize(n);
   o.doc_end.assign(documents, 0);
   std::vector<std::uint32_t> lo(documents, UINT32_MAX), hi(documents, 0);
@@ -72,7 +72,7 @@ Order sorted_order(const std::vector<LinePoint>& points, std::uint32_t documents
     for (std::uint32_t d = 1; d < documents; ++d) o.doc_end[d] += o.doc_end[d - 1];
     return o;
   }
-  std::vector<std::uint32_t> start(static_cast<std::size_t>(buckets) + 1, 0);
+  ScratchVector<std::uint32_t> start(static_cast<std::size_t>(buckets) + 1, 0);
   auto bucket = [&](const LinePoint& p) { return static_cast<std::size_t>(off[p.document] + p.line); };
   for (const LinePoint& p : points) ++start[bucket(p) + 1];
   for (std::size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
@@ -103,9 +103,9 @@ Order sorted_order(const std::vector<LinePoint>& points, std::uint32_t documents
 
 }  // namespace
 
-LineIndexSection build_line_index(std::vector<LinePoint>& points, std::uint32_t documents) {
+LineIndexSection build_line_index(std::span<const LinePoint> points, std::uint32_t documents) {
   const Order sorted = sorted_order(points, documents);
-  const std::vector<std::uint32_t>& order = sorted.order;
+  const ScratchVector<std::uint32_t>& order = sorted.order;
   auto at = [&](std::size_t k) -> const LinePoint& { return points[order[k]]; };
   LineIndexSection s;
   s.doc_blocks.reserve(std::size_t(documents) + 1);
@@ -114,8 +114,8 @@ LineIndexSection build_line_index(std::vector<LinePoint>& points, std::uint32_t 
   // LEB128 values per block, a tag and three LEB128 values per entry: 16 bytes per point),
   // written through a pointer; it is left uninitialised, so only the pages written are touched.
   const std::size_t bound = points.size() * 16 + 16;
-  std::unique_ptr<std::uint8_t[]> buf(new std::uint8_t[bound]);
-  std::uint8_t* const begin = buf.get();
+  ByteBuffer buf;
+  std::uint8_t* const begin = buf.room(bound);
   std::uint8_t* out = begin;
   auto leb = [&out](std::uint32_t v) {
     while (v >= 0x80) {

@@ -13,8 +13,10 @@
 #include <flatbuffers/flatbuffers.h>
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
+#include "compiler/ScratchBuffers.h"
 #include "ilmap_generated.h"
 
 namespace ilmap {
@@ -25,6 +27,10 @@ struct LinePoint {
   std::uint32_t document, line, column, row, ordinal;
 };
 
+// The visible points of a build, gathered while its blocks are encoded (one per visible point:
+// 20 bytes each, so their storage comes from the scratch pool).
+using LinePoints = ScratchVector<LinePoint>;
+
 struct LineIndexSection {
   std::vector<std::uint32_t> doc_blocks;  // len(documents) + 1
   std::vector<fb::LineBlockRef> blocks;
@@ -33,9 +39,9 @@ struct LineIndexSection {
   std::size_t bytes() const { return doc_blocks.size() * 4 + blocks.size() * sizeof(fb::LineBlockRef) + data.size() + 64; }
 };
 
-// Sorts `points` (consumed) and encodes them. `documents` = len(Cache.documents); every point's
-// document must be below it.
-LineIndexSection build_line_index(std::vector<LinePoint>& points, std::uint32_t documents);
+// Sorts `points` and encodes them. `documents` = len(Cache.documents); every point's document
+// must be below it.
+LineIndexSection build_line_index(std::span<const LinePoint> points, std::uint32_t documents);
 
 // The content of LineIndex.index_zstd (SPEC.md 3.7): doc_blocks, the blocks' first lines as
 // differences within each document, data.

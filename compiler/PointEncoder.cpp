@@ -108,7 +108,7 @@ class BlockEncoder {
 
   // The method's visible points for the reverse line index (SPEC.md 3.7): ordinal = position
   // among the visible records, which are in IL order.
-  void line_points(std::uint32_t rid, std::vector<LinePoint>& out) const {
+  void line_points(std::uint32_t rid, LinePoints& out) const {
     std::uint32_t k = 0;
     for (const Visible* v = visible_.get(); v != nv_; ++v, ++k) out.push_back({v->doc, v->line, v->col, rid, k});
   }

@@ -30,7 +30,7 @@ struct BlockChunk {
   std::vector<std::uint64_t> profiles;  // of each block (methods with points), in row order
   std::vector<std::uint64_t> counts;    // of each block: V | H << 32
   std::size_t first_block = 0;          // index of the chunk's first block among all blocks
-  std::vector<LinePoint> lines;  // visible points for the line index
+  LinePoints lines;  // visible points for the line index
   std::vector<fb::HiddenPoint> hidden_points;  // SPEC.md 5.5, by (row, hidden)
   std::uint64_t total = 0, hidden = 0;
   Status status;

@@ -9,64 +9,111 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <utility>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define ILMAP_SCRATCH_MALLOC_ONLY 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ILMAP_SCRATCH_MALLOC_ONLY 1
+#endif
+#endif
 
 namespace ilmap {
+
 namespace {
 
-// Blocks larger than this are freed rather than kept for the next build.
-constexpr std::size_t kKeepScratch = std::size_t(64) << 20;
+constexpr std::size_t kHuge = std::size_t(2) << 20;
+// The pool's bound on the spare blocks of one thread, in bytes.
+constexpr std::size_t kKeepTotal = std::size_t(128) << 20;
 
-// Large buffers are filled once, front to back: transparent huge pages (where the kernel offers
-// them on request, "madvise" mode) turn 512 page faults per 2 MiB into one. Only advice: it
-// changes no result, and kernels without THP ignore it.
-constexpr std::size_t kHugePageAdviceMin = std::size_t(4) << 20;
-void advise_huge_pages(void* p, std::size_t n) {
+// A new mapped block of `size` bytes (a multiple of kHuge) at a kHuge boundary.
+std::uint8_t* map_block(std::size_t size) {
+  void* m = ::mmap(nullptr, size + kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) throw std::bad_alloc();
+  const auto base = reinterpret_cast<std::uintptr_t>(m);
+  const std::uintptr_t begin = (base + kHuge - 1) & ~std::uintptr_t(kHuge - 1);
+  // Unmap the slack before and after the aligned block.
+  if (begin > base) ::munmap(m, begin - base);
+  if (const std::size_t tail = base + size + kHuge - (begin + size)) ::munmap(reinterpret_cast<void*>(begin + size), tail);
 #if defined(MADV_HUGEPAGE)
-  if (n < kHugePageAdviceMin) return;
-  constexpr std::uintptr_t kHuge = std::uintptr_t(2) << 20;
-  const std::uintptr_t b = (reinterpret_cast<std::uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
-  const std::uintptr_t e = (reinterpret_cast<std::uintptr_t>(p) + n) & ~(kHuge - 1);
-  if (e > b) (void)::madvise(reinterpret_cast<void*>(b), e - b, MADV_HUGEPAGE);
-#else
-  (void)p;
-  (void)n;
+  // Only advice: kernels without transparent huge pages ignore it, and it changes no result.
+  (void)::madvise(reinterpret_cast<void*>(begin), size, MADV_HUGEPAGE);
 #endif
+  return reinterpret_cast<std::uint8_t*>(begin);
+}
+
+void free_block(ScratchBlock b) {
+  if (!b.p) return;
+  if (b.size < kScratchMapMin) {
+    std::free(b.p);
+  } else {
+    ::munmap(b.p, b.size);
+  }
 }
 
 }  // namespace
 
+#if defined(ILMAP_SCRATCH_MALLOC_ONLY)
+const std::size_t kScratchMapMin = SIZE_MAX;
+#else
+const std::size_t kScratchMapMin = std::size_t(256) << 10;
+#endif
+
+std::size_t scratch_block_size(std::size_t n) {
+  if (n < kScratchMapMin) return n;
+  if (n > SIZE_MAX - kHuge) throw std::bad_alloc();
+  return (n + kHuge - 1) & ~(kHuge - 1);
+}
+
 ScratchPool::~ScratchPool() {
-  for (ScratchBlock& b : spare_) std::free(b.p);
+  for (ScratchBlock& b : spare_) free_block(b);
 }
 
 ScratchBlock ScratchPool::take(std::size_t n) {
-  for (ScratchBlock& b : spare_) {
-    if (b.p && b.size >= n) {
-      ScratchBlock r = b;
-      b = {};
-      return r;
-    }
+  const std::size_t size = scratch_block_size(n);
+  if (size < kScratchMapMin) {
+    void* p = std::malloc(size ? size : 1);
+    if (!p) throw std::bad_alloc();
+    return {static_cast<std::uint8_t*>(p), size};
   }
-  void* p = std::malloc(n ? n : 1);
-  if (!p) throw std::bad_alloc();
-  advise_huge_pages(p, n);
-  return {static_cast<std::uint8_t*>(p), n};
+  // The smallest spare that is large enough, cut to size: its pages are already faulted in.
+  ScratchBlock* best = nullptr;
+  for (ScratchBlock& b : spare_)
+    if (b.p && b.size >= size && (!best || b.size < best->size)) best = &b;
+  if (best) {
+    ScratchBlock r = *best;
+    *best = {};
+    if (r.size > size) ::munmap(r.p + size, r.size - size);
+    r.size = size;
+    return r;
+  }
+  return {map_block(size), size};
 }
 
 void ScratchPool::give(ScratchBlock b) {
   if (!b.p) return;
-  if (b.size <= kKeepScratch) {
-    for (ScratchBlock& s : spare_) {
-      if (!s.p) {
-        s = b;
-        return;
-      }
-    }
-    // Keep the larger ones.
-    ScratchBlock& small = spare_[0].size < spare_[1].size ? spare_[0] : spare_[1];
-    if (small.size < b.size) std::swap(small, b);
+  if (b.size < kScratchMapMin) {
+    std::free(b.p);
+    return;
   }
-  std::free(b.p);
+  std::size_t kept = 0;
+  ScratchBlock* slot = nullptr;  // an empty slot, else the smallest spare
+  for (ScratchBlock& s : spare_) {
+    kept += s.size;
+    if (!s.p) {
+      if (!slot || slot->p) slot = &s;
+    } else if (!slot || (slot->p && s.size < slot->size)) {
+      slot = &s;
+    }
+  }
+  if (slot->p) {  // no empty slot: keep the larger of the smallest spare and b
+    if (slot->size >= b.size) return free_block(b);
+    kept -= slot->size;
+    free_block(std::exchange(*slot, ScratchBlock{}));
+  }
+  if (kept + b.size > kKeepTotal) return free_block(b);
+  *slot = b;
 }
 
 ScratchPool& scratch_pool() {
@@ -74,20 +121,10 @@ ScratchPool& scratch_pool() {
   return pool;
 }
 
-std::uint8_t* ScratchAllocator::allocate(std::size_t size) {
-  ScratchBlock b = scratch_pool().take(size);
-  sizes_.push_back({b.p, b.size});
-  return b.p;
-}
+std::uint8_t* ScratchAllocator::allocate(std::size_t size) { return scratch_pool().take(size).p; }
 
-void ScratchAllocator::deallocate(std::uint8_t* p, std::size_t) {
-  for (auto it = sizes_.begin(); it != sizes_.end(); ++it) {
-    if (it->first == p) {
-      scratch_pool().give({p, it->second});
-      sizes_.erase(it);
-      return;
-    }
-  }
+void ScratchAllocator::deallocate(std::uint8_t* p, std::size_t size) {
+  scratch_pool().give({p, scratch_block_size(size)});
 }
 
 void ByteBuffer::grow(std::size_t n) {

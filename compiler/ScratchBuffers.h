@@ -1,57 +1,103 @@
-// ScratchBuffers.h - the large buffers of a build (point blocks, the FlatBuffers builder's
-// buffer), kept per thread between builds.
+// ScratchBuffers.h - the large buffers of a build (point blocks, line points, the line index's
+// sort, the FlatBuffers builder's buffer), kept per thread between builds.
 //
-// Memory only: nothing here changes a byte of a cache (SPEC.md section 8). glibc maps a large
-// block anew on every malloc, so a build that allocated its point blocks and its FlatBuffer
-// afresh would page-fault every page of both; a pool of spare blocks per thread lets the next
-// build of the same thread reuse the pages, and huge-page advice on a new block turns 512 faults
-// per 2 MiB into one where the kernel offers them on request.
+// Memory only: nothing here changes a byte of a cache (SPEC.md section 8). Two costs of fresh
+// memory are avoided. glibc maps a large block anew on every malloc, so a build that allocated
+// its buffers afresh would page-fault every page of them: a pool of spare blocks per thread lets
+// the next build of the same thread reuse the pages. And a short-lived process (one `ilmap
+// compile`) faults every page it touches once; on a virtual machine with shadow page tables a
+// fault costs 10-20 us, which made page faults 90% of compiling a 100,000-point PDB as a whole
+// process. Blocks of kScratchMapMin bytes or more are therefore mapped on their own at a 2 MiB
+// boundary, in whole 2 MiB units, with huge-page advice: where the kernel offers transparent
+// huge pages on request ("madvise" mode), one fault maps 2 MiB instead of 4 KiB.
 #pragma once
 
 #include <flatbuffers/flatbuffers.h>
 
 #include <cstddef>
 #include <cstdint>
-#include <utility>
+#include <new>
 #include <vector>
 
 namespace ilmap {
 
-// A malloc'd block and its size.
+// A block from the pool and its size (scratch_block_size of what was asked).
 struct ScratchBlock {
   std::uint8_t* p = nullptr;
   std::size_t size = 0;
 };
 
-// Up to two spare blocks of at most 64 MiB each (the larger ones win).
+// Requests of at least this many bytes get a mapped block in whole 2 MiB units; smaller ones a
+// malloc'd block of the size asked. Under AddressSanitizer every block is malloc'd, so its
+// bounds stay checked.
+extern const std::size_t kScratchMapMin;
+
+// The size of the block that a request of n bytes gets: n below kScratchMapMin, else n rounded
+// up to 2 MiB. scratch_block_size(scratch_block_size(n)) == scratch_block_size(n).
+std::size_t scratch_block_size(std::size_t n);
+
+// Spare mapped blocks of one thread, kept for its next build: at most six, at most 128 MiB in
+// all (the larger ones win).
 class ScratchPool {
  public:
   ScratchPool() = default;
   ScratchPool(const ScratchPool&) = delete;
   ScratchPool& operator=(const ScratchPool&) = delete;
   ~ScratchPool();
-  // A block of at least n bytes: a kept one when one is large enough, else a new one. Throws
-  // std::bad_alloc when malloc fails.
+  // A block of scratch_block_size(n) bytes: a spare one when one is large enough (cut to size),
+  // else a new one. Throws std::bad_alloc when memory runs out.
   ScratchBlock take(std::size_t n);
-  // Keeps `b` for a later take, or frees it.
+  // Keeps `b` (a block from any thread's take, its size as take gave it) for a later take, or
+  // frees it.
   void give(ScratchBlock b);
 
  private:
-  ScratchBlock spare_[2];
+  static constexpr int kSpares = 6;
+  ScratchBlock spare_[kSpares];
 };
 
 // The calling thread's pool.
 ScratchPool& scratch_pool();
 
-// FlatBufferBuilder memory from the thread's scratch pool.
+// FlatBufferBuilder memory from the thread's scratch pool. A buffer released from the builder
+// (ReleaseRaw) goes back with scratch_pool().give({p, scratch_block_size(reserved)}).
 class ScratchAllocator : public flatbuffers::Allocator {
  public:
   std::uint8_t* allocate(std::size_t size) override;
-  void deallocate(std::uint8_t* p, std::size_t) override;
-
- private:
-  std::vector<std::pair<std::uint8_t*, std::size_t>> sizes_;  // blocks handed out, by address
+  void deallocate(std::uint8_t* p, std::size_t size) override;
 };
+
+// A std::vector allocator for vectors that may grow large: below kScratchMapMin bytes the
+// global operator new, from there blocks of the scratch pool.
+template <class T>
+struct ScratchVectorAllocator {
+  using value_type = T;
+  ScratchVectorAllocator() = default;
+  template <class U>
+  ScratchVectorAllocator(const ScratchVectorAllocator<U>&) noexcept {}
+  T* allocate(std::size_t n) {
+    if (n > SIZE_MAX / sizeof(T)) throw std::bad_array_new_length();
+    const std::size_t bytes = n * sizeof(T);
+    if (bytes < kScratchMapMin) return static_cast<T*>(::operator new(bytes, std::align_val_t(alignof(T))));
+    return reinterpret_cast<T*>(scratch_pool().take(bytes).p);
+  }
+  void deallocate(T* p, std::size_t n) noexcept {
+    const std::size_t bytes = n * sizeof(T);
+    if (bytes < kScratchMapMin) {
+      ::operator delete(p, std::align_val_t(alignof(T)));
+      return;
+    }
+    scratch_pool().give({reinterpret_cast<std::uint8_t*>(p), scratch_block_size(bytes)});
+  }
+  template <class U>
+  bool operator==(const ScratchVectorAllocator<U>&) const noexcept {
+    return true;
+  }
+};
+
+// A vector whose large storage comes from the scratch pool.
+template <class T>
+using ScratchVector = std::vector<T, ScratchVectorAllocator<T>>;
 
 // A growable byte buffer from the scratch pool that does not zero what it hands out
 // (std::vector::resize would). Not copyable, not movable.
