@@ -34,7 +34,7 @@ using LinePoints = ScratchVector<LinePoint>;
 struct LineIndexSection {
   std::vector<std::uint32_t> doc_blocks;  // len(documents) + 1
   std::vector<fb::LineBlockRef> blocks;
-  std::vector<std::uint8_t> data;
+  ScratchVector<std::uint8_t> data;
   std::uint64_t entries = 0;
   std::size_t bytes() const { return doc_blocks.size() * 4 + blocks.size() * sizeof(fb::LineBlockRef) + data.size() + 64; }
 };

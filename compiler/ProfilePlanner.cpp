@@ -81,7 +81,7 @@ ProfileUses find_profiles(const std::vector<BlockChunk>& chunks) {
   r.block_use.reserve(nblocks);
   const unsigned bits = static_cast<unsigned>(std::bit_width(std::max<std::size_t>(nblocks + nblocks / 2, 16) - 1));
   const std::size_t mask = (std::size_t(1) << bits) - 1;
-  std::vector<std::uint64_t> table(mask + 1, 0);
+  ScratchVector<std::uint64_t> table(mask + 1, 0);
   constexpr std::uint64_t kProfile = (std::uint64_t(1) << 40) - 1;
   std::uint64_t last = 0;
   std::uint32_t last_use = 0;

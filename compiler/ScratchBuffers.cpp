@@ -3,6 +3,8 @@
 // Memory only: no byte of a cache depends on it (SPEC.md section 8).
 #include "compiler/ScratchBuffers.h"
 
+#include "support/HugePages.h"
+
 #include <sys/mman.h>
 
 #include <algorithm>
@@ -23,25 +25,8 @@ namespace ilmap {
 
 namespace {
 
-constexpr std::size_t kHuge = std::size_t(2) << 20;
 // The pool's bound on the spare blocks of one thread, in bytes.
 constexpr std::size_t kKeepTotal = std::size_t(128) << 20;
-
-// A new mapped block of `size` bytes (a multiple of kHuge) at a kHuge boundary.
-std::uint8_t* map_block(std::size_t size) {
-  void* m = ::mmap(nullptr, size + kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (m == MAP_FAILED) throw std::bad_alloc();
-  const auto base = reinterpret_cast<std::uintptr_t>(m);
-  const std::uintptr_t begin = (base + kHuge - 1) & ~std::uintptr_t(kHuge - 1);
-  // Unmap the slack before and after the aligned block.
-  if (begin > base) ::munmap(m, begin - base);
-  if (const std::size_t tail = base + size + kHuge - (begin + size)) ::munmap(reinterpret_cast<void*>(begin + size), tail);
-#if defined(MADV_HUGEPAGE)
-  // Only advice: kernels without transparent huge pages ignore it, and it changes no result.
-  (void)::madvise(reinterpret_cast<void*>(begin), size, MADV_HUGEPAGE);
-#endif
-  return reinterpret_cast<std::uint8_t*>(begin);
-}
 
 void free_block(ScratchBlock b) {
   if (!b.p) return;
@@ -62,8 +47,9 @@ const std::size_t kScratchMapMin = std::size_t(256) << 10;
 
 std::size_t scratch_block_size(std::size_t n) {
   if (n < kScratchMapMin) return n;
-  if (n > SIZE_MAX - kHuge) throw std::bad_alloc();
-  return (n + kHuge - 1) & ~(kHuge - 1);
+  const std::size_t size = huge_mapping_size(n);
+  if (size == 0) throw std::bad_alloc();
+  return size;
 }
 
 ScratchPool::~ScratchPool() {
@@ -88,7 +74,9 @@ ScratchBlock ScratchPool::take(std::size_t n) {
     r.size = size;
     return r;
   }
-  return {map_block(size), size};
+  std::uint8_t* p = map_huge(size);
+  if (!p) throw std::bad_alloc();
+  return {p, size};
 }
 
 void ScratchPool::give(ScratchBlock b) {

@@ -1,6 +1,8 @@
 // ZstdPack.cpp - zstd_pack and its scratch memory (ZstdPack.h).
 #include "support/ZstdPack.h"
 
+#include "support/HugePages.h"
+
 #include <sys/mman.h>
 // ZSTD_initStaticCCtx and ZSTD_estimateCCtxSize (zstd's "static linking only" API, exported by
 // the shared library since zstd 1.3).
@@ -27,9 +29,19 @@ std::uint8_t* PackScratch::get(int slot, std::size_t n) {
   if (m.p && m.size >= n) return m.p;
   if (m.p) ::munmap(m.p, m.size);
   m = {};
-  const std::size_t page = 4096, size = (std::max<std::size_t>(n, 1) + page - 1) / page * page;
-  void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) return nullptr;
+  // From 256 KiB on, whole 2 MiB units with huge-page advice (HugePages.h): a short process
+  // faults each page it touches once.
+  const std::size_t page = 4096;
+  std::size_t size = (std::max<std::size_t>(n, 1) + page - 1) / page * page;
+  void* p = nullptr;
+  if (size >= (std::size_t(256) << 10)) {
+    size = huge_mapping_size(size);
+    p = size ? map_huge(size) : nullptr;
+    if (!p) return nullptr;
+  } else {
+    p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return nullptr;
+  }
   m = {static_cast<std::uint8_t*>(p), size};
   return m.p;
 }

@@ -1,0 +1,25 @@
+// HugePages.h - anonymous mappings for large, short-lived buffers, at a 2 MiB boundary and in
+// whole 2 MiB units, with huge-page advice.
+//
+// A short-lived process faults in every page it touches once. On a virtual machine with shadow
+// page tables a fault costs 10-20 us, so a whole-process compile of a 100,000-point PDB spent
+// 90% of its time in page faults. Where the kernel offers transparent huge pages on request
+// ("madvise" mode), one fault of such a mapping maps 2 MiB instead of 4 KiB. Only advice: kernels
+// without transparent huge pages ignore it, and no result depends on it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace ilmap {
+
+inline constexpr std::size_t kHugePageBytes = std::size_t(2) << 20;
+
+// n rounded up to whole 2 MiB units; 0 when that would overflow.
+std::size_t huge_mapping_size(std::size_t n) noexcept;
+
+// A new zero-filled mapping of `size` bytes (a multiple of kHugePageBytes) at a 2 MiB boundary,
+// advised for huge pages; nullptr when the system refuses it. Release with ::munmap(p, size).
+std::uint8_t* map_huge(std::size_t size) noexcept;
+
+}  // namespace ilmap
