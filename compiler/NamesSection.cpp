@@ -21,7 +21,7 @@ namespace f = ilmap::disk;
 // into the vector itself: no copy of a text and no allocation per text.
 class TextPool {
  public:
-  TextPool(std::vector<std::uint8_t>& bytes, std::size_t expected) : bytes_(bytes) {
+  TextPool(ScratchVector<std::uint8_t>& bytes, std::size_t expected) : bytes_(bytes) {
     std::size_t capacity = 16;
     while (capacity < 2 * expected) capacity *= 2;
     slots_.assign(capacity, Slot{});
@@ -55,7 +55,7 @@ class TextPool {
     bool used = false;
   };
   void grow() {
-    std::vector<Slot> old(2 * slots_.size());
+    ScratchVector<Slot> old(2 * slots_.size());
     old.swap(slots_);
     const std::size_t mask = slots_.size() - 1;
     for (const Slot& e : old) {
@@ -65,8 +65,8 @@ class TextPool {
       slots_[i] = e;
     }
   }
-  std::vector<std::uint8_t>& bytes_;
-  std::vector<Slot> slots_;
+  ScratchVector<std::uint8_t>& bytes_;
+  ScratchVector<Slot> slots_;
   std::size_t count_ = 0;
 };
 
@@ -165,10 +165,10 @@ flatbuffers::Offset<fb::Names> write_names_section(flatbuffers::FlatBufferBuilde
   const bool methods_packed = !frame.empty();
   auto methods = methods_packed ? fbb.CreateVector(frame.data(), frame.size()) : flatbuffers::Offset<flatbuffers::Vector<std::uint8_t>>();
   auto method_refs = methods_packed ? flatbuffers::Offset<flatbuffers::Vector<const fb::MethodNameRef*>>()
-                                    : fbb.CreateVectorOfStructs(n.methods);
+                                    : fbb.CreateVectorOfStructs(n.methods.data(), n.methods.size());
   frame = zstd_pack(n.strings);
   const bool strings_packed = !frame.empty();
-  auto strings = strings_packed ? fbb.CreateVector(frame.data(), frame.size()) : fbb.CreateVector(n.strings);
+  auto strings = strings_packed ? fbb.CreateVector(frame.data(), frame.size()) : fbb.CreateVector(n.strings.data(), n.strings.size());
   scratch.trim();
   const fb::Guid mvid(flatbuffers::span<const std::uint8_t, 16>(n.mvid.data(), 16));
   fb::NamesBuilder nb(fbb);

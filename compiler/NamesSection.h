@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/ScratchBuffers.h"
 #include "decode/Guids.h"
 #include "decode/Metadata.h"
 #include "ilmap/status.h"
@@ -24,8 +25,8 @@ struct NamesSection {
   Guid mvid{};
   std::string assembly_name, module_name;
   bool has_assembly = false;
-  std::vector<fb::MethodNameRef> methods;  // MethodDef row order
-  std::vector<std::uint8_t> strings;       // deduplicated texts
+  ScratchVector<fb::MethodNameRef> methods;  // MethodDef row order
+  ScratchVector<std::uint8_t> strings;       // deduplicated texts
   std::size_t bytes() const {
     return methods.size() * sizeof(fb::MethodNameRef) + strings.size() + assembly_name.size() + module_name.size() + 64;
   }

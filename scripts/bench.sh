@@ -92,7 +92,7 @@ log "building Release in $BUILD"
 cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DILMAP_BUILD_TESTS=OFF -DILMAP_BUILD_BENCH=ON \
   -DILMAP_SHARED_DIR="$SHARED" > "$RES/cmake-configure.log"
 cmake --build "$BUILD" -j"$JOBS" --target ilmap ilmap_shared ilmap_gen_pdb ilmap_gen_queries ilmap_bench_compile \
-  ilmap_bench_lookup ilmap_bench_symbolicate > "$RES/cmake-build.log"
+  ilmap_bench_lookup ilmap_bench_symbolicate ilmap_page_faults > "$RES/cmake-build.log"
 ILMAP="$BUILD/tools/ilmap"
 GENPDB="$BUILD/bench/ilmap_gen_pdb"
 GENQ="$BUILD/bench/ilmap_gen_queries"
@@ -291,11 +291,14 @@ for k, v in res.items():
     print(k, *(f"{statistics.median(c[i] for c in v):.3f}" for i in range(3)))
 PY
   bash "$ROOT/scripts/bench-process.sh" --rounds "$PROC_RUNS" "$ILMAP" > "$RES/bench-process.txt"
-  { stamp process; python3 - "$RES/process.tsv" "$RES/start.txt" "$RES/bench-process.txt" "$PROC_RUNS" "$RUNS" <<'PY'
+  log "what a page fault costs"
+  "$BUILD/bench/ilmap_page_faults" --mib 16 --rounds 7 > "$RES/page-faults.txt"
+  { stamp process; python3 - "$RES/process.tsv" "$RES/start.txt" "$RES/bench-process.txt" "$PROC_RUNS" "$RUNS" "$RES/page-faults.txt" <<'PY'
 import json, os, re, sys
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])]
 start = {l.split()[0]: [float(x) for x in l.split()[1:]] for l in open(sys.argv[2])}
 bp, proc_runs, runs = open(sys.argv[3]).read(), sys.argv[4], sys.argv[5]
+pf = dict(kv.split("=") for kv in open(sys.argv[6]).read().split())
 fig = open(os.environ["BENCH_FIGURES"], "a")
 def ms(s): return f"{s * 1e3:.2f} ms"
 print(f"One process per run, start to exit (`hyperfine -N --warmup 3 --runs {proc_runs}`, at most 10 runs over 20 MB "
@@ -333,6 +336,14 @@ print("| --- | ---: | ---: | ---: | ---: | ---: |")
 for m in re.finditer(r"== (\S+) \((\d+) bytes\); in process \(ilmap_bench_compile --median\): (\S+) ms\n.*\n\S+\s+(\S+)\s+(\S+)\s+(\S+)\s+(\d+)\s+(\S+)", bp):
     name, b, inproc, wall, wmin, cpu, faults, ratio = m.groups()
     print(f"| {name.removesuffix('.pdb')} ({int(b):,} bytes) | {wall} ms | {cpu} ms | {int(faults):,} | {inproc} ms | **{ratio}** |")
+print(f"\nWhat a page fault costs here (`ilmap_page_faults --mib 16 --rounds 7`: 16 MiB of fresh anonymous memory "
+      f"touched once per 4 KiB page, medians of 7 rounds): an ordinary 4 KiB fault **{float(pf['fault_4k_us']):.2f} µs**; "
+      f"a 2 MiB-aligned mapping with huge-page advice, as the compiler's large buffers are (support/HugePages.h), "
+      f"{float(pf['huge_2mib_us']):.1f} µs per 2 MiB ({float(pf['huge_2mib_us']) / 512:.2f} µs per 4 KiB; "
+      f"{pf['huge_faults']} faults for the {int(pf['pages']):,} pages). So `ilmap --version`'s {iv[2] - tv[2]:.0f} faults "
+      f"more than `true` account for about {(iv[2] - tv[2]) * float(pf['fault_4k_us']) / 1e3:.2f} ms of its "
+      f"{iv[1] - tv[1]:.2f} ms.")
+fig.write(f"machine.fault_4k_us\t{pf['fault_4k_us']}\nmachine.huge_2mib_us\t{pf['huge_2mib_us']}\n")
 PY
   } > "$PARTS/process.md"
   emit process "$PARTS/process.md"
