@@ -63,14 +63,14 @@ ScratchBlock ScratchPool::take(std::size_t n) {
     if (!p) throw std::bad_alloc();
     return {static_cast<std::uint8_t*>(p), size};
   }
-  // The smallest spare that is large enough, cut to size: its pages are already faulted in.
+  // The smallest spare that is large enough (its pages are already faulted in), cut to size;
+  // the rest (whole 2 MiB units, at a 2 MiB boundary) stays a spare.
   ScratchBlock* best = nullptr;
   for (ScratchBlock& b : spare_)
     if (b.p && b.size >= size && (!best || b.size < best->size)) best = &b;
   if (best) {
-    ScratchBlock r = *best;
-    *best = {};
-    if (r.size > size) ::munmap(r.p + size, r.size - size);
+    ScratchBlock r = std::exchange(*best, ScratchBlock{});
+    if (r.size > size) give({r.p + size, r.size - size});
     r.size = size;
     return r;
   }
@@ -84,6 +84,22 @@ void ScratchPool::give(ScratchBlock b) {
   if (b.size < kScratchMapMin) {
     std::free(b.p);
     return;
+  }
+  // Spares next to b join it, so that the pieces of a block cut by take() become one again.
+  for (bool joined = true; joined;) {
+    joined = false;
+    for (ScratchBlock& s : spare_) {
+      if (!s.p) continue;
+      if (s.p + s.size == b.p) {
+        b = {s.p, s.size + b.size};
+      } else if (b.p + b.size == s.p) {
+        b.size += s.size;
+      } else {
+        continue;
+      }
+      s = {};
+      joined = true;
+    }
   }
   std::size_t kept = 0;
   ScratchBlock* slot = nullptr;  // an empty slot, else the smallest spare

@@ -36,8 +36,8 @@ extern const std::size_t kScratchMapMin;
 // up to 2 MiB. scratch_block_size(scratch_block_size(n)) == scratch_block_size(n).
 std::size_t scratch_block_size(std::size_t n);
 
-// Spare mapped blocks of one thread, kept for its next build: at most six, at most 128 MiB in
-// all (the larger ones win).
+// Spare mapped blocks of one thread, kept for its next build: at most eight, at most 128 MiB in
+// all (the larger ones win); adjacent spares are joined.
 class ScratchPool {
  public:
   ScratchPool() = default;
@@ -50,9 +50,15 @@ class ScratchPool {
   // Keeps `b` (a block from any thread's take, its size as take gave it) for a later take, or
   // frees it.
   void give(ScratchBlock b);
+  // Bytes of the spare blocks kept now.
+  std::size_t kept_bytes() const noexcept {
+    std::size_t n = 0;
+    for (const ScratchBlock& b : spare_) n += b.size;
+    return n;
+  }
 
  private:
-  static constexpr int kSpares = 6;
+  static constexpr int kSpares = 8;
   ScratchBlock spare_[kSpares];
 };
 
