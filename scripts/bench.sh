@@ -321,7 +321,9 @@ for n, b, p, j in rows:
     print(line)
 iv, tv = start["ilmap"], start["true"]
 print(f"\nProcess start (`ilmap --version` against `true`, {runs} runs each, alternated, medians; posix_spawn to "
-      "wait4, CPU = the child's user + system time, page faults = minor faults):\n")
+      "wait4, CPU = the child's user + system time, page faults = minor faults; since 2026-11-28 `--version` alone "
+      "sets up no command, so this is the process's start and static initialisers; a command's own set-up is part "
+      "of the one-shot CLI figures):\n")
 print("| program | wall | CPU | page faults |")
 print("| --- | ---: | ---: | ---: |")
 print(f"| `ilmap --version` | {iv[0]:.3f} ms | {iv[1]:.3f} ms | {iv[2]:.0f} |")

@@ -70,6 +70,9 @@ int run(int argc, char** argv) {
   // A mapped cache or input truncated by another process faults as SIGBUS: the guard turns that
   // into "changed while in use" errors (include/ilmap/mapping_guard.h).
   ilmap::install_mapping_guard();
+  // `ilmap --version` alone, what build scripts run to check the tool: the line CLI11's version
+  // flag prints, without setting up any command (they were a third of its time).
+  if (argc == 2 && std::string_view(argv[1]) == "--version") return std::puts("ilmap " ILMAP_VERSION_STRING) < 0 ? 2 : 0;
   CLI::App app{
       "ilmap - compile .NET Portable PDBs into a memory-mappable lookup cache and resolve\n"
       "(method token, IL offset) to file:line:column.\n\n"
