@@ -26,7 +26,7 @@ namespace ilmap {
 namespace {
 
 // The pool's bound on the spare blocks of one thread, in bytes.
-constexpr std::size_t kKeepTotal = std::size_t(128) << 20;
+constexpr std::size_t kKeepTotal = std::size_t(64) << 20;
 
 void free_block(ScratchBlock b) {
   if (!b.p) return;
@@ -53,7 +53,9 @@ std::size_t scratch_block_size(std::size_t n) {
 }
 
 ScratchPool::~ScratchPool() {
-  for (ScratchBlock& b : spare_) free_block(b);
+  // Emptied, not just freed: a block given back during the thread's exit after this (a static
+  // object's destructor) then joins no block that is gone.
+  for (ScratchBlock& b : spare_) free_block(std::exchange(b, ScratchBlock{}));
 }
 
 ScratchBlock ScratchPool::take(std::size_t n) {

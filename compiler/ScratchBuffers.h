@@ -36,8 +36,9 @@ extern const std::size_t kScratchMapMin;
 // up to 2 MiB. scratch_block_size(scratch_block_size(n)) == scratch_block_size(n).
 std::size_t scratch_block_size(std::size_t n);
 
-// Spare mapped blocks of one thread, kept for its next build: at most eight, at most 128 MiB in
-// all (the larger ones win); adjacent spares are joined.
+// Spare mapped blocks of one thread, kept for its next build: at most eight, at most 64 MiB in
+// all (the larger ones win; a process with many compiling threads keeps at most that much per
+// thread); adjacent spares are joined.
 class ScratchPool {
  public:
   ScratchPool() = default;

@@ -1,5 +1,5 @@
 // ScratchPoolTest.cpp - the scratch pool (compiler/ScratchBuffers.h): block sizes, reuse of a
-// spare's pages, cutting a larger spare and joining the pieces again, the bound on what it keeps,
+// spare's pages, cutting a larger spare and joining the pieces again, the bound on what it keeps (64 MiB),
 // and vectors whose storage comes from it. Under AddressSanitizer every block is malloc'd
 // (kScratchMapMin is SIZE_MAX), so the mapped-block cases check only what holds there too.
 #include <gtest/gtest.h>
@@ -71,19 +71,19 @@ TEST(ScratchPool, ASpareIsReusedCutAndJoined) {
 TEST(ScratchPool, KeepsAtMostItsBound) {
   if (!mapped()) GTEST_SKIP() << "AddressSanitizer build: every block is malloc'd";
   ScratchPool pool;
-  // A block of over 128 MiB is never kept.
-  pool.give(pool.take(200 * kMiB));
+  // A block of over 64 MiB is never kept.
+  pool.give(pool.take(100 * kMiB));
   EXPECT_EQ(pool.kept_bytes(), 0u);
-  // 100 MiB is; a second 100 MiB is not (or, when the two mappings lie side by side and join,
-  // neither is): never over 128 MiB.
-  ScratchBlock a = pool.take(100 * kMiB), b = pool.take(100 * kMiB);
+  // 50 MiB is; a second 50 MiB is not (or, when the two mappings lie side by side and join,
+  // neither is): never over 64 MiB.
+  ScratchBlock a = pool.take(50 * kMiB), b = pool.take(50 * kMiB);
   pool.give(a);
-  EXPECT_EQ(pool.kept_bytes(), 100 * kMiB);
+  EXPECT_EQ(pool.kept_bytes(), 50 * kMiB);
   pool.give(b);
-  EXPECT_LE(pool.kept_bytes(), 128 * kMiB);
+  EXPECT_LE(pool.kept_bytes(), 64 * kMiB);
   // Small blocks are never kept: malloc has its own free lists.
   pool.give(pool.take(4096));
-  EXPECT_LE(pool.kept_bytes(), 128 * kMiB);
+  EXPECT_LE(pool.kept_bytes(), 64 * kMiB);
 }
 
 TEST(ScratchPool, VectorsHoldTheirValuesAcrossGrowth) {
