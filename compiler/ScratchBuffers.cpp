@@ -42,7 +42,7 @@ void free_block(ScratchBlock b) {
 #if defined(ILMAP_SCRATCH_MALLOC_ONLY)
 const std::size_t kScratchMapMin = SIZE_MAX;
 #else
-const std::size_t kScratchMapMin = std::size_t(256) << 10;
+const std::size_t kScratchMapMin = kHugeMappingMin;
 #endif
 
 std::size_t scratch_block_size(std::size_t n) {

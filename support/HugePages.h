@@ -15,6 +15,10 @@ namespace ilmap {
 
 inline constexpr std::size_t kHugePageBytes = std::size_t(2) << 20;
 
+// From this size on a large buffer is worth a mapping of its own: one huge-page fault of 2 MiB
+// costs about what 64 faults of 4 KiB do on bare metal, and far less on a virtual machine.
+inline constexpr std::size_t kHugeMappingMin = std::size_t(256) << 10;
+
 // n rounded up to whole 2 MiB units; 0 when that would overflow.
 std::size_t huge_mapping_size(std::size_t n) noexcept;
 

@@ -29,12 +29,12 @@ std::uint8_t* PackScratch::get(int slot, std::size_t n) {
   if (m.p && m.size >= n) return m.p;
   if (m.p) ::munmap(m.p, m.size);
   m = {};
-  // From 256 KiB on, whole 2 MiB units with huge-page advice (HugePages.h): a short process
+  // From kHugeMappingMin on, whole 2 MiB units with huge-page advice (HugePages.h): a short process
   // faults each page it touches once.
   const std::size_t page = 4096;
   std::size_t size = (std::max<std::size_t>(n, 1) + page - 1) / page * page;
   void* p = nullptr;
-  if (size >= (std::size_t(256) << 10)) {
+  if (size >= kHugeMappingMin) {
     size = huge_mapping_size(size);
     p = size ? map_huge(size) : nullptr;
     if (!p) return nullptr;
