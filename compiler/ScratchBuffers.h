@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <new>
 #include <vector>
 
@@ -74,8 +75,8 @@ class ScratchAllocator : public flatbuffers::Allocator {
   void deallocate(std::uint8_t* p, std::size_t size) override;
 };
 
-// A std::vector allocator for vectors that may grow large: below kScratchMapMin bytes the
-// global operator new, from there blocks of the scratch pool.
+// A std::vector allocator for vectors that may grow large: below kScratchMapMin bytes
+// std::allocator, from there blocks of the scratch pool.
 template <class T>
 struct ScratchVectorAllocator {
   using value_type = T;
@@ -85,13 +86,13 @@ struct ScratchVectorAllocator {
   T* allocate(std::size_t n) {
     if (n > SIZE_MAX / sizeof(T)) throw std::bad_array_new_length();
     const std::size_t bytes = n * sizeof(T);
-    if (bytes < kScratchMapMin) return static_cast<T*>(::operator new(bytes, std::align_val_t(alignof(T))));
+    if (bytes < kScratchMapMin) return std::allocator<T>().allocate(n);
     return reinterpret_cast<T*>(scratch_pool().take(bytes).p);
   }
   void deallocate(T* p, std::size_t n) noexcept {
     const std::size_t bytes = n * sizeof(T);
     if (bytes < kScratchMapMin) {
-      ::operator delete(p, std::align_val_t(alignof(T)));
+      std::allocator<T>().deallocate(p, n);
       return;
     }
     scratch_pool().give({reinterpret_cast<std::uint8_t*>(p), scratch_block_size(bytes)});
