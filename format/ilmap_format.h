@@ -150,6 +150,14 @@ struct BlockLayout {  // no default member initialisers: a reader's scratch layo
   std::uint8_t rest_bits;    // bits of a visible record's rest (at most 155)
   std::uint8_t hidden_bits;  // bits of a hidden record
   bool ok;                   // no reserved bit set
+  // For a lookup's one-load decode of a visible record's rest (rest_bits <= 57): where col,
+  // dline, ecol and doc start in it (line starts at 0), and each field's mask (kLowBits).
+  std::uint8_t at_col, at_dline, at_ecol, at_doc;
+  std::uint32_t m_line, m_col, m_dline, m_ecol, m_doc;
+  // Bits of the header values (8 * size) and of a visible record with its IL entry
+  // (8 * il_bytes + rest_bits): a block's header and records fit in B bytes exactly when
+  // header_bits + V * visible_bits + H * hidden_bits <= 8 * B (SPEC.md 5.2's size, in bits).
+  std::uint32_t header_bits, visible_bits;
 };
 
 inline BlockLayout block_layout(std::uint64_t profile) {
@@ -172,6 +180,17 @@ inline BlockLayout block_layout(std::uint64_t profile) {
   l.rest_bits = static_cast<std::uint8_t>(l.w_line + l.w_col + l.w_dline + l.w_ecol + l.w_doc);
   l.hidden_bits = static_cast<std::uint8_t>(l.w_il + l.w_doc);
   l.ok = (profile & kProfileReservedBits) == 0;
+  l.at_col = l.w_line;
+  l.at_dline = static_cast<std::uint8_t>(l.at_col + l.w_col);
+  l.at_ecol = static_cast<std::uint8_t>(l.at_dline + l.w_dline);
+  l.at_doc = static_cast<std::uint8_t>(l.at_ecol + l.w_ecol);
+  l.m_line = (std::uint32_t(1) << l.w_line) - 1;
+  l.m_col = (std::uint32_t(1) << l.w_col) - 1;
+  l.m_dline = (std::uint32_t(1) << l.w_dline) - 1;
+  l.m_ecol = (std::uint32_t(1) << l.w_ecol) - 1;
+  l.m_doc = (std::uint32_t(1) << l.w_doc) - 1;
+  l.header_bits = 8u * l.size;
+  l.visible_bits = 8u * l.il_bytes + l.rest_bits;
   return l;
 }
 

@@ -184,7 +184,7 @@ struct Cache::Impl {
   const d::BlockLayout* block(std::uint32_t rid, const std::uint8_t*& rec, const std::uint8_t*& end, d::BlockHeader& h,
                               d::BlockLayout& own) const noexcept;
   // The normative lookup (SPEC.md 6) of row `rid`: sets `r` and returns true, or false (no answer).
-  bool lookup_row(std::uint32_t rid, std::uint32_t il, std::optional<LookupResult>& r) const noexcept;
+  bool lookup_row(std::uint32_t rid, std::uint32_t il, LookupResult& r) const noexcept;
 };
 
 // The byte range [b, e) of method row `rid`'s block in point_blocks (SPEC.md section 4):

@@ -45,26 +45,50 @@ inline std::uint32_t count_le(const std::uint8_t* rec, unsigned w, std::uint32_t
 
 }  // namespace
 
-// Inlined into Cache::lookup and Cache::lookup_row, which hand it the optional they return: the
-// answer is built in place, each field stored once.
+// Inlined into Cache::lookup and Cache::lookup_row, which hand it the answer they return.
 [[gnu::always_inline]] inline bool Cache::Impl::lookup_row(std::uint32_t rid, std::uint32_t il,
-                                                           std::optional<LookupResult>& r) const noexcept {
-  const std::uint8_t* rec;
-  const std::uint8_t* end;
-  d::BlockHeader h;
+                                                           LookupResult& r) const noexcept {
+  // The block and its layout (SPEC.md 6, steps 3-5). Unlike Impl::block, which decodes the
+  // whole header for points() and verify, a lookup reads V and H first and the two bases only
+  // once a record answers, and keeps the layout instead of copying its widths: fewer values
+  // live across the search, one bounds check for header and records together.
+  std::uint32_t b, e;
+  if (block_range(rid, b, e) != Range::kBlock) return false;
+  const std::uint8_t* p = blocks + b;
+  const std::uint8_t* const end = blocks + e;
   d::BlockLayout own;
-  const d::BlockLayout* l = block(rid, rec, end, h, own);
-  if (!l || h.visible == 0) return false;
+  const d::BlockLayout* l;
+  if (const std::uint32_t i = profiles.index[rid - 1]; i - 1 < profiles.count) [[likely]] {
+    l = profiles.layouts + (i - 1);  // ilmap's writer puts every block's profile in the table
+  } else {
+    if (i || e - b < d::kInlineProfileSize) return false;
+    own = d::block_layout(d::load_le64(p) & d::kProfileBits);
+    l = &own;
+    p += d::kInlineProfileSize;
+  }
+  // p <= end here, so the header values (each read by a 4-byte load within 16 bytes of p) lie
+  // inside the block or its tail padding; whether they and the records fit in the block is
+  // checked next, before any record is read.
+  if (!l->ok) return false;
+  const std::uint32_t visible = d::load_le32(p) & l->mask[0];
+  const std::uint32_t hidden = d::load_le32(p + l->at[1]) & l->mask[1];
+  const std::uint8_t* const rec = p + l->size;
+  const unsigned w = l->il_bytes;
+  // Header, V * s bytes of IL column and ceil((V * R + H * (w_il + w_doc)) / 8) bytes of bit
+  // string must fit in the block (step 5): the same comparison counted in bits.
+  if (l->header_bits + std::uint64_t(visible) * l->visible_bits + std::uint64_t(hidden) * l->hidden_bits >
+          8 * std::uint64_t(end - p) ||
+      visible == 0)
+    return false;
   // Visible records are in increasing IL order: count those with offset <= il. Invariant:
   // records below lo are <= il, records from lo + n on are > il. Long columns are first halved
   // down to 64 entries; from there the search has a fixed shape, and a column of at most 8
   // entries (most methods) skips straight to its last step. Every probe is a record index
   // below V, so it stays inside the block whatever the values are (a corrupt, unsorted column
   // gives some record, or none).
-  const unsigned w = l->il_bytes;
   const std::uint64_t mask = (std::uint64_t(1) << (8 * w)) - 1;
   auto il_at = [&](std::uint32_t k) { return d::load_le64(rec + std::size_t(k) * w) & mask; };
-  std::uint32_t lo = 0, n = h.visible;
+  std::uint32_t lo = 0, n = visible;
   while (n > 64) {
     const std::uint32_t half = n / 2;
     lo = il_at(lo + half) <= il ? lo + half : lo;
@@ -77,7 +101,7 @@ inline std::uint32_t count_le(const std::uint8_t* rec, unsigned w, std::uint32_t
   // below lo + n: on a sorted column, entries from lo + n on are > il, and a clamped probe is
   // <= il only when the whole range is, so the cap gives the exact count; on a corrupt column
   // it keeps lo within the column.
-  const std::uint32_t last = h.visible - 1;
+  const std::uint32_t last = visible - 1;
   std::uint32_t j = 0;
   if (n > 8) {
     for (std::uint32_t step = 4; step; step /= 2) j += il_at(std::min(lo + 8 * (j + step), last)) <= il ? step : 0;
@@ -87,43 +111,68 @@ inline std::uint32_t count_le(const std::uint8_t* rec, unsigned w, std::uint32_t
   n = std::min<std::uint32_t>(n - 8 * j, 8);
   lo += count_le(rec, w, lo, n, last, il);
   if (lo == 0) return false;
-  const d::VisibleRecord v = d::get_visible(rec, lo - 1, h, w, l->rest_bits);
+  // Visible record lo - 1 (SPEC.md 5.2): its IL offset from the column, its other fields from
+  // the bit string after the column, by one 8-byte load when they fit in 57 bits (all but
+  // blocks of the widest fields).
+  const std::uint64_t k = lo - 1;
+  const std::uint32_t vil = d::load_le32(rec + k * w) & d::kLowBytes[w];
   // On a sorted column the record found is at or before `il`; on a corrupt one it may not be,
   // and then there is no answer (never a point after the offset).
-  if (v.il > il) return false;
-  if (v.document >= docs_count) return false;
+  if (vil > il) return false;
+  const std::uint8_t* const bits = rec + std::uint64_t(visible) * w;
+  const std::uint64_t bit = k * l->rest_bits;
+  const std::uint32_t base_line = d::load_le32(p + l->at[2]) & l->mask[2];
+  const std::uint32_t base_doc = d::load_le32(p + l->at[3]) & l->mask[3];
+  std::uint32_t line, column, dline, end_column, document;
+  if (l->rest_bits <= 57) [[likely]] {
+    const std::uint64_t x = d::load_le64(bits + (bit >> 3)) >> (bit & 7);
+    line = static_cast<std::uint32_t>(x) & l->m_line;
+    column = static_cast<std::uint32_t>(x >> l->at_col) & l->m_col;
+    dline = static_cast<std::uint32_t>(x >> l->at_dline) & l->m_dline;
+    end_column = static_cast<std::uint32_t>(x >> l->at_ecol) & l->m_ecol;
+    document = static_cast<std::uint32_t>(x >> l->at_doc) & l->m_doc;
+  } else {
+    line = d::get_bits(bits, bit, l->w_line);
+    column = d::get_bits(bits, bit + l->at_col, l->w_col);
+    dline = d::get_bits(bits, bit + l->at_dline, l->w_dline);
+    end_column = d::get_bits(bits, bit + l->at_ecol, l->w_ecol);
+    document = d::get_bits(bits, bit + l->at_doc, l->w_doc);
+  }
+  line += base_line;  // the three sums modulo 2^32 (SPEC.md 5.2)
+  document += base_doc;
+  if (document >= docs_count) return false;
+  const d::VisibleRecord v{vil, line, column, line + dline, end_column, document};
   const fb::DocumentRef& doc = docs[v.document];
   const Bytes& s = strings();  // one acquire load for both views
   const std::uint64_t po = doc.path_offset(), pl = doc.path_length(), uo = doc.url_offset(), ul = doc.url_length();
   if (po + pl > s.size || uo + ul > s.size) return false;
   const char* const text = reinterpret_cast<const char*>(s.data);
-  r.emplace(LookupResult{.file = {text + po, static_cast<std::size_t>(pl)},
-                         .source_url = {text + uo, static_cast<std::size_t>(ul)},
-                         .language = static_cast<Language>(doc.language()),
-                         .document = v.document,
-                         .il_offset = v.il,
-                         .line = v.line,
-                         .column = v.column,
-                         .end_line = v.end_line,
-                         .end_column = v.end_column});
+  r.file = {text + po, static_cast<std::size_t>(pl)};
+  r.source_url = {text + uo, static_cast<std::size_t>(ul)};
+  r.language = static_cast<Language>(doc.language());
+  r.document = v.document;
+  r.il_offset = v.il;
+  r.line = v.line;
+  r.column = v.column;
+  r.end_line = v.end_line;
+  r.end_column = v.end_column;
   return true;
 }
 
 // Lookups check changed() after their reads, a seqlock's re-check (ilmap/mapping_guard.h): an
-// answer built from bytes a writer changed is dropped. The check is a fence and one load. One
-// optional is returned on every path, so it is built in the caller's slot.
+// answer built from bytes a writer changed is dropped. The check is a fence and one load.
 std::optional<LookupResult> Cache::lookup(std::uint32_t token, std::uint32_t il_offset) const noexcept {
-  std::optional<LookupResult> r;
+  LookupResult r;
   if ((token >> 24) == 0x06 && il_offset < kNoIlOffsetFrom && impl_->lookup_row(token & 0xFFFFFF, il_offset, r) &&
-      impl_->guard.changed())
-    r.reset();
-  return r;
+      !impl_->guard.changed())
+    return r;
+  return std::nullopt;
 }
 
 std::optional<LookupResult> Cache::lookup_row(std::uint32_t rid, std::uint32_t il_offset) const noexcept {
-  std::optional<LookupResult> r;
-  if (il_offset < kNoIlOffsetFrom && impl_->lookup_row(rid, il_offset, r) && impl_->guard.changed()) r.reset();
-  return r;
+  LookupResult r;
+  if (il_offset < kNoIlOffsetFrom && impl_->lookup_row(rid, il_offset, r) && !impl_->guard.changed()) return r;
+  return std::nullopt;
 }
 
 Status Cache::points(std::uint32_t rid, std::vector<CachePoint>& out) const {
