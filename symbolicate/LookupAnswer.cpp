@@ -8,10 +8,10 @@
 namespace ilmap::symbolicate {
 
 Answer answer(const Cache& cache, std::uint32_t rid, std::uint32_t il, std::vector<std::uint32_t>& scratch,
-              bool state_machines) {
+              bool state_machines, bool function) {
   Answer a;
   const std::uint32_t token = 0x06000000u | rid;
-  if (rid < 0x01000000u)
+  if (function && rid < 0x01000000u)
     if (const auto n = cache.method_name(token)) a.function = n->coreclr;
   a.result = cache.lookup_row(rid, il);
   if (a.result || !state_machines || rid >= 0x01000000u || cache.state_machine_methods(token, scratch) == 0)

@@ -24,8 +24,10 @@ struct Answer {
 
 // `rid`: the MethodDef row (QueryParse.h parse_method); `scratch` is reused between calls.
 // `state_machines` false: the lookup rule of SPEC.md section 6 alone (`lookup --no-state-machine`).
+// `function` false: `function` stays empty, and the method names are not read (a cache's names
+// are unpacked on first use: a one-shot text lookup that prints no name does not pay for it).
 Answer answer(const Cache& cache, std::uint32_t rid, std::uint32_t il, std::vector<std::uint32_t>& scratch,
-              bool state_machines = true);
+              bool state_machines = true, bool function = true);
 
 // One JSON object, no newline: method, il_offset, function, [state_machine_method], file, and
 // with an answer language, line, column, end_line, end_column, url.

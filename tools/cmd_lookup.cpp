@@ -264,7 +264,7 @@ int run_batch(const LookupOptions& o, Cache first, std::optional<Stamp> stamp) {
       Answer r;
       bool answered = false;
       for (int attempt = 0; attempt < 2 && live.get(); ++attempt) {
-        r = answer(*live.get(), q->rid, q->il_offset, scratch, !o.no_state_machine);
+        r = answer(*live.get(), q->rid, q->il_offset, scratch, !o.no_state_machine, o.json || o.functions);
         if (!live.get()->changed()) {
           answered = true;
           break;
@@ -319,7 +319,7 @@ int run_lookup(const LookupOptions& given) {
   if (!cache) return report_error(cache.error());
   if (batch) return run_batch(o, std::move(*cache), stamp);
   std::vector<std::uint32_t> scratch;
-  const Answer r = answer(*cache, rid, il, scratch, !o.no_state_machine);
+  const Answer r = answer(*cache, rid, il, scratch, !o.no_state_machine, o.json || o.functions);
   if (cache->changed()) return report_error(cache->changed_status().error());
   const std::string out = (o.json ? answer_json(rid, il, r) : answer_text(r, o.functions)) + "\n";
   Output w;
