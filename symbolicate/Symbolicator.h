@@ -34,6 +34,8 @@
 #include <utility>
 #include <vector>
 
+#include <xxhash.h>
+
 #include "symbols/MethodIl.h"
 #include "symbols/ModuleIndex.h"
 #include "symbolicate/SourceProvider.h"
@@ -170,7 +172,9 @@ class Symbolicator {
   // module is one hash lookup, with no key built. Caches stay mapped while the index lives.
   struct TextHash {
     using is_transparent = void;
-    std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>()(s); }
+    // XXH3: a module text is a few bytes, hashed in a few dozen instructions (std::hash's
+    // murmur is a call and a loop).
+    std::size_t operator()(std::string_view s) const noexcept { return XXH3_64bits(s.data(), s.size()); }
   };
   struct ModuleMemo {
     const Cache* cache;

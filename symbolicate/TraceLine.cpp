@@ -69,30 +69,40 @@ bool starts_frame(std::string_view s, std::size_t from, std::size_t i) {
 }
 
 // The last occurrence of `needle` that starts in [from, end - needle.size()], or npos: found
-// by its last byte with memrchr (std::string_view::rfind compares at every position).
+// by its last byte with memrchr (std::string_view::rfind compares at every position), the
+// bytes before it compared in place (needles are a few bytes: no memcmp call per candidate).
 std::size_t rfind_in(std::string_view s, std::string_view needle, std::size_t from, std::size_t end) {
   const std::size_t n = needle.size();
   const char last = needle.back();
+  const char* const d = s.data();
   while (end >= from + n) {
-    const void* p = memrchr(s.data() + from + n - 1, last, end - from - n + 1);
+    const void* p = memrchr(d + from + n - 1, last, end - from - n + 1);
     if (p == nullptr) return npos;
-    const std::size_t at = std::size_t(static_cast<const char*>(p) - s.data()) + 1 - n;
-    if (s.compare(at, n, needle) == 0) return at;
+    const std::size_t at = std::size_t(static_cast<const char*>(p) - d) + 1 - n;
+    std::size_t k = 0;
+    while (k + 1 < n && d[at + k] == needle[k]) ++k;
+    if (k + 1 == n) return at;
     end = at + n - 1;
   }
   return npos;
 }
 
-// The last frame start in [from, limit) that leaves a method text before `limit`.
+// The last frame start in [from, limit) that leaves a method text before `limit`: "at " at i
+// in [from, limit - 4], at the line's start or after a non-word byte. Its space, at i + 2, is
+// found by memrchr and the two bytes before it compared in place.
 std::size_t last_start(std::string_view s, std::size_t from, std::size_t limit) {
   if (limit < from + 4) return npos;
-  std::size_t end = limit - 1;  // "at " ends at most at limit - 2
-  for (;;) {
-    const std::size_t i = rfind_in(s, "at ", from, end);
-    if (i == npos) return npos;
-    if (i == 0 || !is_word(s[i - 1])) return i;
-    end = i + 2;
+  const char* const d = s.data();
+  std::size_t end = limit - 1;  // the space lies in [from + 2, end)
+  while (end > from + 2) {
+    const void* p = memrchr(d + from + 2, ' ', end - from - 2);
+    if (p == nullptr) return npos;
+    const std::size_t sp = std::size_t(static_cast<const char*>(p) - d);
+    const std::size_t i = sp - 2;
+    if (d[i] == 'a' && d[i + 1] == 't' && (i == 0 || !is_word(d[i - 1]))) return i;
+    end = sp;
   }
+  return npos;
 }
 
 // A name without white space that ends at `end` (and at `stop` too, when given), preceded by a
