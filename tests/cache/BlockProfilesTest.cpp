@@ -308,4 +308,70 @@ TEST(BlockProfiles, PointsClaimedInNoBytesAreRefused) {
   EXPECT_NE(v.message().find("method row " + std::to_string(target)), std::string::npos) << v.message();
 }
 
+// Lookup step 5: the header and the records must lie inside the block. A block rewritten with
+// the most visible records that fit answers from its last record; one more record, which would
+// need bytes past the block's end, gives no answer (the lookup reads no record of it).
+TEST(BlockProfiles, RecordsPastTheBlockGiveNoAnswer) {
+  if (!std::filesystem::exists(kFrames)) GTEST_SKIP() << "corpus/out not built";
+  const Built good = build(kFrames, rare_in_blocks());
+  auto before = Cache::from_bytes(good.cache);
+  ASSERT_TRUE(before);
+  const Rows rows = rows_of(good.cache, *before);
+  ASSERT_FALSE(rows.in_block.empty());
+  std::uint32_t target = 0;
+  std::size_t target_at = 0, size = 0;
+  for (std::uint32_t rid : rows.in_block) {
+    const auto& impl = CacheInternals::of(*before);
+    std::uint32_t b = 0, e = 0;
+    ASSERT_EQ(impl.block_range(rid, b, e), CacheInternals::Impl::Range::kBlock);
+    if (e - b > size && e - b <= 400)
+      target = rid, target_at = at(good.cache, root_of(good.cache)->point_blocks()->data() + b), size = e - b;
+  }
+  ASSERT_GE(size, 9u);
+  // The block's own profile: 8-bit IL entries, 7-bit lines, no other field; V in one byte, no
+  // hidden records, bases 0. V records take V + ceil(7V / 8) bytes after the 6 of profile and V.
+  const auto bytes_for = [](std::uint32_t v) { return 6 + v + (7 * v + 7) / 8; };
+  std::uint32_t v = 1;
+  while (bytes_for(v + 1) <= size) ++v;
+  ASSERT_LE(bytes_for(v), size);
+  ASSERT_GT(bytes_for(v + 1), size);
+  // Only the bytes inside the block are written: IL offsets 0, 1, ... and lines 5 + k % 3.
+  const auto rewrite = [&](std::uint32_t visible) {
+    Bytes b = good.cache;
+    std::uint8_t* p = b.data() + target_at;
+    const std::uint32_t widths = 8u | 7u << 15;  // w_il 8, w_line 7
+    std::memcpy(p, &widths, 4);
+    p[4] = 0x01;  // visible: one byte; hidden, base_line, base_doc: absent (0)
+    p[5] = static_cast<std::uint8_t>(visible);
+    for (std::uint32_t k = 0; k < visible && 6 + k < size; ++k) p[6 + k] = static_cast<std::uint8_t>(k);
+    for (std::uint32_t k = 0; k < visible; ++k)
+      for (unsigned i = 0; i < 7; ++i) {
+        const std::size_t bit = std::size_t(k) * 7 + i, byte = 6 + visible + bit / 8;
+        if (byte >= size) break;
+        const auto mask = static_cast<std::uint8_t>(1u << (bit % 8));
+        if ((5 + k % 3) >> i & 1) p[byte] |= mask;
+        else p[byte] &= static_cast<std::uint8_t>(~mask);
+      }
+    reseal(b);
+    return b;
+  };
+  const Bytes fits = rewrite(v);
+  auto cache = Cache::from_bytes(fits);
+  ASSERT_TRUE(cache) << cache.error().message;
+  const auto last = cache->lookup_row(target, 1000);
+  ASSERT_TRUE(last) << "row " << target << ", " << v << " records in " << size << " bytes";
+  EXPECT_EQ(last->il_offset, v - 1);
+  EXPECT_EQ(last->line, 5 + (v - 1) % 3);
+  const auto first = cache->lookup_row(target, 0);
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->line, 5u);
+  const Bytes past = rewrite(v + 1);
+  auto bad = Cache::from_bytes(past);
+  ASSERT_TRUE(bad) << bad.error().message;
+  for (std::uint32_t il : {0u, 1u, v, 1000u}) EXPECT_FALSE(bad->lookup_row(target, il)) << "IL " << il;
+  // The other rows answer as before.
+  for (std::uint32_t rid : rows.in_table)
+    EXPECT_EQ(bad->lookup_row(rid, 0).has_value(), before->lookup_row(rid, 0).has_value()) << rid;
+}
+
 }  // namespace ilmap::test
