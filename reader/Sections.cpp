@@ -8,6 +8,7 @@
 #include <new>
 
 #include "reader/CacheImpl.h"
+#include "support/HugePages.h"
 
 namespace ilmap {
 
@@ -33,6 +34,7 @@ Status Cache::Impl::unpack(const flatbuffers::Vector<std::uint8_t>& packed, cons
                                     static_cast<unsigned long long>(std::min<std::uint64_t>(cap, d::kMaxPayloadSize)))};
   buffer.reset(new (std::nothrow) std::uint8_t[n ? n : 1]);
   if (!buffer) return {Errc::kTooLarge, format("cache: %s: out of memory unpacking %llu bytes", what, n)};
+  prefault_for_write(buffer.get(), static_cast<std::size_t>(n));  // zstd writes it whole
   const std::size_t got = ZSTD_decompress(buffer.get(), static_cast<std::size_t>(n), packed.data(), packed.size());
   if (ZSTD_isError(got) || got != n) {
     buffer.reset();
@@ -54,6 +56,7 @@ Status Cache::Impl::decode_method_columns(const Impl&, const Section& sec) {
   const std::size_t n = in.size / kRef;
   std::unique_ptr<std::uint8_t[]> out(new (std::nothrow) std::uint8_t[in.size ? in.size : 1]);
   if (!out) return {Errc::kTooLarge, format("cache: %s: out of memory unpacking %zu bytes", sec.what, in.size)};
+  prefault_for_write(out.get(), in.size);
   auto put = [&](std::size_t i, unsigned f, std::uint32_t v) {
     for (unsigned k = 0; k < 4; ++k) out[kRef * i + 4 * f + k] = static_cast<std::uint8_t>(v >> (8 * k));
   };

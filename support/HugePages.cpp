@@ -28,4 +28,15 @@ std::uint8_t* map_huge(std::size_t size) noexcept {
   return reinterpret_cast<std::uint8_t*>(begin);
 }
 
+void prefault_for_write(void* p, std::size_t n) noexcept {
+#if !defined(MADV_POPULATE_WRITE)
+  constexpr int MADV_POPULATE_WRITE = 23;  // Linux 5.14; older headers lack the name
+#endif
+  if (p == nullptr || n < kPrefaultMin) return;
+  constexpr std::uintptr_t kPage = 4096;
+  const auto begin = (reinterpret_cast<std::uintptr_t>(p) + kPage - 1) & ~(kPage - 1);
+  const auto end = (reinterpret_cast<std::uintptr_t>(p) + n) & ~(kPage - 1);
+  if (end > begin) (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE);
+}
+
 }  // namespace ilmap
