@@ -93,6 +93,24 @@ void expect_points_of_pdb(const Built& b, const Cache& cache, const std::string&
   }
 }
 
+// The largest block of at most `max_size` bytes among rows `rids` (rows with points): its row,
+// where it starts in the cache's bytes, and its size; row 0 when there is none.
+struct BlockAt {
+  std::uint32_t rid = 0;
+  std::size_t at = 0, size = 0;
+};
+BlockAt largest_block(const Bytes& bytes, const Cache& cache, const std::vector<std::uint32_t>& rids,
+                      std::size_t max_size = SIZE_MAX) {
+  BlockAt t;
+  const auto& impl = CacheInternals::of(cache);
+  for (std::uint32_t rid : rids) {
+    std::uint32_t b = 0, e = 0;
+    EXPECT_EQ(impl.block_range(rid, b, e), CacheInternals::Impl::Range::kBlock) << rid;
+    if (e - b > t.size && e - b <= max_size) t = {rid, at(bytes, root_of(bytes)->point_blocks()->data() + b), e - b};
+  }
+  return t;
+}
+
 // The profile of each row with points, wherever it is.
 std::vector<std::uint64_t> profiles_of(const Bytes& b, const Rows& rows) {
   const fb::Cache* root = root_of(b);
@@ -283,16 +301,10 @@ TEST(BlockProfiles, PointsClaimedInNoBytesAreRefused) {
   const Rows rows = rows_of(good.cache, *before);
   ASSERT_FALSE(rows.in_block.empty());
   // The largest block whose profile is in the block: room for the 9-byte header.
-  std::uint32_t target = 0;
-  std::size_t target_at = 0, target_size = 0;
-  for (std::uint32_t rid : rows.in_block) {
-    const auto& impl = CacheInternals::of(*before);
-    std::uint32_t b = 0, e = 0;
-    ASSERT_EQ(impl.block_range(rid, b, e), CacheInternals::Impl::Range::kBlock);
-    if (e - b > target_size)
-      target = rid, target_at = at(good.cache, root_of(good.cache)->point_blocks()->data() + b), target_size = e - b;
-  }
-  ASSERT_GE(target_size, 9u);
+  const BlockAt block = largest_block(good.cache, *before, rows.in_block);
+  const std::uint32_t target = block.rid;
+  const std::size_t target_at = block.at;
+  ASSERT_GE(block.size, 9u);
   Bytes b = good.cache;
   const std::uint8_t header[9] = {0, 0, 0, 0, 0x03, 0xFF, 0xFF, 0xFF, 0xFF};  // widths 0; visible code 3 = 2^32 - 1
   std::memcpy(b.data() + target_at, header, sizeof header);
@@ -318,15 +330,11 @@ TEST(BlockProfiles, RecordsPastTheBlockGiveNoAnswer) {
   ASSERT_TRUE(before);
   const Rows rows = rows_of(good.cache, *before);
   ASSERT_FALSE(rows.in_block.empty());
-  std::uint32_t target = 0;
-  std::size_t target_at = 0, size = 0;
-  for (std::uint32_t rid : rows.in_block) {
-    const auto& impl = CacheInternals::of(*before);
-    std::uint32_t b = 0, e = 0;
-    ASSERT_EQ(impl.block_range(rid, b, e), CacheInternals::Impl::Range::kBlock);
-    if (e - b > size && e - b <= 400)
-      target = rid, target_at = at(good.cache, root_of(good.cache)->point_blocks()->data() + b), size = e - b;
-  }
+  // A block of at most 400 bytes: the most records that fit in it (V + ceil(7V / 8) + 6 <= 400)
+  // stay below 256, so V takes one byte.
+  const BlockAt block = largest_block(good.cache, *before, rows.in_block, 400);
+  const std::uint32_t target = block.rid;
+  const std::size_t target_at = block.at, size = block.size;
   ASSERT_GE(size, 9u);
   // The block's own profile: 8-bit IL entries, 7-bit lines, no other field; V in one byte, no
   // hidden records, bases 0. V records take V + ceil(7V / 8) bytes after the 6 of profile and V.
