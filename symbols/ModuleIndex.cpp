@@ -67,16 +67,20 @@ struct ModuleIndex::Impl : search::SearchSet {
     if (m.epoch != epoch()) return false;  // another index compiled a cache since
     return opt.miss_ttl_s < 0 || Clock::now() - m.at < std::chrono::seconds(opt.miss_ttl_s);
   }
-  // compute(), and the epoch read before it; a compute that compiled a cache moves the epoch on
-  // (after the cache is in place), so the other indexes look again.
+  // compute(), and the epoch read before it; a compute that compiled a cache, or took one (or
+  // the PDB it compiled) from the symbol path, moves the epoch on (after the cache is in
+  // place), so the other indexes look again: a cache downloaded by one worker ends another
+  // worker's "not found" as a compiled one does.
   template <class F>
   Memo computed(F&& compute) {
     const std::uint64_t e = epoch();
-    const std::size_t compiled = stats.compiled;
+    const std::size_t compiled = stats.compiled, fetched = caches_fetched;
     ModuleAnswer a = compute();
-    if (stats.compiled != compiled && opt.compiled_epoch) opt.compiled_epoch->fetch_add(1, std::memory_order_acq_rel);
+    if ((stats.compiled != compiled || caches_fetched != fetched) && opt.compiled_epoch)
+      opt.compiled_epoch->fetch_add(1, std::memory_order_acq_rel);
     return Memo{std::move(a), Clock::now(), e};
   }
+  std::size_t caches_fetched = 0;  // caches opened as the symbol path's resolver gave them
   // The memoized answer of `key`, or what `compute` gives, memoized. A miss past its time is
   // worked out again in place (unordered_map nodes stay put: references given out stay valid).
   template <class F>
@@ -273,6 +277,7 @@ struct ModuleIndex::Impl : search::SearchSet {
         auto c = Cache::open(resolved_cache);
         if (c) {
           ++stats.reused;
+          ++caches_fetched;
           note("from the symbol path: " + resolved_cache);
           return {keep(std::move(*c), resolved_cache), Miss::kNone, {}};
         }
@@ -413,6 +418,7 @@ struct ModuleIndex::Impl : search::SearchSet {
       auto c = Cache::open(r->path);
       if (!c) return {nullptr, Miss::kBadFile, r->path + ": " + c.error().message};
       ++stats.reused;
+      ++caches_fetched;
       note("from the symbol path: " + r->path);
       return {keep(std::move(*c), r->path), Miss::kNone, {}};
     }

@@ -74,10 +74,11 @@ struct ModuleIndexOptions {
   // download and compile of one cache path is done by one of them while the others wait, then
   // find it ready. Null: none (one index alone).
   std::shared_ptr<KeyedLocks> single_flight;
-  // Shared by the same indexes: counts the caches any of them compiled. An answer that found no
-  // cache stands only while the count is what it was when the answer was worked out, so once one
-  // index compiles a module, another's "not found" for it is worked out again at its next ask
-  // (and finds the cache) instead of standing until miss_ttl_s. Null: none (one index alone).
+  // Shared by the same indexes: counts the caches any of them compiled or took from the symbol
+  // path. An answer that found no cache stands only while the count is what it was when the
+  // answer was worked out, so once one index compiles or downloads a module's cache, another's
+  // "not found" for it is worked out again at its next ask (and finds the cache) instead of
+  // standing until miss_ttl_s. Null: none (one index alone).
   std::shared_ptr<std::atomic<std::uint64_t>> compiled_epoch;
   // Set the modification time of a cache of the cache directory to now when it is reused, so
   // that the oldest are the least recently used (a service's cache-size cap evicts by it).

@@ -13,6 +13,7 @@
 #include "decode/PortablePdb.h"
 #include "decode/SymstoreKeys.h"
 #include "support/FileBytes.h"
+#include "symbols/ModuleIdentity.h"
 #include "symbols/ModuleIndex.h"
 
 namespace ilmap::symbols {
@@ -126,6 +127,66 @@ TEST_F(ModuleIndexTest, AnotherIndexCompilingAModuleEndsAMiss) {
     } else {
       EXPECT_EQ(again.miss, Miss::kModuleNotFound);
     }
+  }
+}
+
+// The same when A takes the module's cache from the symbol path (a store that holds the cache
+// alone) instead of compiling it: B's miss ends too (serve.scaleout's restart under load, where
+// a worker's download left the others answering "not found" for up to --miss-ttl).
+TEST_F(ModuleIndexTest, AnotherIndexDownloadingACacheEndsAMiss) {
+  const std::string pdb = std::string(ILMAP_TEST_CORPUS_DIR) + "/out/cs-frames/Ilmap.Corpus.Frames.pdb";
+  if (!fs::exists(pdb)) GTEST_SKIP() << "corpus/out not built";
+  auto bytes = FileBytes::open(pdb);
+  ASSERT_TRUE(bytes) << bytes.error().message;
+  auto parsed = PortablePdb::parse(bytes->bytes());
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  const PdbId id = parsed->id();
+  const std::string key = ssqp_portable_pdb_key("Ilmap.Corpus.Frames.pdb", id.guid());
+  // The module's cache, compiled by an index over a folder holding the PDB.
+  fs::create_directories(dir_ + "/src");
+  fs::copy_file(pdb, dir_ + "/src/Ilmap.Corpus.Frames.pdb");
+  std::string compiled;
+  {
+    ModuleIndexOptions o;
+    o.search = {dir_ + "/src"};
+    o.cache_dir = dir_ + "/made";
+    auto maker = ModuleIndex::create(std::move(o));
+    ASSERT_TRUE(maker) << maker.error().message;
+    const ModuleAnswer& made = (*maker)->by_pdb_id(id.bytes, "Ilmap.Corpus.Frames.pdb");
+    ASSERT_EQ(made.miss, Miss::kNone) << made.detail;
+    compiled = dir_ + "/made/" + cache_key_for(key);
+    ASSERT_TRUE(fs::is_regular_file(compiled)) << compiled;
+  }
+  for (const bool shared : {false, true}) {
+    SCOPED_TRACE(shared ? "shared count" : "no shared count");
+    const std::string root = dir_ + (shared ? "/shared" : "/alone");
+    const std::string store = root + "/store";
+    fs::create_directories(store);
+    auto epoch = shared ? std::make_shared<std::atomic<std::uint64_t>>(0) : nullptr;
+    auto locks = std::make_shared<KeyedLocks>();
+    auto make = [&](const char* cache) {
+      ModuleIndexOptions o;
+      o.cache_dir = root + "/" + cache;
+      o.symbol_path = *parse_symbol_path(store);
+      o.single_flight = locks;
+      o.compiled_epoch = epoch;
+      auto index = ModuleIndex::create(std::move(o));
+      EXPECT_TRUE(index) << index.error().message;
+      return index ? std::move(*index) : nullptr;
+    };
+    auto a = make("cache-a"), b = make("cache-b");
+    ASSERT_TRUE(a && b);
+    EXPECT_EQ(b->by_pdb_id(id.bytes, "Ilmap.Corpus.Frames.pdb").miss, Miss::kModuleNotFound);
+    // The cache arrives in the store, under its key, without the PDB.
+    const std::string stored = store + "/" + cache_key_for(key);
+    fs::create_directories(fs::path(stored).parent_path());
+    fs::copy_file(compiled, stored);
+    const ModuleAnswer& found = a->by_pdb_id(id.bytes, "Ilmap.Corpus.Frames.pdb");
+    EXPECT_EQ(found.miss, Miss::kNone) << miss_name(found.miss) << ": " << found.detail;
+    EXPECT_EQ(a->stats().compiled, 0u);  // taken from the symbol path, not compiled
+    const ModuleAnswer& again = b->by_pdb_id(id.bytes, "Ilmap.Corpus.Frames.pdb");
+    if (shared) EXPECT_EQ(again.miss, Miss::kNone) << miss_name(again.miss) << ": " << again.detail;
+    else EXPECT_EQ(again.miss, Miss::kModuleNotFound);
   }
 }
 
