@@ -85,14 +85,20 @@ TEST_F(ModuleIndexTest, DistinctIdsAndMvidsWalkTheSetOnce) {
 // Two indexes over one cache directory, as a service's workers: B's "not found" for a PDB
 // stands for ever (miss_ttl_s -1) until A compiles that PDB's cache; with the shared count B
 // then looks again at once and finds it, without it B keeps its answer.
-TEST_F(ModuleIndexTest, AnotherIndexCompilingAModuleEndsAMiss) {
-  const std::string pdb = std::string(ILMAP_TEST_CORPUS_DIR) + "/out/cs-frames/Ilmap.Corpus.Frames.pdb";
-  if (!fs::exists(pdb)) GTEST_SKIP() << "corpus/out not built";
+// The id of the PDB at `pdb` (a fatal failure when it does not open or parse).
+void pdb_id_of(const std::string& pdb, PdbId& id) {
   auto bytes = FileBytes::open(pdb);
   ASSERT_TRUE(bytes) << bytes.error().message;
   auto parsed = PortablePdb::parse(bytes->bytes());
   ASSERT_TRUE(parsed) << parsed.error().message;
-  const PdbId id = parsed->id();
+  id = parsed->id();
+}
+
+TEST_F(ModuleIndexTest, AnotherIndexCompilingAModuleEndsAMiss) {
+  const std::string pdb = std::string(ILMAP_TEST_CORPUS_DIR) + "/out/cs-frames/Ilmap.Corpus.Frames.pdb";
+  if (!fs::exists(pdb)) GTEST_SKIP() << "corpus/out not built";
+  PdbId id;
+  ASSERT_NO_FATAL_FAILURE(pdb_id_of(pdb, id));
   const std::string key = ssqp_portable_pdb_key("Ilmap.Corpus.Frames.pdb", id.guid());  // name/<GUID>FFFFFFFF/name
   for (const bool shared : {false, true}) {
     SCOPED_TRACE(shared ? "shared count" : "no shared count");
@@ -136,12 +142,9 @@ TEST_F(ModuleIndexTest, AnotherIndexCompilingAModuleEndsAMiss) {
 TEST_F(ModuleIndexTest, AnotherIndexDownloadingACacheEndsAMiss) {
   const std::string pdb = std::string(ILMAP_TEST_CORPUS_DIR) + "/out/cs-frames/Ilmap.Corpus.Frames.pdb";
   if (!fs::exists(pdb)) GTEST_SKIP() << "corpus/out not built";
-  auto bytes = FileBytes::open(pdb);
-  ASSERT_TRUE(bytes) << bytes.error().message;
-  auto parsed = PortablePdb::parse(bytes->bytes());
-  ASSERT_TRUE(parsed) << parsed.error().message;
-  const PdbId id = parsed->id();
-  const std::string key = ssqp_portable_pdb_key("Ilmap.Corpus.Frames.pdb", id.guid());
+  PdbId id;
+  ASSERT_NO_FATAL_FAILURE(pdb_id_of(pdb, id));
+  const std::string key = ssqp_portable_pdb_key("Ilmap.Corpus.Frames.pdb", id.guid());  // name/<GUID>FFFFFFFF/name
   // The module's cache, compiled by an index over a folder holding the PDB.
   fs::create_directories(dir_ + "/src");
   fs::copy_file(pdb, dir_ + "/src/Ilmap.Corpus.Frames.pdb");
