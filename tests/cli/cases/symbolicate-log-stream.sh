@@ -28,6 +28,9 @@ live() {
   local name=$1 n=0 pid
   shift
   mkfifo "$name.in"
+  # The output exists before the reader polls it: the background shell opens it only after the
+  # FIFO, that is, after this shell opened the FIFO's other end.
+  : >"$name.out"
   ilmap symbolicate --search pe --cache-dir cc <"$name.in" >"$name.out" 2>"$name.err" &
   pid=$!
   exec 3>"$name.in"
@@ -47,6 +50,7 @@ echo "-- a JSON log line first"
 live json "$json" "$text"
 echo "-- a line in two pieces"
 mkfifo halves.in
+: >halves.out
 ilmap symbolicate --search pe --cache-dir cc <halves.in >halves.out 2>halves.err &
 pid=$!
 exec 3>halves.in
