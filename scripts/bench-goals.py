@@ -90,7 +90,8 @@ def decode_ratio():
         # the line index's share of the compile in perf.
         budget = 2 * f("compile.syn-100kpts.decode_ns") / 1e6
         index = 0.28 * f("compile.syn-100kpts.ns") / 1e6
-        sha = 557648 / 1.56e9 * 1e3
+        pdb_bytes = 557648  # ilmap_gen_pdb --points 100000 --seed 3 (deterministic; the inputs table)
+        sha = pdb_bytes / 1.56e9 * 1e3
         why += (f". The bound: at 2x, the 100k-point compile would have {budget:.2f} ms, and two parts the product "
                 f"keeps take {sha + index:.2f} ms on their own: SHA-256 of the 557,648-byte PDB, {sha:.2f} ms at this "
                 f"machine's 1.56 GB/s (`openssl speed -evp sha256`, 2026-11-28), and the line index, about "

@@ -40,7 +40,8 @@ std::string_view strip_newline(std::string_view l) {
 void append_uint(std::string& s, std::uint32_t v) {
   char buf[16];
   const auto r = std::to_chars(buf, buf + sizeof buf, v);
-  s.append(buf, static_cast<std::size_t>(r.ptr - buf));  // (pointer, count): the pair of pointers went through _M_replace
+  // (pointer, count) appends in place; the (first, last) overload goes through _M_replace.
+  s.append(buf, static_cast<std::size_t>(r.ptr - buf));
 }
 
 
