@@ -69,6 +69,14 @@ def symbolic_compile():
            "(analysis of 2026-11-28). Whole processes here pay each page fault 10-20 µs (the process section): "
            "since 2026-11-28 the compiler's large buffers are 2 MiB huge-page mappings, which took the 100k-point "
            "whole-process compile from 1,533 faults to about 400")
+    if not ok and have("symbolic.wall.syn-100kpts", "process.syn-100kpts.wall_ms", "process.syn-100kpts.true_ms"):
+        # The bound, from this run's figures: symbolic's whole process on the 100k-point PDB (ilmap's
+        # wall time in the process section times the ratio symbolic_compare measured), a twentieth
+        # of it, and what a process that does nothing takes here.
+        sym_ms = f("process.syn-100kpts.wall_ms") * f("symbolic.wall.syn-100kpts")
+        why += (f". The bound on whole processes: symbolic's takes about {sym_ms:.1f} ms for syn-100kpts, so 20x "
+                f"leaves {sym_ms / 20:.2f} ms, where `true` alone takes {f('process.syn-100kpts.true_ms'):.2f} ms "
+                f"and ilmap's compile of that PDB in process {f('compile.syn-100kpts.ns') / 1e6:.2f} ms")
     return (text, yesno(ok) + why)
 
 
