@@ -38,6 +38,8 @@ def yesno(ok):
 
 
 rows = []
+# SHA-256 on this machine (`openssl speed -evp sha256`, 2026-11-28), for the bounds below.
+SHA256_BYTES_PER_S = 1.56e9
 NOT_RUN = ("not measured in this run", "—")
 
 
@@ -99,7 +101,7 @@ def decode_ratio():
         budget = 2 * f("compile.syn-100kpts.decode_ns") / 1e6
         index = 0.28 * f("compile.syn-100kpts.ns") / 1e6
         pdb_bytes = 557648  # ilmap_gen_pdb --points 100000 --seed 3 (deterministic; the inputs table)
-        sha = pdb_bytes / 1.56e9 * 1e3
+        sha = pdb_bytes / SHA256_BYTES_PER_S * 1e3
         why += (f". The bound: at 2x, the 100k-point compile would have {budget:.2f} ms, and two parts the product "
                 f"keeps take {sha + index:.2f} ms on their own: SHA-256 of the 557,648-byte PDB, {sha:.2f} ms at this "
                 f"machine's 1.56 GB/s (`openssl speed -evp sha256`, 2026-11-28), and the line index, about "
