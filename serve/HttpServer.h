@@ -1,11 +1,14 @@
 // HttpServer.h - `ilmap serve`'s HTTP side: libmicrohttpd (serve/Mhd.h) carries requests to a
 // serve::Service. One thread per connection (libmicrohttpd's own), at most
-// `connection_limit` connections, each closed after `timeout_s` seconds without traffic;
-// at most `max_concurrent` requests (health checks aside) between their headers and their
-// answer, the next ones answered 429 with Retry-After at once. A body is read only after the
-// Service admitted the request (so 404/405/401/415 and a Content-Length over the cap are
-// answered without reading it); one that goes over the cap while it streams (chunked) is
-// counted, not kept, and answered 413 when it ends. Bodies of other methods are dropped.
+// `connection_limit` connections, each closed after `timeout_s` seconds without traffic, and
+// each request given `receive_timeout_s` seconds to arrive whole (headers and body, counted
+// from the connection's opening or its previous answer): a client that sends slowly cannot
+// keep a connection longer. A request is admitted (404/405/401/415, and 413 from its
+// Content-Length) when its headers have arrived, before its body is read; it counts against
+// `max_concurrent` only once it has arrived whole, the next ones past it answered 429 with
+// Retry-After at once (health checks aside). A body that goes past the cap while it streams
+// (chunked) is answered 413 at once and its connection closed. Bodies of other methods are
+// read and dropped, up to the same cap.
 #pragma once
 
 #include <atomic>
@@ -15,6 +18,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 
 #include "ilmap/status.h"
 #include "serve/Service.h"
@@ -29,6 +33,7 @@ struct ServerOptions {
   unsigned max_concurrent = 8;
   unsigned connection_limit = 64;
   unsigned timeout_s = 30;
+  unsigned receive_timeout_s = 60;  // 0: no limit
   // One line per request (the access log) and libmicrohttpd's own errors; no newline.
   std::function<void(const std::string&)> log;
 };
@@ -47,10 +52,11 @@ class HttpServer {
   // seconds for the requests in flight to be answered, then closes every connection.
   void stop(unsigned drain_s);
 
-  struct Impl;  // the libmicrohttpd callbacks (HttpServer.cpp)
+  struct Impl;      // the libmicrohttpd callbacks (HttpServer.cpp)
+  struct Arrivals;  // the connections whose request is arriving, and their deadline (HttpServer.cpp)
 
  private:
-  HttpServer(Service& service, ServerOptions options) : service_(service), opt_(std::move(options)) {}
+  HttpServer(Service& service, ServerOptions options);
 
   Service& service_;
   ServerOptions opt_;
@@ -61,6 +67,7 @@ class HttpServer {
   std::mutex drain_mutex_;
   std::condition_variable drained_;
   std::string start_error_;  // libmicrohttpd's last message while starting
+  std::unique_ptr<Arrivals> arrivals_;
 };
 
 }  // namespace ilmap::serve

@@ -19,6 +19,7 @@ const Mhd* load_mhd(std::string& why) {
                     bind_symbol(lib, "MHD_quiesce_daemon", mhd.quiesce_daemon) &&
                     bind_symbol(lib, "MHD_get_daemon_info", mhd.get_daemon_info) &&
                     bind_symbol(lib, "MHD_lookup_connection_value", mhd.lookup_connection_value) &&
+                    bind_symbol(lib, "MHD_get_connection_info", mhd.get_connection_info) &&
                     bind_symbol(lib, "MHD_create_response_from_buffer", mhd.create_response_from_buffer) &&
                     bind_symbol(lib, "MHD_add_response_header", mhd.add_response_header) &&
                     bind_symbol(lib, "MHD_queue_response", mhd.queue_response) &&

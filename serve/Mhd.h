@@ -19,6 +19,7 @@ struct Mhd {
   MHD_socket (*quiesce_daemon)(MHD_Daemon*);
   const MHD_DaemonInfo* (*get_daemon_info)(MHD_Daemon*, MHD_DaemonInfoType, ...);
   const char* (*lookup_connection_value)(MHD_Connection*, MHD_ValueKind, const char*);
+  const MHD_ConnectionInfo* (*get_connection_info)(MHD_Connection*, MHD_ConnectionInfoType, ...);
   MHD_Response* (*create_response_from_buffer)(size_t, void*, MHD_ResponseMemoryMode);
   MHD_Result (*add_response_header)(MHD_Response*, const char*, const char*);
   MHD_Result (*queue_response)(MHD_Connection*, unsigned int, MHD_Response*);

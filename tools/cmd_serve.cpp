@@ -34,6 +34,7 @@ struct ServeArgs {
   unsigned max_concurrent = 8;
   unsigned max_connections = 64;
   unsigned timeout_s = 30;
+  unsigned receive_timeout_s = serve::ServerOptions{}.receive_timeout_s;
   long miss_ttl_s = 60;
   unsigned workers = 0;  // 0: the number of cores
   std::uint64_t max_frames = 100000;
@@ -70,17 +71,31 @@ Status parse_listen(const std::string& text, std::string& host, std::uint16_t& p
   return {};
 }
 
-// The token: the first line of the file, without its line end and surrounding blanks.
+// The token: the first line of the file, without its line end and surrounding blanks. At most
+// kMaxToken bytes: a longer one is refused here rather than cut, so the server never takes a
+// part of a token for the whole.
+constexpr std::size_t kMaxToken = 4096;
+
 Status read_token(const std::string& path, std::string& token) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error{Errc::kNotFound, "--token-file " + path + ": " + std::strerror(errno)};
-  char buf[4096];
+  // Enough for the longest token with blanks and a line end around it; no more is read, so a
+  // file without a line end (a device, a huge file) costs nothing either.
+  char buf[kMaxToken + 256];
   in.read(buf, sizeof buf);
   std::string_view text(buf, std::size_t(in.gcount()));
-  text = text.substr(0, text.find('\n'));
+  const std::size_t nl = text.find('\n');
+  if (nl == std::string_view::npos && text.size() == sizeof buf)
+    return Error{Errc::kUsage, "--token-file " + path + ": the first line is longer than " +
+                                   std::to_string(sizeof buf) + " bytes (a token is at most " +
+                                   std::to_string(kMaxToken) + ")"};
+  text = text.substr(0, nl);
   while (!text.empty() && (text.back() == '\r' || text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
   while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
   if (text.empty()) return Error{Errc::kUsage, "--token-file " + path + ": the first line is empty"};
+  if (text.size() > kMaxToken)
+    return Error{Errc::kUsage, "--token-file " + path + ": the token is " + std::to_string(text.size()) +
+                                   " bytes, more than the " + std::to_string(kMaxToken) + " a request may carry"};
   for (const unsigned char c : text)
     if (c < 0x21 || c > 0x7e)
       return Error{Errc::kUsage, "--token-file " + path + ": the token holds a byte that a header cannot carry"};
@@ -95,6 +110,7 @@ int run_serve(const ServeArgs& a) {
   so.max_concurrent = a.max_concurrent;
   so.connection_limit = a.max_connections;
   so.timeout_s = a.timeout_s;
+  so.receive_timeout_s = a.receive_timeout_s;
   so.log = log_line;
 
   serve::ServiceOptions svc;
@@ -236,6 +252,11 @@ void register_serve(CLI::App& app, int& rc) {
                   "Seconds a connection may stay idle (a slow client) before it is closed, and the longest wait "
                   "for requests in flight at SIGTERM (default 30)")
       ->check(CLI::Range(1u, 86400u));
+  cmd->add_option("--receive-timeout", a->receive_timeout_s,
+                  "Seconds a request may take to arrive whole, headers and body, from the connection's opening or "
+                  "its previous answer (default 60); later the connection is closed (408 once its headers have "
+                  "arrived). 0: no limit")
+      ->check(CLI::Range(0u, 86400u));
   cmd->add_option("--miss-ttl", a->miss_ttl_s,
                   "Seconds a module that was not found (not in the search set, symbol server down or without it, "
                   "a bad file) stays not found before it is looked for again (default 60; 0: every request)")
@@ -246,8 +267,8 @@ void register_serve(CLI::App& app, int& rc) {
                 "--source-root checkouts (off by default: ?context is then a 400)");
   add_source_root_option(cmd, a->source_roots, "?context and Sentry events (implies --source-context)");
   cmd->add_option("--token-file", a->token_file,
-                  "File whose first line is a bearer token every request but /healthz and /readyz must send "
-                  "(Authorization: Bearer TOKEN); else 401");
+                  "File whose first line is a bearer token (at most 4096 bytes) every request but /healthz and "
+                  "/readyz must send (Authorization: Bearer TOKEN); else 401");
   cmd->add_flag("-v,--verbose", a->verbose, "Say which caches were compiled or reused and why modules were refused");
   cmd->callback([a, &rc] { rc = run_serve(*a); });
 }

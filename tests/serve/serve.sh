@@ -178,8 +178,10 @@ is_json_error e.out "413 (chunked)"
 head -c 65536 /dev/zero | tr '\0' a >fits.txt
 check_eq "body of exactly --max-body" 200 "$(req e.out "${auth[@]}" -H 'Content-Type: text/plain' --data-binary @fits.txt "$A/symbolicate")"
 cmp -s fits.txt e.out || fail "a body of exactly --max-body did not come back unchanged"
-check_eq "GET /healthz with a large body" 200 "$(req h.out -X GET -H 'Expect:' --data-binary @big.txt "$A/healthz")"
-check_eq "GET /healthz with a large body: answer" ok "$(cat h.out)"
+# A body with another method is read and dropped; past --max-body it is refused as any other.
+check_eq "GET /healthz with a small body" 200 "$(req h.out -X GET -H 'Expect:' --data-binary @fits.txt "$A/healthz")"
+check_eq "GET /healthz with a small body: answer" ok "$(cat h.out)"
+check_eq "GET /healthz with a body over --max-body" 413 "$(req h.out -X GET -H 'Expect:' -T - "$A/healthz" <big.txt)"
 check_eq "healthz needs no token, server still up" 200 "$(req h.out "$A/healthz")"
 
 # --- GET /metrics: Prometheus text, counters by endpoint and status, frames by result ------------
@@ -280,11 +282,20 @@ grep -q '"lineno":37' ev2.out || fail "Sentry event again: $(cat ev2.out)"
 grep -q 'context_line' ev2.out && fail "a Sentry event got source text from a server without --source-context"
 
 # --- --max-concurrent 1: a second request while one is in flight gets 429; SIGTERM drains --------
-start_server B --max-concurrent 1 --timeout 10
+# A request that stays in flight for 2 seconds and more: its module's PE alone is in pe/, its PDB
+# on a symbol server (tests/cli/faultserver.py over a store) that answers each request 2 s late.
+# (A request counts in flight only once it has arrived whole: a slowly sent body would not do.)
+mkdir pe store-in
+cp bin/Ilmap.Corpus.Frames.dll pe/
+cp bin/Ilmap.Corpus.Frames.dll bin/Ilmap.Corpus.Frames.pdb store-in/
+"$ILMAP" store add store store-in >/dev/null || fail "store add for the late symbol server"
+. "$(dirname "$(realpath "$0")")/../cli/faultserver.sh"
+start_fault_server "$work/store" 120
+trap 'kill $FAULT_PID 2>/dev/null; wait $FAULT_PID 2>/dev/null; serve_cleanup' EXIT
+start_in srv B "$ILMAP" serve --port 0 --search ../pe --cache-dir ../cache-b --max-concurrent 1 --timeout 10 \
+  --symbol-path "srv*$work/dl-b*$FAULT_URL/late"
 B=$URL_B
-# A request that stays in flight for about 2 seconds: its body arrives in two parts.
-{ head -n 20 trace.txt; sleep 2; tail -n +21 trace.txt; } |
-  curl -sS -o slow.out -w '%{http_code}' -H 'Content-Type: text/plain' -H 'Expect:' -X POST -T - "$B/symbolicate" >slow.code &
+curl -sS -o slow.out -w '%{http_code}' -H 'Content-Type: text/plain' --data-binary @trace.txt "$B/symbolicate" >slow.code &
 slow=$!
 sleep 0.7
 check_eq "over --max-concurrent" 429 "$(req e.out -H 'Content-Type: text/plain' --data-binary @trace.txt "$B/symbolicate")"
@@ -294,6 +305,7 @@ check_eq "healthz while busy" 200 "$(req h.out "$B/healthz")"
 kill -TERM "$PID_B"
 wait "$slow"
 check_eq "request in flight at SIGTERM" 200 "$(cat slow.code)"
+grep -q '^late 200 ' "$FAULT_LOG" || fail "the late symbol server was not asked: $(cat "$FAULT_LOG")"
 cmp -s want.txt slow.out || fail "the request in flight at SIGTERM was not answered in full"
 wait "$PID_B"
 check_eq "exit status after SIGTERM" 0 "$?"
@@ -319,7 +331,7 @@ check_eq "--config with an option serve does not have: exit" 1 "$?"
 grep -q 'no-such-option' bad.err || fail "--config: the error does not name the option: $(cat bad.err)"
 
 # --- the servers wrote in their cache directory only ------------------------------------------------
-written=$(find . -newer marker -type f ! -path './cache/*' ! -path './cli-cache/*' ! -path './cache-e/*' ! -path './cache-f/*' ! -name '*.out' ! -name '*.h' \
+written=$(find . -newer marker -type f ! -path './cache/*' ! -path './cli-cache/*' ! -path './cache-e/*' ! -path './cache-f/*' ! -path './cache-b/*' ! -path './dl-b/*' ! -path './store/*' ! -path './store-in/*' ! -path './pe/*' ! -path './faultserver/*' ! -name '*.out' ! -name '*.h' \
   ! -name '*.code' ! -name '*.log' ! -name 'want*' ! -name 'event.json' ! -name 'batch.json' ! -name 'big.txt' ! -name 'fits.txt' \
   ! -name '*.toml' ! -name 'small.txt' ! -name 'bad.err' ! -name 'trace2.txt' | sort)
 [[ -z $written ]] || fail "files written outside the cache directory: $written"
