@@ -41,25 +41,24 @@ std::size_t skip_white(std::string_view s, std::size_t at) {
   return at;
 }
 
-// From the end of one token to the start of the next: white space, at most one `sep`, white space.
-std::size_t skip_separator(std::string_view s, std::size_t at, char sep) {
-  at = skip_white(s, at);
-  if (at < s.size() && s[at] == sep) at = skip_white(s, at + 1);
-  return at;
-}
-
 std::string dump_value(const nlohmann::ordered_json& j) {
   return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
 }  // namespace
 
-bool PositionedSax::scan(std::string_view text) {
+std::size_t skip_separator(std::string_view s, std::size_t at, char sep) {
+  at = skip_white(s, at);
+  if (at < s.size() && s[at] == sep) at = skip_white(s, at + 1);
+  return at;
+}
+
+bool PositionedSax::scan(std::string_view text, bool whole) {
   text_ = text;
   read_ = error_at_ = 0;
   CountingIterator first(text.data(), text.data(), &read_);
   CountingIterator last(text.data() + text.size(), text.data(), &read_);
-  return nlohmann::ordered_json::sax_parse(first, last, this);
+  return nlohmann::ordered_json::sax_parse(first, last, this, nlohmann::detail::input_format_t::json, whole);
 }
 
 // Past a string or literal the parser has read nothing more; past a number, the byte after it

@@ -19,11 +19,16 @@
 
 namespace ilmap::sentry_scan {
 
+// From the end of one token to the start of the next: white space, at most one `sep`, white space.
+std::size_t skip_separator(std::string_view s, std::size_t at, char sep);
+
 // A SAX handler that sees values as byte ranges (see the top of this file).
 class PositionedSax : public nlohmann::json_sax<nlohmann::ordered_json> {
  public:
   // Parses `text` whole (nothing but white space after the value); false when it is not JSON.
-  bool scan(std::string_view text);
+  // With whole = false, parses the one value at the start of `text` and stops after it (for a
+  // value inside a text already checked whole).
+  bool scan(std::string_view text, bool whole = true);
 
   bool null() override { return on_scalar(scalar_end()); }
   bool boolean(bool) override { return on_scalar(scalar_end()); }

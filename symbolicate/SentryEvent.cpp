@@ -11,6 +11,7 @@
 #include <limits>
 #include <unordered_map>
 
+#include "symbolicate/BatchScan.h"
 #include "symbolicate/EventScan.h"
 #include "support/TextEscape.h"
 
@@ -18,6 +19,7 @@ namespace ilmap {
 namespace {
 
 using Json = nlohmann::ordered_json;
+using sentry_scan::BatchScan;
 using sentry_scan::EventScan;
 using sentry_scan::MemberScan;
 using sentry_scan::ValueRange;
@@ -197,17 +199,87 @@ class EventSymbolicator {
     for (std::size_t i = 0; i < modules.size(); ++i) {
       Json& m = modules[i];
       if (!m.is_object()) continue;
-      const auto it = images_.find(i);
-      m["status"] = it == images_.end() ? "unused" : !it->second.usable ? "malformed" : it->second.cache ? "found" : "missing";
+      m["status"] = module_status(i);
     }
   }
 
+  // The same from the request's text (symbolicate_batch), without a tree: `scan` has checked
+  // it; one frame at a time is read (FieldScan: only the members frame() reads) and written
+  // (CompactWriter, with the members frame() set), then one module at a time. The answer is
+  // the one batch() and dump() give, byte for byte.
+  void batch_text(std::string_view text, const BatchScan& scan, std::string& out) {
+    ++stats_.events;
+    images_.clear();
+    frames_in_event_ = 0;
+    image_list_ = nullptr;
+    image_ranges_ = nullptr;
+    image_text_ = text;
+    module_begins_ = &scan.module_begins;
+    const auto& dups = scan.duplicates;
+    using sentry_scan::ArrayWalk;
+    using sentry_scan::CompactWriter;
+    using sentry_scan::FieldScan;
+    static const std::vector<std::string_view> frame_keys{"lineno", "function_id", "instruction_addr", "addr_mode"};
+    FieldScan fields(frame_keys);
+    MemberEdits edits;
+    const std::function<void(std::size_t)> each_frame = [&](std::size_t begin) {
+      if (out.back() != '[') out.push_back(',');
+      fields.run(text, begin);
+      edits.clear();
+      edits_ = &edits;
+      const FrameStatus status = frame(fields.fields);
+      edits_ = nullptr;
+      if (fields.fields.is_object()) edits.emplace_back("status", frame_status_name(status));
+      CompactWriter w(text, dups, out);
+      w.edits = &edits;
+      w.write(begin);
+    };
+    const std::function<void(std::size_t)> frames = [&](std::size_t begin) {
+      out.push_back('[');
+      ArrayWalk().run(text, begin, each_frame);
+      out.push_back(']');
+    };
+    const std::function<void(std::size_t)> each_stacktrace = [&](std::size_t begin) {
+      if (out.back() != '[') out.push_back(',');
+      CompactWriter w(text, dups, out);
+      w.frames = &frames;
+      w.write(begin);
+    };
+    out += "{\"status\":\"completed\",\"stacktraces\":[";
+    ArrayWalk().run(text, sentry_scan::skip_separator(text, scan.stacktraces.key_end, ':'), each_stacktrace);
+    out += "],\"modules\":[";
+    for (std::size_t i = 0; i < scan.module_begins.size(); ++i) {
+      if (i > 0) out.push_back(',');
+      CompactWriter w(text, dups, out);
+      edits.clear();
+      if (text[scan.module_begins[i]] == '{') edits.emplace_back("status", module_status(i));
+      w.edits = &edits;
+      w.write(scan.module_begins[i]);
+    }
+    out += "]}";
+    module_begins_ = nullptr;
+  }
+
  private:
+  using MemberEdits = sentry_scan::MemberEdits;
+
+  const char* module_status(std::size_t i) const {
+    const auto it = images_.find(i);
+    return it == images_.end() ? "unused" : !it->second.usable ? "malformed" : it->second.cache ? "found" : "missing";
+  }
+
   std::size_t image_count() const {
     if (image_ranges_) return image_ranges_->size();
+    if (module_begins_) return module_begins_->size();
     return image_list_ ? image_list_->size() : 0;
   }
   Json image_json(std::size_t index) const {
+    if (module_begins_) {
+      static const std::vector<std::string_view> keys{"type", "debug_id", "debug_file", "code_id", "code_file", "debug_checksum"};
+      sentry_scan::FieldScan fields(keys);
+      fields.run(image_text_, (*module_begins_)[index]);
+      return std::move(fields.fields);
+    }
     if (!image_ranges_) return (*image_list_)[index];
     const ValueRange& r = (*image_ranges_)[index];
     return r.object ? Json::parse(image_text_.substr(r.begin, r.end - r.begin)) : Json();
@@ -317,22 +389,33 @@ class EventSymbolicator {
     return c;
   }
 
+  // Sets the members of a resolved frame (and records them in edits_, for batch_text).
   void write(Json& f, const Cache& cache, const LookupResult& r) {
     ++stats_.resolved;
+    const auto set = [&](const std::string& key, Json v) {
+      if (edits_) edits_->emplace_back(key, v);
+      f[key] = std::move(v);
+    };
     const std::string path(r.file);
-    f["filename"] = std::string(last_component(path));
-    f["abs_path"] = path;
-    f["lineno"] = r.line;
-    if (r.column != 0) f["colno"] = r.column;
-    else f.erase("colno");
+    set("filename", std::string(last_component(path)));
+    set("abs_path", path);
+    set("lineno", r.line);
+    if (r.column != 0) {
+      set("colno", r.column);
+    } else {
+      if (edits_) edits_->emplace_back("colno", std::nullopt);
+      f.erase("colno");
+    }
     if (!r.source_url.empty()) {
-      f["source_link"] = std::string(r.source_url);
+      set("source_link", std::string(r.source_url));
       ++stats_.with_url;
     }
     if (!options_.source_context) return;
     const SourceLines* src = sources_->find(cache, r.document);
     if (!src || r.line == 0 || r.line > src->count()) return;
-    add_source_context(f, *src, r.line, options_.context_lines, options_.max_context_line);
+    Json context = Json::object();
+    add_source_context(context, *src, r.line, options_.context_lines, options_.max_context_line);
+    for (auto& [key, value] : context.items()) set(key, std::move(value));
     ++stats_.with_context;
   }
 
@@ -342,6 +425,8 @@ class EventSymbolicator {
   const Json* image_list_ = nullptr;                      // the DOM's debug_meta.images
   std::string_view image_text_;                           // or the event's text
   const std::vector<ValueRange>* image_ranges_ = nullptr; // and the images in it
+  const std::vector<std::uint32_t>* module_begins_ = nullptr;  // or a batch request's modules
+  MemberEdits* edits_ = nullptr;                          // batch_text: what write() sets
   std::size_t frames_in_event_ = 0;
   std::unordered_map<std::size_t, ImageCache> images_;
   std::unique_ptr<SourceProvider> own_sources_;  // embedded sources only, when the caller gives none
@@ -581,6 +666,34 @@ bool looks_like_batch_request(std::string_view text) noexcept {
 }
 
 Status symbolicate_batch(std::string_view request, std::string& response, SentryModuleProvider& provider,
+                         const SentryOptions& options, SentryStats& stats) {
+  if (request.size() > options.max_input_bytes || request.size() > std::numeric_limits<std::uint32_t>::max())
+    return {Errc::kTooLarge, format("batch request of %zu bytes (the limit is %zu)", request.size(),
+                                    std::min<std::size_t>(options.max_input_bytes, std::numeric_limits<std::uint32_t>::max()))};
+  const std::size_t depth = json_depth(request);
+  if (depth > kMaxDepth)
+    return {Errc::kTooLarge, format("JSON nested %zu levels deep (the limit is %zu)", depth, kMaxDepth)};
+  try {
+    BatchScan scan;
+    if (!scan.run(request)) return {Errc::kMalformed, "the batch request is not JSON"};
+    if (!scan.object) return {Errc::kMalformed, "the batch request is not a JSON object"};
+    for (const auto& [key, member] : {std::pair{"stacktraces", &scan.stacktraces}, std::pair{"modules", &scan.modules}}) {
+      if (!member->present) return {Errc::kMalformed, format("the batch request has no \"%s\"", key)};
+      if (!member->array) return {Errc::kMalformed, format("\"%s\" of the batch request is not an array", key)};
+    }
+    if (scan.bad_stacktrace != BatchScan::kNone)
+      return {Errc::kMalformed, format("stacktraces[%zu] of the batch request is not an object with a \"frames\" array",
+                                       scan.bad_stacktrace)};
+    std::string out;
+    EventSymbolicator(provider, options, stats).batch_text(request, scan, out);
+    response = std::move(out);
+  } catch (const std::exception& e) {  // allocation failure: the text is checked whole before it is read again
+    return {Errc::kTooLarge, std::string("batch request: ") + e.what()};
+  }
+  return {};
+}
+
+Status symbolicate_batch_tree(std::string_view request, std::string& response, SentryModuleProvider& provider,
                          const SentryOptions& options, SentryStats& stats) {
   if (request.size() > options.max_input_bytes)
     return {Errc::kTooLarge, format("batch request of %zu bytes (the limit is %zu)", request.size(), options.max_input_bytes)};

@@ -150,8 +150,16 @@ Status symbolicate_sentry_text(std::string_view input, std::string& output,
 // "status" (found, missing, unused, malformed). Other members are kept. Errors (nothing
 // written): kMalformed when the request is not such an object (saying which part), kTooLarge
 // over max_input_bytes or nested deeper than 512 levels.
+// The request is read without a JSON tree (symbolicate/BatchScan.h), a frame or a module at a
+// time, and the answer written as it goes: memory is the request, the answer and a few bytes
+// per module (docs/serve.md gives the measured figure).
 Status symbolicate_batch(std::string_view request, std::string& response, SentryModuleProvider& provider,
                          const SentryOptions& options, SentryStats& stats);
+// The same answer through a nlohmann tree of the whole request (the first implementation: about
+// 120 bytes of memory per `{}` of the request). Kept as the reference that tests and the fuzz
+// target hold symbolicate_batch to, byte for byte; not for serving.
+Status symbolicate_batch_tree(std::string_view request, std::string& response, SentryModuleProvider& provider,
+                              const SentryOptions& options, SentryStats& stats);
 // True when `text` is a JSON object with a top-level "stacktraces" member (read without building
 // a tree): a batch request rather than an event.
 bool looks_like_batch_request(std::string_view text) noexcept;

@@ -659,5 +659,56 @@ TEST(SentryProvider, DebugIdWithoutDashes) {
   EXPECT_EQ(p.find(other, why), nullptr);
 }
 
+// symbolicate_batch (no tree, BatchScan.h) against symbolicate_batch_tree (the tree it replaced):
+// the same answer byte for byte, the same stats and the same errors, on requests of every shape
+// the writer has to get right: white space, escapes, numbers, duplicate keys at every level,
+// members before and after "frames", frames and modules that are not objects, resolved frames
+// with and without the members they get.
+TEST_F(SentryEventTest, BatchAnswersAsTheTreeDid) {
+  const std::string id = debug_id_;
+  const std::string row = hex(row_), il = hex(point_.il_offset);
+  const std::string good = R"({"function_id":")" + row + R"(","instruction_addr":")" + il + R"(","addr_mode":"rel:0"})";
+  const std::string module = R"({"type":"pe_dotnet","debug_id":")" + id + R"("})";
+  const std::vector<std::string> requests = {
+      R"({"stacktraces":[],"modules":[]})",
+      R"( { "stacktraces" : [ { "frames" : [ ] } ] , "modules" : [ ] } )",
+      R"({"stacktraces":[{"frames":[)" + good + "]}],\"modules\":[" + module + "]}",
+      R"({"modules":[)" + module + R"(,{"type":"macho"},1,null,"x",[],{}],"x":1,"stacktraces":[{"a":[1,2.5,-3,1e3,1E-2,true,false,null,"\u00e9\n\"\\"],"frames":[)" +
+          good + R"(,{},[],1,"s",null,{"lineno":3,"function_id":1},{"function_id":")" + row + R"(","instruction_addr":0,"addr_mode":"rel:1"},)" +
+          R"({"function_id":")" + row + R"(","instruction_addr":0,"addr_mode":"rel:9"},{"status":"old","colno":7,"x":{"y":[{}]},"function_id":")" + row +
+          R"(","instruction_addr":")" + il + R"(","addr_mode":"rel:0","lineno":null,"z":0}],"b":{}},{"frames":[{"function_id":"0x1000000","instruction_addr":"0x1","addr_mode":"rel:0"}]}]})",
+      // Duplicate keys: a tree keeps the first place and the last value.
+      R"({"stacktraces":1,"modules":[],"stacktraces":[{"frames":1,"x":{"k":1,"k":[2],"j":0},"frames":[)" + good +
+          R"(,{"function_id":1,"function_id":")" + row + R"(","status":1,"instruction_addr":")" + il +
+          R"(","addr_mode":"rel:0","colno":1,"colno":2}]}],"modules":[{"type":"x","debug_id":"","type":"pe_dotnet","debug_id":")" + id + R"("}]})",
+      R"({"stacktraces":[{"frames":[)" + good + "," + good + R"(],"frames":[]}],"modules":[)" + module + "]}",
+      // Errors.
+      "", "[]", "{", R"({"modules":[]})", R"({"stacktraces":[]})", R"({"stacktraces":{},"modules":[]})",
+      R"({"stacktraces":[],"modules":{}})", R"({"stacktraces":[{"frames":[]},{}],"modules":[]})",
+      R"({"stacktraces":[{"frames":[]},1],"modules":[]})", R"({"stacktraces":[{"frames":[],"frames":1}],"modules":[]})",
+      R"({"stacktraces":[{"frames":1,"frames":[]}],"modules":[]} x)", std::string(600, '[') + std::string(600, ']'),
+  };
+  for (const bool context : {true, false}) {
+    SentryOptions o;
+    o.source_context = context;
+    o.overwrite = true;
+    o.max_frames = 9;
+    for (const std::string& req : requests) {
+      std::string got, want;
+      SentryStats sg, sw;
+      const Status g = symbolicate_batch(req, got, provider_, o, sg);
+      const Status w = symbolicate_batch_tree(req, want, provider_, o, sw);
+      ASSERT_EQ(bool(g), bool(w)) << req << "\n" << (g ? w : g).error().message;
+      if (!g) {
+        EXPECT_EQ(g.error().code, w.error().code) << req;
+        EXPECT_EQ(g.error().message, w.error().message) << req;
+        continue;
+      }
+      EXPECT_EQ(got, want) << req;
+      EXPECT_EQ(sg.summary(), sw.summary()) << req;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ilmap
