@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build the libFuzzer targets (clang, ASan+UBSan) and run each for a fixed time.
-# Usage: scripts/fuzz.sh [TARGET...]      (default: all six, ILMAP_JOBS of them at once)
+# Usage: scripts/fuzz.sh [TARGET...]      (default: all seven, ILMAP_JOBS of them at once)
 # Env:   ILMAP_FUZZ_SECONDS (default 60 per target), ILMAP_FUZZ_MSF_SECONDS (fuzz_msf's
 #        budget, default 20, at most ILMAP_FUZZ_SECONDS), ILMAP_JOBS (default 2),
 #        ILMAP_SHARED_DIR (default ../shared; its corpus-public/ seeds the PDB targets),
@@ -16,7 +16,7 @@ jobs="${ILMAP_JOBS:-2}"
 shared="${ILMAP_SHARED_DIR:-$root/../shared}"
 build="$root/build/fuzz"
 targets=("$@")
-[[ ${#targets[@]} -eq 0 ]] && targets=(fuzz_pdb fuzz_pe fuzz_cache fuzz_roundtrip fuzz_msf fuzz_names)
+[[ ${#targets[@]} -eq 0 ]] && targets=(fuzz_pdb fuzz_pe fuzz_cache fuzz_roundtrip fuzz_msf fuzz_names fuzz_batch)
 
 if ! command -v clang++ >/dev/null 2>&1 || ! command -v clang >/dev/null 2>&1; then
   echo "fuzz: clang not found; skipping (scripts/install-deps.sh --fuzz installs it)"
@@ -49,7 +49,10 @@ else
 fi
 
 # --- seed corpora -----------------------------------------------------------------------------
-mkdir -p "$work/seeds/pdb" "$work/seeds/pe" "$work/seeds/cache" "$work/seeds/msf"
+mkdir -p "$work/seeds/pdb" "$work/seeds/pe" "$work/seeds/cache" "$work/seeds/msf" "$work/seeds/json"
+# Batch requests (fuzz_batch): a few shapes, written here rather than committed.
+printf '%s' '{"stacktraces":[{"frames":[{"function_id":"0x1","instruction_addr":"0x0","addr_mode":"rel:0"},{},1]}],"modules":[{"type":"pe_dotnet","debug_id":"00000000-0000-0000-0000-000000000000-00000001"},{}]}' >"$work/seeds/json/batch1.json"
+printf '%s' '{ "modules" : [ ], "stacktraces" : [ { "x" : [1, 2.5e1, "\u00e9"], "frames" : [ ] , "frames": [{"lineno":1,"lineno":null}] } ] }' >"$work/seeds/json/batch2.json"
 n=0
 add_seed() {  # kind file
   n=$((n + 1))
@@ -92,6 +95,7 @@ run_target() {  # target -> writes $work/$t.rc
     fuzz_names)     seeds=pe;    dict=pe.dict;    max_len=300000 ;;
     fuzz_cache)     seeds=cache; dict=cache.dict; max_len=65536 ;;
     fuzz_msf)       seeds=msf;   dict=msf.dict;   max_len=65536 ;;
+    fuzz_batch)     seeds=json;  dict=batch.dict; max_len=65536 ;;
   esac
   budget=$seconds
   if [[ $t == fuzz_msf ]]; then  # a short run keeps CI fast; raise it for a soak
@@ -113,7 +117,7 @@ run_target() {  # target -> writes $work/$t.rc
 }
 for t in "${targets[@]}"; do
   case "$t" in
-    fuzz_pdb|fuzz_roundtrip|fuzz_pe|fuzz_names|fuzz_cache|fuzz_msf) ;;
+    fuzz_pdb|fuzz_roundtrip|fuzz_pe|fuzz_names|fuzz_cache|fuzz_msf|fuzz_batch) ;;
     *) echo "fuzz: unknown target $t" >&2; exit 1 ;;
   esac
 done
