@@ -16,7 +16,7 @@ jobs="${ILMAP_JOBS:-2}"
 shared="${ILMAP_SHARED_DIR:-$root/../shared}"
 build="$root/build/fuzz"
 targets=("$@")
-[[ ${#targets[@]} -eq 0 ]] && targets=(fuzz_pdb fuzz_pe fuzz_cache fuzz_roundtrip fuzz_msf fuzz_names fuzz_batch)
+[[ ${#targets[@]} -eq 0 ]] && targets=(fuzz_pdb fuzz_pe fuzz_cache fuzz_roundtrip fuzz_msf fuzz_names fuzz_batch fuzz_s3_xml)
 
 if ! command -v clang++ >/dev/null 2>&1 || ! command -v clang >/dev/null 2>&1; then
   echo "fuzz: clang not found; skipping (scripts/install-deps.sh --fuzz installs it)"
@@ -49,10 +49,15 @@ else
 fi
 
 # --- seed corpora -----------------------------------------------------------------------------
-mkdir -p "$work/seeds/pdb" "$work/seeds/pe" "$work/seeds/cache" "$work/seeds/msf" "$work/seeds/json"
+mkdir -p "$work/seeds/pdb" "$work/seeds/pe" "$work/seeds/cache" "$work/seeds/msf" "$work/seeds/json" "$work/seeds/s3"
 # Batch requests (fuzz_batch): a few shapes, written here rather than committed.
 printf '%s' '{"stacktraces":[{"frames":[{"function_id":"0x1","instruction_addr":"0x0","addr_mode":"rel:0"},{},1]}],"modules":[{"type":"pe_dotnet","debug_id":"00000000-0000-0000-0000-000000000000-00000001"},{}]}' >"$work/seeds/json/batch1.json"
 printf '%s' '{ "modules" : [ ], "stacktraces" : [ { "x" : [1, 2.5e1, "\u00e9"], "frames" : [ ] , "frames": [{"lineno":1,"lineno":null}] } ] }' >"$work/seeds/json/batch2.json"
+# S3 answers: a ListObjectsV2 page (truncated, with entities) and an error.
+printf '%s' '<?xml version="1.0" encoding="UTF-8"?><ListBucketResult><Name>b</Name><Prefix>p/</Prefix><IsTruncated>true</IsTruncated><NextContinuationToken>1a&amp;2</NextContinuationToken><Contents><Key>p/a.pdb/0/a&lt;b.pdb</Key><Size>3</Size></Contents><Contents><Key>p/x</Key></Contents></ListBucketResult>' \
+  >"$work/seeds/s3/list.xml"
+printf '%s' '<?xml version="1.0"?><Error><Code>AccessDenied</Code><Message>Authorization: AWS4-HMAC-SHA256 Credential=AKIAFUZZ/20240101/us-east-1/s3/aws4_request, SignedHeaders=host, Signature=0123abcd</Message></Error>' \
+  >"$work/seeds/s3/error.xml"
 n=0
 add_seed() {  # kind file
   n=$((n + 1))
@@ -64,7 +69,7 @@ while IFS= read -r -d '' f; do
   if [[ "$(head -c 24 "$f" | tr -d '\0')" == "Microsoft C/C++ MSF 7.00" ]]; then add_seed msf "$f"; fi
 done < <(find corpus/out "$shared/corpus-public" -name '*.pdb' -print0 2>/dev/null)
 while IFS= read -r -d '' f; do add_seed pe "$f"; done < <(find corpus/out "$shared/corpus-public" \( -name '*.dll' -o -name '*.exe' \) -print0 2>/dev/null)
-for kind in pdb pe cache msf; do
+for kind in pdb pe cache msf s3; do
   if [[ -d fuzz/seeds/$kind ]]; then
     while IFS= read -r -d '' f; do add_seed "$kind" "$f"; done < <(find "fuzz/seeds/$kind" -type f -print0)
   fi
@@ -96,6 +101,7 @@ run_target() {  # target -> writes $work/$t.rc
     fuzz_cache)     seeds=cache; dict=cache.dict; max_len=65536 ;;
     fuzz_msf)       seeds=msf;   dict=msf.dict;   max_len=65536 ;;
     fuzz_batch)     seeds=json;  dict=batch.dict; max_len=65536 ;;
+    fuzz_s3_xml)    seeds=s3;    dict=s3.dict;    max_len=65536 ;;
   esac
   budget=$seconds
   if [[ $t == fuzz_msf ]]; then  # a short run keeps CI fast; raise it for a soak
@@ -117,7 +123,7 @@ run_target() {  # target -> writes $work/$t.rc
 }
 for t in "${targets[@]}"; do
   case "$t" in
-    fuzz_pdb|fuzz_roundtrip|fuzz_pe|fuzz_names|fuzz_cache|fuzz_msf|fuzz_batch) ;;
+    fuzz_pdb|fuzz_roundtrip|fuzz_pe|fuzz_names|fuzz_cache|fuzz_msf|fuzz_batch|fuzz_s3_xml) ;;
     *) echo "fuzz: unknown target $t" >&2; exit 1 ;;
   esac
 done

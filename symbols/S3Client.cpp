@@ -5,10 +5,12 @@
 
 #include <openssl/sha.h>
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 #include <thread>
 
 #include "symbols/CurlLib.h"
@@ -54,6 +56,36 @@ std::size_t on_data(char* data, std::size_t size, std::size_t n, void* user) {
   return len;
 }
 
+// libcurl delivers at most Content-Length bytes and drops the rest; it says so only in its
+// verbose text ("Excess found ..."), which is all this callback reads. (Headers also pass
+// through here, the Authorization header among them: they are ignored, never kept.)
+int on_debug(CURL*, curl_infotype type, char* data, std::size_t size, void* user) {
+  static constexpr std::string_view kExcess = "Excess found";
+  if (type == CURLINFO_TEXT && std::string_view(data, size).substr(0, kExcess.size()) == kExcess)
+    *static_cast<bool*>(user) = true;
+  return 0;
+}
+
+// A list cap from the environment: unset keeps `value`; else a positive decimal number.
+Status cap_from_env(const char* name, std::uint64_t& value) {
+  const std::string v = env(name);
+  if (v.empty()) return {};
+  std::uint64_t n = 0;
+  for (char ch : v) {
+    if (ch < '0' || ch > '9' || n > (UINT64_MAX - 9) / 10)
+      return {Errc::kUsage, std::string(name) + "='" + v + "': not a positive decimal number"};
+    n = n * 10 + static_cast<std::uint64_t>(ch - '0');
+  }
+  if (n == 0) return {Errc::kUsage, std::string(name) + "=0: a cap must be positive"};
+  value = n;
+  return {};
+}
+
+void replace_all(std::string& s, const std::string& what, const std::string& with) {
+  if (what.empty()) return;
+  for (std::size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + with.size())) s.replace(at, what.size(), with);
+}
+
 bool retryable(CURLcode c) {
   return c == CURLE_OPERATION_TIMEDOUT || c == CURLE_COULDNT_CONNECT || c == CURLE_RECV_ERROR || c == CURLE_SEND_ERROR ||
          c == CURLE_PARTIAL_FILE || c == CURLE_GOT_NOTHING;
@@ -97,6 +129,9 @@ Result<S3Config> S3Config::from_environment(const std::string& endpoint, const s
   while (!c.endpoint.empty() && c.endpoint.back() == '/') c.endpoint.pop_back();
   if (c.endpoint.rfind("http://", 0) != 0 && c.endpoint.rfind("https://", 0) != 0)
     return Error{Errc::kUsage, "S3 endpoint '" + c.endpoint + "': not an http:// or https:// URL"};
+  if (Status s = cap_from_env(S3ListCaps::kPagesEnv, c.list_caps.pages); !s) return s.error();
+  if (Status s = cap_from_env(S3ListCaps::kKeysEnv, c.list_caps.keys); !s) return s.error();
+  if (Status s = cap_from_env(S3ListCaps::kBytesEnv, c.list_caps.bytes); !s) return s.error();
   return c;
 }
 
@@ -132,19 +167,47 @@ std::string s3_xml_value(const std::string& xml, const std::string& tag) {
   return v.empty() ? std::string() : v.front();
 }
 
+S3ListPage s3_parse_list_page(const std::string& xml) {
+  S3ListPage p;
+  p.keys = s3_xml_values(xml, "Key");
+  p.truncated = s3_xml_value(xml, "IsTruncated") == "true";
+  p.next_token = s3_xml_value(xml, "NextContinuationToken");
+  return p;
+}
+
 std::string s3_error_text(const S3Response& r) {
   const std::string body = r.text();
-  std::string code = s3_xml_value(body, "Code"), message = s3_xml_value(body, "Message");
+  // A server's words, not ours: bounded, and without what would let a reader of the message
+  // replay the request (a server may echo the Authorization header).
+  constexpr std::size_t kPart = 300;
+  std::string code = s3_xml_value(body, "Code").substr(0, kPart), message = s3_xml_value(body, "Message");
+  if (message.size() > kPart) message = message.substr(0, kPart) + "...";
   std::string out = format("HTTP %ld", r.status);
   if (!code.empty()) out += " " + code;
   if (!message.empty()) out += ": " + message;
   for (char& ch : out)
-    if (static_cast<unsigned char>(ch) < 0x20) ch = ' ';
+    if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) ch = ' ';
+  static constexpr std::string_view kSig = "Signature=";
+  for (std::size_t at = out.find(kSig); at != std::string::npos; at = out.find(kSig, at + kSig.size())) {
+    std::size_t end = at + kSig.size();
+    while (end < out.size() && std::isxdigit(static_cast<unsigned char>(out[end]))) ++end;
+    out.replace(at + kSig.size(), end - at - kSig.size(), "[redacted]");
+  }
   return out;
 }
 
+std::string s3_redact(std::string text, const S3Config& config) {
+  // The longest first: a token may contain the key id.
+  std::vector<const std::string*> secrets{&config.session_token, &config.secret_key, &config.access_key};
+  std::sort(secrets.begin(), secrets.end(), [](const std::string* a, const std::string* b) { return a->size() > b->size(); });
+  for (const std::string* v : secrets) replace_all(text, *v, "[redacted]");
+  return text;
+}
+
+std::string S3Client::error_text(const S3Response& r) const { return s3_redact(s3_error_text(r), config_); }
+
 Result<S3Response> S3Client::request(const std::string& method, const std::string& path, const std::string& query,
-                                     std::span<const std::uint8_t> body) const {
+                                     std::span<const std::uint8_t> body, std::uint64_t max_body) const {
   std::string why;
   const CurlLib* c = load_curl(why);
   const std::string url = config_.endpoint + path + (query.empty() ? "" : "?" + query);
@@ -166,7 +229,9 @@ Result<S3Response> S3Client::request(const std::string& method, const std::strin
     if (!config_.session_token.empty())
       headers = c->slist_append(headers, ("x-amz-security-token: " + config_.session_token).c_str());
     S3Response r;
-    Body sink{&r.body, config_.max_bytes};
+    const std::uint64_t cap = max_body ? std::min(max_body, config_.max_bytes) : config_.max_bytes;
+    Body sink{&r.body, cap};
+    bool excess = false;
     char errbuf[CURL_ERROR_SIZE] = {};
     c->easy_setopt(h, CURLOPT_URL, url.c_str());
     c->easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
@@ -180,6 +245,9 @@ Result<S3Response> S3Client::request(const std::string& method, const std::strin
     c->easy_setopt(h, CURLOPT_USERAGENT, "ilmap-symbols/1");
     c->easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
     c->easy_setopt(h, CURLOPT_WRITEDATA, &sink);
+    c->easy_setopt(h, CURLOPT_DEBUGFUNCTION, on_debug);
+    c->easy_setopt(h, CURLOPT_DEBUGDATA, &excess);
+    c->easy_setopt(h, CURLOPT_VERBOSE, 1L);
     if (method == "HEAD") {
       c->easy_setopt(h, CURLOPT_NOBODY, 1L);
     } else if (method == "PUT") {
@@ -195,7 +263,10 @@ Result<S3Response> S3Client::request(const std::string& method, const std::strin
     c->easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r.status);
     c->slist_free_all(headers);
     c->easy_cleanup(h);
-    if (sink.over) return Error{Errc::kTooLarge, format("%s: larger than %llu bytes", url.c_str(), static_cast<unsigned long long>(config_.max_bytes))};
+    if (sink.over) return Error{Errc::kTooLarge, format("%s: larger than %llu bytes", url.c_str(), static_cast<unsigned long long>(cap))};
+    if (excess && rc == CURLE_OK)
+      return Error{Errc::kIo, format("%s: the server sent more than the %llu bytes its Content-Length declares", url.c_str(),
+                                     static_cast<unsigned long long>(r.body.size()))};
     if (rc != CURLE_OK) {
       last = Error{Errc::kIo, format("%s: %s", url.c_str(), errbuf[0] ? errbuf : c->easy_strerror(rc))};
       if (retryable(rc)) continue;

@@ -16,14 +16,15 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// An answer that is neither the object nor "no such key": the store cannot be used.
-Error failure(const S3Response& r, const std::string& what) {
+// An answer that is neither the object nor "no such key": the store cannot be used. The
+// server's text comes without the client's credentials (S3Client::error_text).
+Error failure(const S3Client& client, const S3Response& r, const std::string& what) {
   std::string hint;
   if (r.status == 403)
     hint = " (access denied: check AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and the region)";
   else if (r.status == 404)
     hint = " (no such bucket?)";
-  return Error{Errc::kIo, what + ": " + s3_error_text(r) + hint};
+  return Error{Errc::kIo, what + ": " + client.error_text(r) + hint};
 }
 
 std::string random_id() {
@@ -80,7 +81,7 @@ Result<std::string> S3Store::locate(std::string_view key) const {
   if (!r) return r.error();
   if (r->status == 200) return url_of(k);
   if (r->status == 404) return Error{Errc::kNotFound, name() + ": no file under key " + std::string(key)};
-  return failure(*r, url_of(k));
+  return failure(client_, *r, url_of(k));
 }
 
 Result<StoredBytes> S3Store::read(std::string_view key) const {
@@ -91,7 +92,7 @@ Result<StoredBytes> S3Store::read(std::string_view key) const {
   if (r->status == 200) return StoredBytes(std::move(r->body), url_of(k));
   if (r->status == 404 && s3_xml_value(r->text(), "Code") != "NoSuchBucket")
     return Error{Errc::kNotFound, name() + ": no file under key " + std::string(key)};
-  return failure(*r, url_of(k));
+  return failure(client_, *r, url_of(k));
 }
 
 Status S3Store::remove(std::string_view key) {
@@ -101,30 +102,60 @@ Status S3Store::remove(std::string_view key) {
 
 Result<std::vector<std::string>> S3Store::list_full(const std::string& full_prefix) const {
   // ListObjectsV2, page by page: each answer holds at most max-keys keys (1000 unless the test
-  // knob asks for fewer) and, when truncated, the token of the next page.
+  // knob asks for fewer) and, when truncated, the token of the next page. The endpoint is not
+  // trusted to end the walk: a token seen before would repeat pages forever, and the caps
+  // (S3ListCaps) bound how far any listing goes. Every key must lie under the prefix asked for:
+  // the callers name keys relative to it.
   std::string max_keys;
   if (const char* k = std::getenv(kMaxKeysEnv); k && std::atoi(k) > 0) max_keys = std::to_string(std::atoi(k));
+  const S3ListCaps& caps = client_.config().list_caps;
+  const std::string where = "s3://" + bucket_ + ": listing " + full_prefix + ": ";
   std::vector<std::string> out;
+  std::uint64_t key_bytes = 0;
+  std::map<std::string, std::uint64_t> seen_tokens;  // token -> the page that gave it
   std::string token;
-  for (int page = 0;; ++page) {
+  for (std::uint64_t page = 1;; ++page) {
+    if (page > caps.pages)
+      return Error{Errc::kTooLarge, where + format("page %llu: more than %llu pages, the cap (%s raises it)",
+                                                   static_cast<unsigned long long>(page), static_cast<unsigned long long>(caps.pages),
+                                                   S3ListCaps::kPagesEnv)};
     // Query parameters sorted by name and percent-encoded: what libcurl signs as given.
     std::string query;
     if (!token.empty()) query = "continuation-token=" + url_escape_segment(token) + "&";
     query += "list-type=2&";
     if (!max_keys.empty()) query += "max-keys=" + max_keys + "&";
     query += "prefix=" + url_escape_segment(full_prefix);
-    auto r = client_.request("GET", "/" + bucket_, query);
-    if (!r) return r.error();
-    if (r->status != 200) return failure(*r, "s3://" + bucket_ + ": listing " + full_prefix);
-    const std::string xml = r->text();
-    std::vector<std::string> keys = s3_xml_values(xml, "Key");
-    out.insert(out.end(), keys.begin(), keys.end());
-    if (s3_xml_value(xml, "IsTruncated") != "true") break;
-    const std::string next = s3_xml_value(xml, "NextContinuationToken");
-    if (next.empty() || next == token)
-      return Error{Errc::kIo, format("s3://%s: listing %s: page %d is truncated but gives no new continuation token",
-                                     bucket_.c_str(), full_prefix.c_str(), page + 1)};
-    token = next;
+    auto r = client_.request("GET", "/" + bucket_, query, {}, S3ListCaps::kPageBytes);
+    if (!r) return Error{r.error().code, where + format("page %llu: ", static_cast<unsigned long long>(page)) + r.error().message};
+    if (r->status != 200) return failure(client_, *r, "s3://" + bucket_ + ": listing " + full_prefix);
+    S3ListPage p = s3_parse_list_page(r->text());
+    for (std::string& k : p.keys) {
+      if (k.size() < full_prefix.size() || k.compare(0, full_prefix.size(), full_prefix) != 0)
+        return Error{Errc::kMalformed, where + format("page %llu lists key '%s', outside the prefix", static_cast<unsigned long long>(page),
+                                                      k.substr(0, 200).c_str())};
+      key_bytes += k.size();
+      out.push_back(std::move(k));
+      if (out.size() > caps.keys)
+        return Error{Errc::kTooLarge, where + format("page %llu: more than %llu keys, the cap (%s raises it)",
+                                                     static_cast<unsigned long long>(page), static_cast<unsigned long long>(caps.keys),
+                                                     S3ListCaps::kKeysEnv)};
+      if (key_bytes > caps.bytes)
+        return Error{Errc::kTooLarge, where + format("page %llu: more than %llu bytes of keys, the cap (%s raises it)",
+                                                     static_cast<unsigned long long>(page), static_cast<unsigned long long>(caps.bytes),
+                                                     S3ListCaps::kBytesEnv)};
+    }
+    if (!p.truncated) break;
+    if (p.next_token.empty())
+      return Error{Errc::kMalformed, where + format("page %llu is truncated but gives no continuation token", static_cast<unsigned long long>(page))};
+    if (p.next_token.size() > S3ListCaps::kTokenBytes)
+      return Error{Errc::kTooLarge, where + format("page %llu gives a continuation token of %zu bytes (at most %zu)",
+                                                   static_cast<unsigned long long>(page), p.next_token.size(), S3ListCaps::kTokenBytes)};
+    auto [it, fresh] = seen_tokens.emplace(p.next_token, page);
+    if (!fresh)
+      return Error{Errc::kMalformed, where + format("page %llu gives continuation token '%s', already given by page %llu: the listing would never end",
+                                                    static_cast<unsigned long long>(page), p.next_token.substr(0, 200).c_str(),
+                                                    static_cast<unsigned long long>(it->second))};
+    token = std::move(p.next_token);
   }
   return out;
 }
@@ -161,7 +192,7 @@ Result<std::vector<std::uint8_t>> S3Store::get_object(std::string_view rel) cons
   if (!r) return r.error();
   if (r->status == 200) return std::move(r->body);
   if (r->status == 404 && s3_xml_value(r->text(), "Code") != "NoSuchBucket") return Error{Errc::kNotFound, url_of(k) + ": no such object"};
-  return failure(*r, url_of(k));
+  return failure(client_, *r, url_of(k));
 }
 
 Status S3Store::put_object(std::string_view rel, std::span<const std::uint8_t> bytes) {
@@ -170,7 +201,7 @@ Status S3Store::put_object(std::string_view rel, std::span<const std::uint8_t> b
   auto r = client_.request("PUT", object_path(k), "", bytes);
   if (!r) return r.error();
   if (r->status == 200) return {};
-  return failure(*r, url_of(k));
+  return failure(client_, *r, url_of(k));
 }
 
 Status S3Store::delete_object(std::string_view rel) {
@@ -179,7 +210,7 @@ Status S3Store::delete_object(std::string_view rel) {
   auto r = client_.request("DELETE", object_path(k), "");
   if (!r) return r.error();
   if (r->status == 204 || r->status == 200 || r->status == 404) return {};
-  return failure(*r, url_of(k));
+  return failure(client_, *r, url_of(k));
 }
 
 Result<std::vector<std::string>> S3Store::list() const {
@@ -206,7 +237,7 @@ Result<PutOutcome> S3Store::decide_and_put(const std::string& key, std::span<con
   const std::string k = full(key);
   auto r = client_.request("PUT", object_path(k), "", bytes);
   if (!r) return r.error();
-  if (r->status != 200) return failure(*r, url_of(k) + ": cannot store");
+  if (r->status != 200) return failure(client_, *r, url_of(k) + ": cannot store");
   // Read after write: what a reader gets now is what was sent (a writer outside this protocol,
   // or a service that changed the bytes, shows here).
   auto back = read(key);
@@ -234,7 +265,7 @@ Result<PutOutcome> S3Store::write(std::string_view key_view, std::span<const std
     // 2. Claim, and look for other claims.
     auto put = client_.request("PUT", object_path(mine), "");
     if (!put) return put.error();
-    if (put->status != 200) return failure(*put, url_of(mine) + ": cannot write a claim");
+    if (put->status != 200) return failure(client_, *put, url_of(mine) + ": cannot write a claim");
     auto listed = list_full(claims);
     if (!listed) {
       (void)client_.request("DELETE", object_path(mine), "");
@@ -258,7 +289,7 @@ Result<PutOutcome> S3Store::write(std::string_view key_view, std::span<const std
       auto r = decide_and_put(key, bytes, replace_existing);
       auto del = client_.request("DELETE", object_path(mine), "");
       if (r && (!del || (del->status != 204 && del->status != 200 && del->status != 404)))
-        return del ? failure(*del, url_of(mine) + ": stored, but the claim cannot be removed") : del.error();
+        return del ? failure(client_, *del, url_of(mine) + ": stored, but the claim cannot be removed") : del.error();
       return r;
     }
     // 3. Someone else holds it: step back for a random, growing time.

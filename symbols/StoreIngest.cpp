@@ -374,6 +374,36 @@ Result<std::vector<StoredFile>> add_bytes_to_store(Store& store, const std::stri
   return out;
 }
 
+StoredKind stored_kind(std::string_view key) {
+  const std::size_t a = key.find('/'), b = a == std::string_view::npos ? a : key.find('/', a + 1);
+  if (b == std::string_view::npos || key.find('/', b + 1) != std::string_view::npos) return StoredKind::kOther;
+  const std::string_view file = key.substr(0, a), name = key.substr(b + 1);
+  if (key_equal(name, file)) return StoredKind::kFile;
+  const std::string pdb_key = std::string(key.substr(0, b + 1)) + std::string(file);
+  return key_equal(cache_key_for(pdb_key), key) ? StoredKind::kCache : StoredKind::kOther;
+}
+
+Result<StoredCheck> check_stored_bytes(std::string_view key_view, std::span<const std::uint8_t> bytes) {
+  const std::string key(key_view);
+  StoredCheck c;
+  c.kind = stored_kind(key);
+  if (c.kind == StoredKind::kFile) {
+    const std::string name = key.substr(key.rfind('/') + 1);
+    auto id = identify_file(name, bytes);
+    if (!id) return id.error();
+    if (!key_equal(id->key, key)) return Error{Errc::kMismatch, "stored under " + key + " but its key is " + id->key};
+    c.file = std::move(*id);
+  } else if (c.kind == StoredKind::kCache) {
+    auto o = read_cache_origin(bytes);
+    if (!o) return o.error();
+    const std::string idpart = key.substr(key.find('/') + 1, key.rfind('/') - key.find('/') - 1);
+    if (!key_guid_matches(idpart, o->pdb_id))
+      return Error{Errc::kMismatch, "the cache records PDB id " + hex_lower(o->pdb_id) + ", not of the key " + idpart};
+    c.cache = std::move(*o);
+  }
+  return c;
+}
+
 VerifyReport verify_store(const Store& store) {
   VerifyReport rep;
   const std::size_t depth = store.two_tier() ? 4 : 3;
@@ -397,41 +427,27 @@ VerifyReport verify_store(const Store& store) {
     }
     const std::string key = parts[depth - 3] + "/" + parts[depth - 2] + "/" + name;
     const std::string pdb_key = parts[depth - 3] + "/" + parts[depth - 2] + "/" + parts[depth - 3];
-    if (key_equal(name, parts[depth - 3])) {
-      ++rep.files;
-      auto f = store.read(key);
-      if (!f) {
-        rep.problems.push_back({rel_s, f.error()});
-        continue;
-      }
-      auto id = identify_file(name, f->bytes());
-      if (!id)
-        rep.problems.push_back({rel_s, id.error()});
-      else if (!key_equal(id->key, key))
-        rep.problems.push_back({rel_s, {Errc::kMismatch, "stored under " + key + " but its key is " + id->key}});
-      else if (id->kind == ModuleKind::kPortablePdb && !store.locate(cache_key_for(key)))
-        rep.problems.push_back({rel_s, {Errc::kNotFound, "a Portable PDB without its cache " + cache_key_for(key) + " (store add it again)"}});
-    } else if (key_equal(cache_key_for(pdb_key), key)) {
-      ++rep.caches;
-      // Valid, of the id its key names (the GUID) and derived from the PDB beside it or from
-      // the embedded PDB of the PE it names.
-      Status s;
-      auto f = store.read(key);
-      Result<CacheOrigin> o = f ? read_cache_origin(f->bytes()) : Result<CacheOrigin>(f.error());
-      std::string why;
-      if (!o) {
-        s = Status(o.error().code, o.error().message);
-      } else if (!key_guid_matches(parts[depth - 2], o->pdb_id)) {
-        s = Status(Errc::kMismatch, "the cache records PDB id " + hex_lower(o->pdb_id) + ", not of the key " + parts[depth - 2]);
-      } else if (alone_in_store(store, pdb_key, *o)) {
-        // A cache alone (a download cache holds server caches without their PDBs): checked
-        // against its key only; nothing stored shows what it was compiled from.
-      } else if (!derives_from_store(store, pdb_key, *o, &why)) {
-        s = Status(Errc::kMismatch, why);
-      }
-      if (!s) rep.problems.push_back({rel_s, s.error()});
-    } else {
+    const StoredKind kind = stored_kind(key);
+    if (kind == StoredKind::kOther) {
       ++rep.skipped;
+      continue;
+    }
+    ++(kind == StoredKind::kFile ? rep.files : rep.caches);
+    auto f = store.read(key);
+    Result<StoredCheck> c = f ? check_stored_bytes(key, f->bytes()) : Result<StoredCheck>(f.error());
+    std::string why;
+    if (!c) {
+      rep.problems.push_back({rel_s, c.error()});
+    } else if (kind == StoredKind::kFile) {
+      if (c->file->kind == ModuleKind::kPortablePdb && !store.locate(cache_key_for(key)))
+        rep.problems.push_back({rel_s, {Errc::kNotFound, "a Portable PDB without its cache " + cache_key_for(key) + " (store add it again)"}});
+    } else if (alone_in_store(store, pdb_key, *c->cache)) {
+      // A cache alone (a download cache holds server caches without their PDBs): checked
+      // against its key only; nothing stored shows what it was compiled from.
+    } else if (!derives_from_store(store, pdb_key, *c->cache, &why)) {
+      // Valid and of the id its key names, but not derived from the PDB beside it or from the
+      // embedded PDB of the PE it names.
+      rep.problems.push_back({rel_s, {Errc::kMismatch, why}});
     }
   }
   return rep;

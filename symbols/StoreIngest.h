@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "symbols/ModuleIdentity.h"
 #include "symbols/SymbolStore.h"
 #include "ilmap/status.h"
 
@@ -80,6 +81,25 @@ Result<CacheOrigin> read_cache_origin(std::span<const std::uint8_t> bytes);
 Status check_cache(const std::string& path, const std::array<std::uint8_t, 20>& pdb_id);
 // The same, when only the id's GUID is known (from a key): the first 16 bytes must match.
 Status check_cache_guid(const std::string& path, std::span<const std::uint8_t> guid16);
+
+// What a key says its bytes are: a PE or PDB under its own file name ("foo.pdb/<id>/foo.pdb"),
+// the cache beside a PDB ("foo.pdb/<id>/foo.ilmap"), or anything else (file.ptr, ...), which
+// names no identity.
+enum class StoredKind { kFile, kCache, kOther };
+StoredKind stored_kind(std::string_view key);
+
+// The one check of stored bytes against the key they are stored under (store verify, store get):
+// a file must have that key (identify_file: a PE's stamp and image size, a PDB's id; so a file
+// cut short or padded fails to parse or names another key), a cache must open, pass
+// Cache::verify (its payload checksum) and record a PDB id of the key's GUID. `file` or `cache`
+// is what the bytes turned out to be; kOther keys are not checked. Errors: the parser's
+// (exit 2), kMismatch for bytes of another key (exit 3).
+struct StoredCheck {
+  StoredKind kind = StoredKind::kOther;
+  std::optional<ModuleIdentity> file;
+  std::optional<CacheOrigin> cache;
+};
+Result<StoredCheck> check_stored_bytes(std::string_view key, std::span<const std::uint8_t> bytes);
 
 struct VerifyProblem {
   std::string path;  // relative to the store root

@@ -386,6 +386,10 @@ int run_get(const StoreArgs& where, const std::string& key, const std::string& f
   if (!out.empty()) {
     auto b = store.read(key);
     if (!b) return report_error(b.error());
+    // What the server sent is checked against what its key names (as store verify does) before
+    // a byte is written: a body cut short or padded by a lying server is refused.
+    if (auto c = symbols::check_stored_bytes(key, b->bytes()); !c)
+      return report_error({c.error().code, b->where() + ": not the file its key names: " + c.error().message});
     return copy_out(*b, out);
   }
   auto p = store.locate(key);

@@ -23,11 +23,27 @@ applied to the file named by the rest of the path:
   /delay/KEY       the file after 50 ms (a distant server's latency, for bench/fetch-parallel.sh)
   /late/KEY        the file after 2 s (a slow server that does answer: serve's --request-timeout)
 
+As an S3 endpoint (AWS_ENDPOINT_URL=http://127.0.0.1:PORT/FAULT, path-style /FAULT/BUCKET/KEY;
+signatures are not checked), a GET of /FAULT/BUCKET?list-type=2&prefix=P is a ListObjectsV2
+listing of the files under ROOT/BUCKET whose names start with P (max-keys honoured, default
+1000; the continuation token is the last key of the previous page). /ok/ also takes HEAD, PUT
+and DELETE of objects (a small bucket: what tests/s3/credentials.sh writes and reads). Listing
+faults (any other request under them is a 404):
+
+  /listshort/      the listing plus the key "x", shorter than any prefix ending in '/'
+  /listoutside/    the listing plus a key longer than the prefix but outside it
+  /listalternate/  always truncated; the next token alternates t1, t0, t1, ... (one key a page)
+  /listnew/        always truncated; a new token every page, each page max-keys (1000) new keys
+  /deny/           403 to every request, the XML error's Message echoing the request's
+                   Authorization and x-amz-security-token headers (a hostile server)
+
 Every request is logged to LOG as "FAULT STATUS KEY" (one line, flushed). Nothing outside ROOT
 is served (a key with '..' or a leading '/' is a 404).
 """
 import http.server
 import os
+import urllib.parse
+from xml.sax.saxutils import escape
 import socketserver
 import sys
 import threading
@@ -56,11 +72,122 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    def do_GET(self):
-        parts = self.path.split("?")[0].lstrip("/").split("/", 1)
+    def object_path(self):
+        """(fault, key, path of the file under ROOT or None when outside ROOT)."""
+        parts = urllib.parse.unquote(self.path.split("?")[0]).lstrip("/").split("/", 1)
         fault, key = parts[0], (parts[1] if len(parts) > 1 else "")
-        path = os.path.join(ROOT, key)
-        if ".." in key.split("/") or key.startswith("/") or not os.path.isfile(path):
+        if ".." in key.split("/") or key.startswith("/"):
+            return fault, key, None
+        return fault, key, os.path.join(ROOT, key)
+
+    def deny(self, fault, key):
+        auth = self.headers.get("Authorization", "")
+        token = self.headers.get("x-amz-security-token", "")
+        body = ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>AccessDenied</Code>"
+                "<Message>Access Denied. You sent Authorization: %s and x-amz-security-token: %s</Message>"
+                "<AuthorizationHeader>%s</AuthorizationHeader></Error>" % (escape(auth), escape(token), escape(auth)))
+        log(fault, 403, key)
+        if self.command == "HEAD":
+            self.send_response(403)
+            self.send_header("Content-Length", "0")
+            return self.end_headers()
+        return self.send_plain(403, body.encode())
+
+    def list_objects(self, fault, bucket, query):
+        """A ListObjectsV2 answer, honest for /ok/, lying for the list* faults."""
+        q = urllib.parse.parse_qs(query, keep_blank_values=True)
+        prefix = q.get("prefix", [""])[0]
+        token = q.get("continuation-token", [""])[0]
+        max_keys = int(q.get("max-keys", ["1000"])[0])
+        log(fault, 200, "LIST %s/%s" % (bucket, prefix))
+        keys, truncated, nxt = [], False, ""
+        if fault == "listalternate":
+            truncated, nxt = True, ("t0" if token == "t1" else "t1")
+            keys = [prefix + "alternate-" + (token or "start")]
+        elif fault == "listnew":
+            n = int(token[1:]) if token.startswith("n") else 0
+            truncated, nxt = True, "n%d" % (n + 1)
+            keys = [prefix + "new-%08d-%06d" % (n, i) for i in range(max_keys)]
+        else:
+            top = os.path.join(ROOT, bucket)
+            found = []
+            for d, _, files in os.walk(top):
+                for f in files:
+                    rel = os.path.relpath(os.path.join(d, f), top).replace(os.sep, "/")
+                    if rel.startswith(prefix):
+                        found.append(rel)
+            found.sort()
+            found = [k for k in found if k > token] if token else found
+            keys = found[:max_keys]
+            if len(found) > max_keys:
+                truncated, nxt = True, keys[-1]
+            if fault == "listshort":
+                keys.append("x")
+            elif fault == "listoutside":
+                keys.append("zz-outside-" + "y" * len(prefix) + "/a.pdb/0/a.pdb")
+        body = ['<?xml version="1.0" encoding="UTF-8"?>\n<ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">']
+        body.append("<Name>%s</Name><Prefix>%s</Prefix><KeyCount>%d</KeyCount><MaxKeys>%d</MaxKeys>"
+                    % (escape(bucket), escape(prefix), len(keys), max_keys))
+        body.append("<IsTruncated>%s</IsTruncated>" % ("true" if truncated else "false"))
+        if token:
+            body.append("<ContinuationToken>%s</ContinuationToken>" % escape(token))
+        if truncated:
+            body.append("<NextContinuationToken>%s</NextContinuationToken>" % escape(nxt))
+        for k in keys:
+            body.append("<Contents><Key>%s</Key><Size>0</Size><StorageClass>STANDARD</StorageClass></Contents>" % escape(k))
+        body.append("</ListBucketResult>")
+        self.send_plain(200, "".join(body).encode())
+
+    def do_HEAD(self):
+        fault, key, path = self.object_path()
+        if fault == "deny":
+            return self.deny(fault, key)
+        if fault != "ok" or path is None or not os.path.isfile(path):
+            log(fault, 404, key)
+            self.send_response(404)
+            self.send_header("Content-Length", "0")
+            return self.end_headers()
+        log(fault, 200, key)
+        self.send_response(200)
+        self.send_header("Content-Length", str(os.path.getsize(path)))
+        self.end_headers()
+
+    def do_PUT(self):
+        fault, key, path = self.object_path()
+        data = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        if fault == "deny":
+            return self.deny(fault, key)
+        if fault != "ok" or path is None:
+            log(fault, 404, key)
+            return self.send_plain(404)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path + ".put-tmp", "wb") as f:
+            f.write(data)
+        os.replace(path + ".put-tmp", path)
+        log(fault, 200, key)
+        self.send_plain(200)
+
+    def do_DELETE(self):
+        fault, key, path = self.object_path()
+        if fault == "deny":
+            return self.deny(fault, key)
+        if fault == "ok" and path is not None and os.path.isfile(path):
+            os.remove(path)
+        log(fault, 204, key)
+        self.send_response(204)
+        self.end_headers()
+
+    def do_GET(self):
+        fault, key, path = self.object_path()
+        if fault == "deny":
+            return self.deny(fault, key)
+        query = self.path.split("?", 1)[1] if "?" in self.path else ""
+        if "list-type=2" in query.split("&") and "/" not in key:
+            return self.list_objects(fault, key, query)
+        if fault.startswith("list"):
+            log(fault, 404, key)
+            return self.send_plain(404)
+        if path is None or not os.path.isfile(path):
             log(fault, 404, key)
             return self.send_plain(404)
         with open(path, "rb") as f:

@@ -76,5 +76,51 @@ for d in dl-slow dl-wrong; do
   [[ -z $kept ]] || fail "$d: files kept: $kept"
 done
 
+# A body longer than its Content-Length (the server keeps sending): store get verifies what it
+# got against the key (a cache: Cache::verify; a PDB: its id) and writes nothing.
+for k in "$key" "${key%/*}/${key%%/*}"; do
+  AWS_ENDPOINT_URL=$FAULT_URL/longer "$ILMAP" store get s3://symbols/ci "$k" -o got-longer >out-longer 2>err-longer
+  check_eq "longer than its Content-Length ($k): exit" 2 "$?"
+  [[ ! -e got-longer ]] || fail "longer ($k): a file was written"
+  grep -q 'ilmap: error: ' err-longer || fail "longer ($k): message: $(cat err-longer)"
+done
+
+# Listings that lie (ListObjectsV2 answers of faultserver.py). An honest one first.
+AWS_ENDPOINT_URL=$FAULT_URL/ok "$ILMAP" store verify s3://symbols/ci >out-lok 2>err-lok
+check_eq "verify, honest listing: exit" 0 "$?"
+grep -q ' ok$' out-lok || fail "verify, honest listing: $(cat out-lok err-lok)"
+# verify LISTFAULT [ENV=VALUE...]: store verify through the fault (at most 60 s); sets RC.
+verify() {
+  local f=$1
+  shift
+  env AWS_ENDPOINT_URL="$FAULT_URL/$f" "$@" timeout 60 "$ILMAP" store verify s3://symbols/ci >"out-$f" 2>"err-$f"
+  RC=$?
+}
+expect_list_error() {  # NAME FAULT PATTERN: exit 2 (no signal, no hang), the message matching
+  check_eq "$1: exit" 2 "$RC"
+  grep -qF "s3://symbols: listing ci/: $3" "err-$2" || fail "$1: message: $(cat "err-$2")"
+}
+verify listshort
+expect_list_error "a listed key shorter than the prefix" listshort "page 1 lists key 'x', outside the prefix"
+verify listoutside
+expect_list_error "a listed key outside the prefix" listoutside "page 1 lists key 'zz-outside-yyy/a.pdb/0/a.pdb', outside the prefix"
+verify listalternate
+expect_list_error "alternating continuation tokens" listalternate "page 3 gives continuation token 't1', already given by page 1"
+check_eq "alternating tokens: LIST requests" 3 "$(grep -c '^listalternate 200 LIST' "$FAULT_LOG")"
+verify listnew ILMAP_S3_MAX_LIST_KEYS=2500
+expect_list_error "ever new tokens, 1,000 keys a page, 2,500-key cap" listnew "page 3: more than 2500 keys, the cap (ILMAP_S3_MAX_LIST_KEYS raises it)"
+check_eq "ever new tokens, keys cap: LIST requests" 3 "$(grep -c '^listnew 200 LIST' "$FAULT_LOG")"
+: >"$FAULT_LOG"
+verify listnew ILMAP_S3_MAX_LIST_PAGES=4
+expect_list_error "ever new tokens, 4-page cap" listnew "page 5: more than 4 pages, the cap (ILMAP_S3_MAX_LIST_PAGES raises it)"
+check_eq "ever new tokens, pages cap: LIST requests" 4 "$(grep -c '^listnew 200 LIST' "$FAULT_LOG")"
+verify listnew ILMAP_S3_MAX_LIST_BYTES=100000
+expect_list_error "ever new tokens, 100,000-byte cap" listnew "page 5: more than 100000 bytes of keys, the cap (ILMAP_S3_MAX_LIST_BYTES raises it)"
+# A bucket inbox listed by store watch: the same checks.
+AWS_ENDPOINT_URL=$FAULT_URL/listshort timeout 60 "$ILMAP" store watch s3://symbols/inbox/ "$work/wstore" --once >out-w 2>err-w
+check_eq "store watch, a key shorter than the prefix: exit" 2 "$?"
+grep -q "outside the prefix" err-w || fail "store watch, a key shorter than the prefix: $(cat err-w)"
+
 [[ $failures -eq 0 ]] || { echo "$failures checks failed"; exit 1; }
-echo "all passed: ok, always 500, flaky, truncated, huge, endless, slow, other bytes"
+echo "all passed: ok, always 500, flaky, truncated, huge, endless, slow, other bytes, longer;" \
+  "listings: a key shorter than or outside the prefix, alternating and ever new tokens, caps"

@@ -20,7 +20,8 @@ class S3Env : public ::testing::Test {
  protected:
   static constexpr const char* kVars[] = {"AWS_ACCESS_KEY_ID",  "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
                                           "AWS_REGION",         "AWS_DEFAULT_REGION",    "AWS_ENDPOINT_URL",
-                                          "AWS_ENDPOINT_URL_S3"};
+                                          "AWS_ENDPOINT_URL_S3", S3ListCaps::kPagesEnv,  S3ListCaps::kKeysEnv,
+                                          S3ListCaps::kBytesEnv};
   void SetUp() override {
     for (const char* v : kVars) {
       const char* old = std::getenv(v);
@@ -81,6 +82,58 @@ TEST_F(S3Env, MissingCredentialsBadEndpointOrRegionAreUsageErrors) {
   ::setenv("AWS_SECRET_ACCESS_KEY", "x", 1);
   EXPECT_EQ(S3Config::from_environment("ftp://host", "").error().code, Errc::kUsage);
   EXPECT_EQ(S3Config::from_environment("", "us-east-1\r\nX: y").error().code, Errc::kUsage);
+}
+
+TEST_F(S3Env, ListCapsDefaultOrFromTheEnvironment) {
+  auto c = S3Config::from_environment("", "");
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->list_caps.pages, 20000u);
+  EXPECT_EQ(c->list_caps.keys, 5000000u);
+  EXPECT_EQ(c->list_caps.bytes, std::uint64_t(1) << 30);
+  ::setenv(S3ListCaps::kKeysEnv, "12345678", 1);
+  ::setenv(S3ListCaps::kPagesEnv, "7", 1);
+  c = S3Config::from_environment("", "");
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->list_caps.keys, 12345678u);
+  EXPECT_EQ(c->list_caps.pages, 7u);
+  for (const char* bad : {"0", "-1", "1e6", "12x", "99999999999999999999999"}) {
+    ::setenv(S3ListCaps::kBytesEnv, bad, 1);
+    c = S3Config::from_environment("", "");
+    ASSERT_FALSE(c.ok()) << bad;
+    EXPECT_EQ(c.error().code, Errc::kUsage);
+    EXPECT_NE(c.error().message.find(S3ListCaps::kBytesEnv), std::string::npos);
+  }
+}
+
+TEST(S3Client, ErrorTextsLeaveCredentialsAndSignaturesOut) {
+  S3Config c;
+  c.access_key = "AKIDEXAMPLE";
+  c.secret_key = "wJalr/secret";
+  c.session_token = "tok+AKIDEXAMPLE==";
+  S3Response r;
+  r.status = 403;
+  const std::string err = "<Error><Code>AccessDenied</Code><Message>Authorization: AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/x, "
+                          "Signature=00ff12ab token tok+AKIDEXAMPLE== key wJalr/secret</Message></Error>";
+  r.body.assign(err.begin(), err.end());
+  EXPECT_EQ(s3_redact(s3_error_text(r), c),
+            "HTTP 403 AccessDenied: Authorization: AWS4-HMAC-SHA256 Credential=[redacted]/x, Signature=[redacted] token [redacted] key [redacted]");
+  // A server's Message is cut at 300 bytes.
+  const std::string longer = "<Message>" + std::string(1000, 'm') + "</Message>";
+  r.body.assign(longer.begin(), longer.end());
+  EXPECT_EQ(s3_error_text(r), "HTTP 403: " + std::string(300, 'm') + "...");
+}
+
+TEST(S3Client, ParsesListingPages) {
+  S3ListPage p = s3_parse_list_page(
+      "<ListBucketResult><IsTruncated>true</IsTruncated><NextContinuationToken>a&amp;b</NextContinuationToken>"
+      "<Contents><Key>p/1</Key></Contents><Contents><Key>p/2</Key></Contents></ListBucketResult>");
+  EXPECT_EQ(p.keys, (std::vector<std::string>{"p/1", "p/2"}));
+  EXPECT_TRUE(p.truncated);
+  EXPECT_EQ(p.next_token, "a&b");
+  p = s3_parse_list_page("<ListBucketResult><IsTruncated>false</IsTruncated></ListBucketResult>");
+  EXPECT_TRUE(p.keys.empty());
+  EXPECT_FALSE(p.truncated);
+  EXPECT_EQ(p.next_token, "");
 }
 
 // Copied from std::strings: assigning the literals trips GCC 12's -Wrestrict false positive.
