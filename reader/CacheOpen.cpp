@@ -168,7 +168,12 @@ Result<Cache> Cache::open(const std::string& path, const CacheOpenOptions& optio
   auto impl = std::make_unique<Impl>();
   // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below anyway.
   Fd file{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)};
-  if (file.fd < 0) return Error{Errc::kIo, format("%s: cannot open: %s", path.c_str(), std::strerror(errno))};
+  if (file.fd < 0) {
+    // EMFILE: say which limit, since caches opened under a lease each hold a descriptor.
+    if (errno == EMFILE)
+      return Error{Errc::kIo, format("%s: cannot open: %s (the process's descriptor limit, RLIMIT_NOFILE, is reached; each cache mapped under a read lease holds one descriptor until closed)", path.c_str(), std::strerror(errno))};
+    return Error{Errc::kIo, format("%s: cannot open: %s", path.c_str(), std::strerror(errno))};
+  }
   struct stat st {};
   if (::fstat(file.fd, &st) != 0)
     return Error{Errc::kIo, format("%s: cannot stat: %s", path.c_str(), std::strerror(errno))};

@@ -10,13 +10,17 @@
 // range meanwhile, copies the mapping into anonymous memory and moves the copy over it
 // (mremap MREMAP_FIXED: one atomic replacement of the pages; concurrent readers see the same
 // bytes before and after), then releases the lease, which lets the writer go on. mmap, mremap,
-// mprotect, memcpy and fcntl are all safe in a signal handler.
+// mprotect, memcpy, fstat and fcntl are all safe in a signal handler. The same work is done
+// outside the handler, for every lease at once, when a host has replaced the handler
+// (install_lease_handler_locked): the leases are handed back so that no writer waits on a
+// notice only the host sees.
 #include "ilmap/mapping_guard.h"
 
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -84,9 +88,14 @@ void on_sigbus(int sig, siginfo_t* si, void* context) {
 }
 
 // Replaces the slot's mapping by a private copy of its bytes (the lease still blocks the
-// writer, so they are the bytes the owner has been reading). Marks the slot changed when that
-// is impossible: its owner then reports "changed" instead of answers.
-void detach(Slot& s) {
+// writer, so they are the bytes the owner has been reading). `notified`: called by the
+// lease-break notice, while the writer waits; otherwise (a handover to the host, whose handler
+// may have let the kernel break the lease by force) only a lease with no break begun still
+// vouches for the bytes (F_GETLEASE says F_UNLCK once a break has begun, forced or not).
+// Without a copy, the slot is marked changed and zeros are mapped over the range, so that no
+// read faults (a file already shorter than the mapping) or sees a writer's bytes; the owner
+// then reports "changed" instead of answers.
+void detach(Slot& s, int fd, bool notified) {
   const std::uintptr_t b = s.begin.load(std::memory_order_acquire);
   const std::uintptr_t e = s.end.load(std::memory_order_relaxed);
   if (b == 0 || e <= b) {  // leased but not mapped yet: the open in progress fails
@@ -94,21 +103,41 @@ void detach(Slot& s) {
     return;
   }
   const std::size_t size = e - b;
-  void* copy = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (copy == MAP_FAILED) {
-    s.changed.store(true, std::memory_order_release);
-    return;
+  struct stat st {};
+  const bool intact = (notified || fcntl(fd, F_GETLEASE) == F_RDLCK) && fstat(fd, &st) == 0 &&
+                      static_cast<std::uint64_t>(st.st_size) >= size;
+  if (intact) {
+    void* copy = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (copy != MAP_FAILED) {
+      std::memcpy(copy, reinterpret_cast<const void*>(b), size);
+      (void)mprotect(copy, size, PROT_READ);
+      if (mremap(copy, size, size, MREMAP_MAYMOVE | MREMAP_FIXED, reinterpret_cast<void*>(b)) != MAP_FAILED) return;
+      munmap(copy, size);
+    }
   }
-  std::memcpy(copy, reinterpret_cast<const void*>(b), size);
-  (void)mprotect(copy, size, PROT_READ);
-  if (mremap(copy, size, size, MREMAP_MAYMOVE | MREMAP_FIXED, reinterpret_cast<void*>(b)) == MAP_FAILED) {
-    munmap(copy, size);
-    s.changed.store(true, std::memory_order_release);
-  }
+  // The flag first: a reader that sees a zero afterwards finds it set when it checks.
+  s.changed.store(true, std::memory_order_seq_cst);
+  (void)mmap(reinterpret_cast<void*>(b), size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
 }
 
 struct sigaction g_lease_previous {};
 std::atomic<bool> g_lease_installed{false};
+
+// Detaches a leased slot and releases its lease: the lease-break handler's work, also done
+// outside it when ilmap hands the signal over to the host (release_all_leases). False when the
+// slot is not active (its owner is unregistering and releases the lease itself, or a handler
+// on another thread is breaking it).
+bool break_lease(Slot& s, int fd, bool notified) {
+  int expected = kActive;
+  if (!s.state.compare_exchange_strong(expected, kBreaking, std::memory_order_acq_rel)) return false;
+  if (s.lease_fd.load(std::memory_order_acquire) == fd) {
+    detach(s, fd, notified);
+    (void)fcntl(fd, F_SETLEASE, F_UNLCK);
+    s.lease_fd.store(-1, std::memory_order_release);
+  }
+  s.state.store(kActive, std::memory_order_release);
+  return true;
+}
 
 void on_lease_break(int sig, siginfo_t* si, void* context) {
   const int saved_errno = errno;
@@ -117,15 +146,7 @@ void on_lease_break(int sig, siginfo_t* si, void* context) {
     const int fd = si->si_fd;
     for (Slot& s : g_slots) {
       if (s.lease_fd.load(std::memory_order_acquire) != fd) continue;
-      int expected = kActive;
-      // Not active: the owner is unregistering (it releases the lease itself).
-      if (!s.state.compare_exchange_strong(expected, kBreaking, std::memory_order_acq_rel)) break;
-      if (s.lease_fd.load(std::memory_order_acquire) == fd) {
-        detach(s);
-        (void)fcntl(fd, F_SETLEASE, F_UNLCK);
-        s.lease_fd.store(-1, std::memory_order_release);
-      }
-      s.state.store(kActive, std::memory_order_release);
+      (void)break_lease(s, fd, true);
       break;
     }
     // No slot: a notice queued for a lease released since (its cache was closed).
@@ -139,17 +160,44 @@ void on_lease_break(int sig, siginfo_t* si, void* context) {
   errno = saved_errno;
 }
 
+// Every lease held: each range becomes a private copy of its bytes, then the lease goes. A
+// range still being set up (leased, not yet mapped) is flagged changed and its open fails.
+void release_all_leases() noexcept {
+  for (Slot& s : g_slots) {
+    const int fd = s.lease_fd.load(std::memory_order_acquire);
+    if (fd < 0) continue;
+    // A handler on another thread may hold the slot for a moment: wait for it, as reset() does.
+    while (s.lease_fd.load(std::memory_order_acquire) == fd && !break_lease(s, fd, false)) {
+      if (s.state.load(std::memory_order_acquire) == kFree) break;  // unregistered meanwhile
+      sched_yield();
+    }
+  }
+}
+
 std::mutex g_install_mutex;
 
+bool is_ours(const struct sigaction& sa) {
+  return (sa.sa_flags & SA_SIGINFO) && sa.sa_sigaction == on_lease_break;
+}
+
 // Installs on_lease_break for the lease signal unless the host uses that signal already.
-bool install_lease_handler() noexcept {
-  std::lock_guard<std::mutex> lock(g_install_mutex);
-  if (g_lease_installed.load()) return true;
+// Called with g_install_mutex held. Once installed, each call checks that the handler is still
+// ours (one sigaction call per mapped open): a host that installed its own since then gets the
+// signal to itself. Every lease is released (the caches keep answering from private copies) and
+// no more are taken, since their breaks would reach the host's handler, not ours, and a writer
+// would wait the kernel's lease-break-time, then change the bytes under the mapping.
+bool install_lease_handler_locked() noexcept {
   const int sig = mapping_lease_signal();
   struct sigaction current {};
   if (sigaction(sig, nullptr, &current) != 0) return false;
+  if (g_lease_installed.load()) {
+    if (is_ours(current)) return true;
+    release_all_leases();
+    g_lease_installed.store(false);
+    return false;
+  }
   if (!(current.sa_flags & SA_SIGINFO) && current.sa_handler != SIG_DFL) return false;
-  if ((current.sa_flags & SA_SIGINFO) && current.sa_sigaction != on_lease_break) return false;
+  if ((current.sa_flags & SA_SIGINFO) && !is_ours(current)) return false;
   struct sigaction sa {};
   sa.sa_sigaction = on_lease_break;
   sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
@@ -196,7 +244,10 @@ GuardedRange::GuardedRange(const void* begin, std::size_t size) noexcept {
 
 GuardedRange GuardedRange::lease(int fd) noexcept {
   GuardedRange r;
-  if (fd < 0 || !install_lease_handler()) return r;
+  if (fd < 0) return r;
+  // Under the mutex: a lease is never taken while another open hands the signal to the host.
+  std::lock_guard<std::mutex> lock(g_install_mutex);
+  if (!install_lease_handler_locked()) return r;
   r = GuardedRange(nullptr, 0);  // a slot with no range yet
   if (!r.valid()) return r;
   Slot& s = g_slots[r.slot_];

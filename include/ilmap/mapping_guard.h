@@ -25,7 +25,11 @@
 // changed() after their reads, so none returns what a writer wrote. The lease handler is
 // installed on first use, only when the signal's disposition is the default one (a host that
 // uses mapping_lease_signal() itself gets no leases: Cache::open then reads the file into
-// memory). A thread that blocks the signal does not stop other threads from taking it; a
+// memory). A host that installs its own handler for the signal after a Cache was mapped must
+// pass the kernel's notices (si_code POLL_MSG) on to the handler it replaced; if it does not,
+// the next mapped open sees the handler is no longer ilmap's, releases every lease (each range
+// becomes a private copy, or zeros and changed() when a break had already begun) and takes
+// none from then on. A thread that blocks the signal does not stop other threads from taking it; a
 // process that blocks it in every thread makes writers wait for the kernel's lease-break-time
 // (/proc/sys/fs/lease-break-time, 45 s by default), after which the kernel breaks the lease
 // by force and the guarantee is lost.
