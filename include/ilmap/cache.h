@@ -125,8 +125,9 @@ struct CacheHeaderInfo {
 
 struct CacheOpenOptions {
   // Read the file into private memory instead of mapping it: nothing another program does to
-  // the file afterwards can reach the Cache (costs reading the whole file at open). Also what
-  // open does when it cannot take a read lease on the file.
+  // the file afterwards can reach the Cache (costs reading the whole file at open). Such an open
+  // installs no signal handler, takes no lease and keeps no descriptor (docs/library.md "In a
+  // host process"). Also what open does when it cannot take a read lease on the file.
   bool read_into_memory = false;
 };
 

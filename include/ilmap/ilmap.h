@@ -65,13 +65,18 @@ typedef struct ilmap_location {
  * file's size in memory); without one (file open for writing elsewhere, owned by another user,
  * NFS, or a host using the lease signal SIGRTMIN+6) the file is read into memory at open.
  * ilmap installs a handler for SIGRTMIN+6 on first open when that signal has its default
- * disposition; a process must not block it in all of its threads. See ilmap/mapping_guard.h. */
+ * disposition; a process must not block it in all of its threads. A host that installs its own
+ * SIGRTMIN+6 handler after opening caches must pass on the kernel's notices (si_code POLL_MSG)
+ * to the handler it replaced, or open with ILMAP_OPEN_READ. Each cache mapped under a lease holds
+ * one descriptor until closed; at most 1024 are leased at once, later ones are read into memory.
+ * See ilmap/mapping_guard.h and docs/library.md "In a host process". */
 ilmap_cache* ilmap_open(const char* path, int* err, char* msg, size_t msg_size);
 
 /* Flags of ilmap_open_ex. */
 enum ilmap_open_flags {
   ILMAP_OPEN_MAP = 0,  /* map the file read-only (what ilmap_open does) */
-  ILMAP_OPEN_READ = 1  /* read it into private memory: nothing done to the file later can reach the cache */
+  ILMAP_OPEN_READ = 1  /* read it into private memory: nothing done to the file later can reach the
+                        * cache; installs no signal handler, takes no lease, keeps no descriptor */
 };
 
 /* ilmap_open with flags (a combination of ilmap_open_flags). Unknown flags: ILMAP_E_USAGE. */

@@ -149,7 +149,8 @@ class Cache(_Handle):
 
     Use it as a context manager: ``with ilmap.Cache("App.ilmap") as cache: ...``. Opening a file
     that is not a valid cache raises Error. A closed cache raises Error (code USAGE) on use.
-    `read=True` reads the file into memory instead of mapping it (ILMAP_OPEN_READ).
+    `read=True` reads the file into memory instead of mapping it (ILMAP_OPEN_READ): no
+    SIGRTMIN+6 handler is installed in the process and no lease is taken on the file.
 
     close() must not run while another thread is inside a call on the same cache: the
     library frees the mapping.

@@ -245,6 +245,41 @@ def test_verify_and_read_mode(cache):
     assert e.value.message
 
 
+# A fresh interpreter (its signal state untouched by other tests) opens the cache with read=True,
+# then mapped, and prints, after each, whether the process catches SIGRTMIN+6 and how many leases
+# it holds. Read from the kernel (/proc/self/status SigCgt, /proc/locks): signal.getsignal only
+# knows handlers installed from Python, never one a library installs.
+_SIGNAL_PROBE = """
+import os, signal, sys
+import ilmap
+
+def state():
+    sig = signal.SIGRTMIN + 6
+    status = dict(l.split(":", 1) for l in open("/proc/self/status").read().splitlines() if ":" in l)
+    caught = int(status["SigCgt"].strip(), 16) >> (sig - 1) & 1
+    pid = str(os.getpid())
+    leases = sum(1 for l in open("/proc/locks") if l.split()[1:2] == ["LEASE"] and l.split()[4] == pid)
+    return f"caught={caught} leases={leases}"
+
+print("start", state())
+with ilmap.Cache(sys.argv[1], read=True) as c:
+    assert c.lookup(0x0600000A, 7) is not None
+    print("read", state())
+    with ilmap.Cache(sys.argv[1]) as m:
+        assert m.lookup(0x0600000A, 7) == c.lookup(0x0600000A, 7)
+        print("mapped", state())
+"""
+
+
+def test_read_mode_installs_no_signal_handler_and_takes_no_lease():
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", _SIGNAL_PROBE, str(DIR / "frames.ilmap")],
+                         capture_output=True, text=True, check=True).stdout.splitlines()
+    assert out == ["start caught=0 leases=0", "read caught=0 leases=0", "mapped caught=1 leases=1"], out
+
+
 # -- compile and symbolicate in process (ilmap.compile, ilmap.Symbolicator) ------------------------
 
 
