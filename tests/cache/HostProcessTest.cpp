@@ -38,6 +38,8 @@ namespace ilmap::test {
 namespace {
 
 constexpr std::uint32_t kToken = 0x06000001;
+// docs/library.md "In a host process" states this bound.
+static_assert(GuardedRange::kMaxRanges == 1024);
 
 // One document "/src/a.cs", one method with one point: IL 0 -> line:5-line:8.
 Bytes cache_with_line(std::uint32_t line) {
@@ -97,18 +99,35 @@ std::vector<std::string> write_caches(const TempDir& dir, int n) {
   return paths;
 }
 
-// The leases the kernel lists for this process ("1: LEASE  ACTIVE    READ <pid> ...").
-int leases_held() {
-  std::ifstream in("/proc/locks");
+// The leases the kernel lists for this process ("1: LEASE  ACTIVE    READ <pid> ..."). The
+// kernel walks its lock list once per read(), and other processes' locks come and go between
+// reads: one large read, repeated until two agree, so that no entry is skipped or counted twice.
+int count_leases_once() {
+  const int fd = ::open("/proc/locks", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  std::string text(std::size_t(4) << 20, '\0');
+  std::size_t got = 0;
+  for (ssize_t r; got < text.size() && (r = ::read(fd, text.data() + got, text.size() - got)) > 0;) got += static_cast<std::size_t>(r);
+  ::close(fd);
+  text.resize(got);
   const std::string pid = std::to_string(::getpid());
   int n = 0;
-  for (std::string line; std::getline(in, line);) {
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
     std::istringstream fields(line);
     std::string id, kind, state, type, owner;
     fields >> id >> kind >> state >> type >> owner;
     if (kind == "LEASE" && owner == pid) ++n;
   }
   return n;
+}
+
+int leases_held() {
+  for (int last = count_leases_once();;) {
+    const int now = count_leases_once();
+    if (now == last) return now;
+    last = now;
+  }
 }
 
 int open_descriptors() {
@@ -202,6 +221,11 @@ TEST(HostProcess, ReadFlagTakesNoLeaseAndInstallsNoHandler) {
   EXPECT_FALSE(is_default(lease_disposition()));
   EXPECT_EQ(leases_held(), 1);
   EXPECT_EQ(open_descriptors(), fds + 1);
+  // A SIGRTMIN+6 that is no lease-break notice goes to the disposition before ilmap's (the
+  // default): ignored, where the default action would have ended the process.
+  EXPECT_EQ(mapping_lease_signal(), SIGRTMIN + 6);
+  ASSERT_EQ(::raise(mapping_lease_signal()), 0);
+  EXPECT_TRUE(answers(*mapped, 0));
   ilmap_close(capi);
 }
 
@@ -254,10 +278,12 @@ TEST(HostProcess, HostHandlerInstalledAfterOpenThatChainsKeepsTheGuarantee) {
 // with changed() - never the writer's bytes.
 TEST(HostProcess, HostHandlerInstalledAfterOpenWithoutChainingGetsTheSignalHandedOver) {
   TempDir dir;
-  const auto paths = write_caches(dir, 2);
+  const auto paths = write_caches(dir, 3);
   auto first = Cache::open(paths[0]);
   ASSERT_TRUE(first) << first.error().message;
-  ASSERT_EQ(leases_held(), 1);
+  auto idle = Cache::open(paths[2]);  // no writer comes for it before the handover
+  ASSERT_TRUE(idle) << idle.error().message;
+  ASSERT_EQ(leases_held(), 2);
   install_host_handler(false);
   const pid_t writer = ::fork();
   ASSERT_GE(writer, 0);
@@ -283,10 +309,15 @@ TEST(HostProcess, HostHandlerInstalledAfterOpenWithoutChainingGetsTheSignalHande
   } else {
     EXPECT_TRUE(first->changed()) << "no answer, and changed() does not say why";
   }
-  // The second cache was read into memory: a truncate does not reach it.
+  // The second cache was read into memory, the idle one's mapping became a private copy at the
+  // handover: a truncate reaches neither.
   ASSERT_EQ(::truncate(paths[1].c_str(), 0), 0);
+  ASSERT_EQ(::truncate(paths[2].c_str(), 0), 0);
   EXPECT_TRUE(answers(*second, 1));
   EXPECT_FALSE(second->changed());
+  EXPECT_TRUE(answers(*idle, 2));
+  EXPECT_FALSE(idle->changed());
+  EXPECT_EQ(g_host_notices.load(), 1) << "a lease was still held when the idle cache's file was truncated";
 }
 
 // ---- many caches -------------------------------------------------------------------------
