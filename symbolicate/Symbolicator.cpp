@@ -255,6 +255,7 @@ bool Symbolicator::resolve(const ParsedFrame& f, const Modules* modules, bool to
     const auto r = lookup_frame(ans.cache, f.token, f.il_offset, f.format == FrameFormat::kPst ? std::string_view{} : f.method);
     if (!r) return fail(f, Reason::kNoPoint, f.module);
     ++stats_.resolved;
+    resolved_ = {ans.cache, f.token};
     if (opt_.json) return json_frame(f, f.module, f.token, &*r, f.method, nullptr, nullptr, ans.cache), true;
     want_context(ans.cache, *r);
     if (f.format == FrameFormat::kPst) out.append(f.method);
@@ -282,6 +283,7 @@ bool Symbolicator::resolve(const ParsedFrame& f, const Modules* modules, bool to
     const Reason v = ag.verdict();
     if (v != Reason::kCount) return fail(f, v, f.module);
     ++stats_.resolved;
+    resolved_ = {c, ag.token};
     if (opt_.json) return json_frame(f, f.module, ag.token, &ag.result, f.method, nullptr, nullptr, c), true;
     want_context(c, ag.result);
     render_location(ag.result, true, out);
@@ -291,22 +293,6 @@ bool Symbolicator::resolve(const ParsedFrame& f, const Modules* modules, bool to
 }
 
 namespace {
-
-// The method's own name in a frame's text or a metadata name: what follows the last '.' that
-// is not the start of ".ctor"/".cctor" ("NS.T..ctor" -> ".ctor", "NS.T.I.M(Int32 x)" -> "M",
-// "System.IDisposable.Dispose" -> "Dispose"); generic arguments and parameters dropped.
-std::string_view simple_name(std::string_view text) {
-  const std::size_t paren = text.find('(');
-  if (paren != std::string_view::npos) text = text.substr(0, paren);
-  const std::size_t bracket = text.find('[');
-  if (bracket != std::string_view::npos) text = text.substr(0, bracket);
-  while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
-  std::size_t dot = text.rfind('.');
-  if (dot == std::string_view::npos) return text;
-  if (dot > 0 && text[dot - 1] == '.') --dot;  // "..ctor": the name is ".ctor"
-  else ++dot;
-  return text.substr(dot);
-}
 
 struct Candidate {
   const Cache* cache;
@@ -320,8 +306,9 @@ struct Candidate {
 // only when the previous one leaves candidates that disagree:
 //   1. il_boundary: a runtime IL offset lies on an instruction of the method that printed it;
 //   2. call_target: a frame with a frame above it made a call (call, callvirt, newobj) of that
-//      frame's method name: the one ending at its offset, or one in the statement starting
-//      there (symbols::IlSite::calls: CoreCLR prints the statement's offset, not the call's).
+//      frame's method: the one ending at its offset, or one in the statement starting there
+//      (symbols::IlSite::calls: CoreCLR prints the statement's offset, not the call's). Of the
+//      very method the frame above was resolved to, else of its name (MethodIl::may_call).
 // A candidate whose IL is unknown (no matching PE, a body that does not decode) is never
 // excluded, so it keeps the frame ambiguous if it disagrees.
 bool Symbolicator::resolve_android(const ParsedFrame& f, std::string& out) {
@@ -352,13 +339,12 @@ bool Symbolicator::resolve_android(const ParsedFrame& f, std::string& out) {
     Agreement by_boundary = agree(on_boundary);
     if (by_boundary.any && by_boundary.verdict() == Reason::kCount) {
       ag = by_boundary, chosen_by = "il_boundary";
-    } else if (by_boundary.any && !simple_name(above_).empty()) {
-      const std::string_view callee = simple_name(above_);
+    } else if (by_boundary.any && !symbols::simple_name(above_).empty()) {
       std::vector<Candidate> calling;
       for (std::size_t i = 0; i < on_boundary.size(); ++i) {
         const symbols::IlSite& s = sites[i];
-        if (!s.known || std::any_of(s.calls.begin(), s.calls.end(), [&](std::string_view n) {
-              return !n.empty() && simple_name(n) == callee;
+        if (!s.known || std::any_of(s.calls.begin(), s.calls.end(), [&](const symbols::IlCall& call) {
+              return il_.may_call(on_boundary[i].cache, call, above_, above_callee_);
             }))
           calling.push_back(on_boundary[i]);
       }
@@ -369,6 +355,7 @@ bool Symbolicator::resolve_android(const ParsedFrame& f, std::string& out) {
   const Reason v = ag.verdict();
   if (v != Reason::kCount) return fail(f, v, {});
   ++stats_.resolved;
+  resolved_ = {ag.cache, ag.token};
   const std::string_view name = ag.same_name && !ag.name.empty() ? ag.name : f.method;
   if (opt_.json) return json_frame(f, ag.cache->module_name(), ag.token, &ag.result, name, nullptr, chosen_by, ag.cache), true;
   want_context(ag.cache, ag.result);
@@ -389,10 +376,12 @@ bool Symbolicator::rewrite_frames(std::string_view body, const ParsedFrame& firs
     if (f.format == FrameFormat::kCoreClrWithLine) {
       ++stats_.with_lines;
       above_.assign(f.method);
+      above_callee_ = {};
       continue;
     }
     const std::size_t mark = out.size();
     out.append(body.substr(copied, f.replace_from - copied));
+    resolved_ = {};
     if (resolve(f, modules, too_far, out)) {
       copied = f.replace_to;
       changed = true;
@@ -400,6 +389,7 @@ bool Symbolicator::rewrite_frames(std::string_view body, const ParsedFrame& firs
       out.resize(mark);
     }
     above_.assign(f.method);
+    above_callee_ = resolved_;
   }
   out.append(body.substr(copied));
   return changed;

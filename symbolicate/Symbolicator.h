@@ -166,8 +166,11 @@ class Symbolicator {
   // The IL of the modules (their PEs, each opened once), for Android-form overloads; and the
   // method text of the frame printed just above the current one ("" at the top of a trace: the
   // first frame after a line without frames), whose caller's call instruction it names.
+  // above_callee_: the method that frame was resolved to (none: unresolved), whose very identity
+  // the caller's call must name (symbols::MethodIl::may_call); resolved_: the current frame's.
   symbols::MethodIl il_;
   std::string above_;
+  symbols::Callee above_callee_, resolved_;
   // The module answer of each CoreCLR module text met (a log names few modules): a frame's
   // module is one hash lookup, with no key built. Caches stay mapped while the index lives.
   struct TextHash {

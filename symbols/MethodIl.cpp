@@ -12,6 +12,7 @@
 #include "decode/MethodBody.h"
 #include "decode/PeFile.h"
 #include "decode/PortablePdb.h"
+#include "decode/names/MethodKeys.h"
 #include "support/FileBytes.h"
 
 namespace ilmap::symbols {
@@ -22,7 +23,12 @@ namespace {
 struct OpenPe {
   FileBytes file;
   std::optional<PeFile> pe;  // borrows file's bytes (FileBytes keeps them where they are when moved)
+  bool keys_tried = false;
+  std::optional<names::MethodKeys> keys;  // built on the first call that needs them; borrows pe
 };
+
+// Metadata tables: a MethodDef token's table byte.
+constexpr std::uint32_t kMethodDefTable = 0x06;
 
 // The PE is the one the cache was compiled from: same MVID, and a CodeView entry naming the
 // cache's PDB. A cache recording neither cannot be matched, so no PE is used for it. The PDB
@@ -64,6 +70,15 @@ struct MethodIl::Impl {
     slot = p.get();
     keep.push_back(std::move(p));
     return slot;
+  }
+
+  // The method keys of a PE's metadata, built once (nullptr: its type tables do not build).
+  const names::MethodKeys* keys_of(OpenPe& p) {
+    if (!p.keys_tried) {
+      p.keys_tried = true;
+      if (auto k = names::MethodKeys::build(*p.pe->metadata())) p.keys.emplace(std::move(*k));
+    }
+    return p.keys ? &*p.keys : nullptr;
   }
 
   // Candidates in order: the search set's PE the cache answered, the file it came from if a
@@ -113,16 +128,47 @@ IlSite MethodIl::site(const Cache* cache, std::uint32_t token, std::uint32_t il_
   s.boundary = it != code.end() && it->offset == il_offset;
   if (it != code.begin()) {
     const Instruction& prev = *(it - 1);
-    if (prev.offset + prev.size == il_offset && prev.is_call()) s.calls.push_back(called_method_name(pe, prev.token));
+    if (prev.offset + prev.size == il_offset && prev.is_call())
+      s.calls.push_back({prev.token, prev.opcode, called_method_name(pe, prev.token)});
   }
   if (!s.boundary) return s;
   // ret, leave, leave.s, endfinally and endfilter leave the statement with an empty stack.
   constexpr std::uint16_t kEnds[] = {0x2A, 0xDD, 0xDE, 0xDC, 0xFE11};
   for (auto i = it; i != code.end() && s.calls.size() < IlSite::kMaxCalls; ++i) {
     if (std::find(std::begin(kEnds), std::end(kEnds), i->opcode) != std::end(kEnds)) break;
-    if (i->is_call()) s.calls.push_back(called_method_name(pe, i->token));
+    if (i->is_call()) s.calls.push_back({i->token, i->opcode, called_method_name(pe, i->token)});
   }
   return s;
+}
+
+bool MethodIl::may_call(const Cache* caller, const IlCall& call, std::string_view callee_text, const Callee& callee) {
+  const std::string_view printed = simple_name(callee_text);
+  const bool by_name = !call.name.empty() && simple_name(call.name) == printed;
+  if (!callee.cache || !caller) return by_name;
+  OpenPe* callee_pe = impl_->pe_for(callee.cache);
+  OpenPe* caller_pe = impl_->pe_for(caller);
+  if (!callee_pe || !caller_pe) return by_name;
+  const names::MethodKeys* callee_keys = impl_->keys_of(*callee_pe);
+  if (!callee_keys) return by_name;
+  const auto def = callee_keys->key(callee.token);
+  if (!def || def->name != printed) return by_name;
+  if (call.opcode == il::kCallvirt && callee_keys->is_virtual(callee.token)) return by_name;
+  if (caller_pe == callee_pe && (call.token >> 24) == kMethodDefTable) return call.token == callee.token;
+  const names::MethodKeys* caller_keys = impl_->keys_of(*caller_pe);
+  const auto named = caller_keys ? caller_keys->key(call.token) : std::nullopt;
+  if (!named) return by_name;
+  return names::same_method(*named, *def);
+}
+
+std::string_view simple_name(std::string_view text) {
+  const std::size_t paren = text.find('(');
+  if (paren != std::string_view::npos) text = text.substr(0, paren);
+  const std::size_t bracket = text.find('[');
+  if (bracket != std::string_view::npos) text = text.substr(0, bracket);
+  while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
+  std::size_t dot = text.rfind('.');
+  if (dot == std::string_view::npos || dot == 0) return text;  // "M", ".ctor"
+  return text.substr(text[dot - 1] == '.' ? dot : dot + 1);      // "T..ctor": ".ctor"; "T.M": "M"
 }
 
 }  // namespace ilmap::symbols

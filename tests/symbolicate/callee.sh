@@ -1,0 +1,92 @@
+#!/bin/bash
+# callee.sh REPO_ROOT ILMAP
+# Android-form caller frames decided by their exact callee (docs/symbolicate.md, the Android row,
+# step 2), against Mono's own answers. callee/Library.cs (overloads Reader.M(String) and
+# M(Stream) that both call an overload named M; BufferedSink.Write overloads that call Send on
+# their own type and on the base type Sink) and callee/App.cs (Client.Load overloads, in another
+# assembly, calling the library's M overloads through MemberRefs) are built by the SDK's Roslyn
+# against Mono's mscorlib, then run by Mono
+#   (a) with --debug and the PDBs present: Mono prints "in FILE:LINE" for every frame;
+#   (b) without symbols: "[0xOFF] in <mvid>:0", rewritten to the form of .NET on Android
+#       ("at NS.T.M + 0xOFF(Unknown Source)"; Mono is Android's runtime).
+# symbolicate of (b) must give every frame (a)'s method, parameter names, file and line, with
+# no frame left unresolved. Then the same trace without the library in the search set: the
+# frames above Client.Load stay unresolved, so Load's overloads are told apart by the called
+# name alone (today's rule, unchanged), which cannot: each of those Load frames stays
+# "ambiguous name", none is resolved.
+# Exit: 0 equal, 1 different, 2 usage, 77 mono, the SDK's csc or Mono's mscorlib is absent.
+set -u
+export LC_ALL=C
+[ $# -eq 2 ] || { echo "usage: $0 REPO_ROOT ILMAP" >&2; exit 2; }
+root=$1 ilmap=$2
+here=$root/tests/symbolicate
+command -v dotnet >/dev/null || { echo "SKIP: dotnet not found"; exit 77; }
+command -v mono >/dev/null || { echo "SKIP: mono not found"; exit 77; }
+sdk=$(dotnet --list-sdks 2>/dev/null | tail -n1 | sed -E 's/^([^ ]+) \[(.*)\]$/\2\/\1/')
+csc=$sdk/Roslyn/bincore/csc.dll
+mscorlib=${MONO_LIB_DIR:-/usr/lib/mono/4.5}
+[ -f "$csc" ] || { echo "SKIP: the SDK's csc.dll not found"; exit 77; }
+[ -f "$mscorlib/mscorlib.dll" ] || { echo "SKIP: Mono's mscorlib.dll not found (mono-runtime)"; exit 77; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ilmap-sym-callee.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/pdb" "$tmp/nopdb" "$tmp/app-only"
+build() {  # OUT SOURCE [csc options...]
+    local out=$1 src=$2; shift 2
+    dotnet "$csc" -nologo -noconfig -nostdlib -optimize+ -langversion:7.3 -r:"$mscorlib/mscorlib.dll" \
+        -debug:portable -deterministic -pathmap:"$here/callee=/_/" -out:"$out" "$@" "$src" >"$tmp/csc.log" 2>&1 ||
+        { cat "$tmp/csc.log"; echo "FAIL: csc $src"; exit 1; }
+}
+build "$tmp/pdb/Ilmap.Callee.Library.dll" "$here/callee/Library.cs" -t:library
+build "$tmp/pdb/Ilmap.Callee.App.exe" "$here/callee/App.cs" -r:"$tmp/pdb/Ilmap.Callee.Library.dll"
+cp "$tmp/pdb/Ilmap.Callee.Library.dll" "$tmp/pdb/Ilmap.Callee.App.exe" "$tmp/nopdb/"
+cp "$tmp/pdb/Ilmap.Callee.App.exe" "$tmp/pdb/Ilmap.Callee.App.pdb" "$tmp/app-only/"
+mono --debug "$tmp/pdb/Ilmap.Callee.App.exe" >"$tmp/a" 2>&1
+mono "$tmp/nopdb/Ilmap.Callee.App.exe" >"$tmp/b" 2>&1
+grep -q 'in /_/Library.cs:[0-9]' "$tmp/a" || { echo "FAIL: mono --debug printed no line of the library"; cat "$tmp/a"; exit 1; }
+grep -q '\] in <[0-9a-f]*>:0' "$tmp/b" || { echo "FAIL: mono printed no <mvid> frame"; cat "$tmp/b"; exit 1; }
+# (b) in the Android form: "  at NS.T.M + 0xOFF(Unknown Source)", the offset without leading zeros.
+awk '/\[0x[0-9a-f]+\] in <[0-9a-f#]+>:0/ {
+        at = index($0, "at "); head = substr($0, 1, at + 2); rest = substr($0, at + 3)
+        meth = substr(rest, 1, index(rest, " (") - 1)
+        off = rest; sub(/.*\[0x/, "", off); sub(/\].*/, "", off); sub(/^0+/, "", off); if (off == "") off = "0"
+        print head meth " + 0x" off "(Unknown Source)"; next }
+     { print }' "$tmp/b" >"$tmp/android"
+# A frame line as "METHOD(param names) FILE:LINE", from Mono's text (a) or CoreCLR's (symbolicate);
+# any other line as it is.
+norm() {
+    awk '/^ *at / && / in \/.*:(line )?[0-9]+ ?$/ {
+            rest = substr($0, index($0, "at ") + 3)
+            p = index(rest, "("); meth = substr(rest, 1, p - 1); sub(/ $/, "", meth)
+            args = substr(rest, p + 1, index(rest, ")") - p - 1); n = split(args, parts, ", "); names = ""
+            for (i = 1; i <= n; i++) { k = split(parts[i], w, " "); names = names (i > 1 ? "," : "") w[k] }
+            loc = rest; sub(/.* in /, "", loc); sub(/ $/, "", loc); sub(/:line /, ":", loc)
+            print "  at " meth "(" names ") " loc; next }
+         { sub(/ $/, ""); print }' "$1"
+}
+fail=0 pass=0
+"$ilmap" symbolicate --search "$tmp/pdb" --cache-dir "$tmp/cache" "$tmp/android" >"$tmp/got" 2>"$tmp/err"
+norm "$tmp/a" >"$tmp/want.n"
+norm "$tmp/got" >"$tmp/got.n"
+frames=$(grep -c '^ *at ' "$tmp/a")
+if cmp -s "$tmp/want.n" "$tmp/got.n" && grep -q ": $frames frames, $frames resolved\$" "$tmp/err"; then
+    echo "ok   android frames of Mono's trace: $frames frames, each Mono's own method and line"; pass=$((pass + 1))
+else
+    echo "FAIL android frames of Mono's trace (< Mono --debug, > symbolicate): $(cat "$tmp/err")"
+    diff "$tmp/want.n" "$tmp/got.n" | sed 's/^/     /'; fail=$((fail + 1))
+fi
+"$ilmap" symbolicate --search "$tmp/pdb" --cache-dir "$tmp/cache" --json "$tmp/android" >"$tmp/json" 2>/dev/null
+n_call=$(grep -c '"chosen_by":"call_target"' "$tmp/json")
+echo "     chosen_by: $(grep -o '"chosen_by":"[a-z_]*"' "$tmp/json" | sort | uniq -c | tr -s ' ' | tr '\n' ' ')"
+# The caller frames of the overloads: Reader.M twice, M once, Client.Load three times,
+# BufferedSink.Write twice; the call instruction's target is all that tells each apart.
+if [ "$n_call" -ne 8 ]; then echo "FAIL: $n_call frames decided by call_target, want 8"; fail=$((fail + 1)); else pass=$((pass + 1)); fi
+# Without the library, the frames above Client.Load are unresolved: Load by the called name.
+"$ilmap" symbolicate --search "$tmp/app-only" --cache-dir "$tmp/cache2" "$tmp/android" >"$tmp/got2" 2>"$tmp/err2"
+loads=$(grep -c 'at Ilmap.Callee.App.Client.Load + 0x' "$tmp/got2")
+if [ "$loads" -eq 3 ] && grep -q '(.*\b3 ambiguous name' "$tmp/err2" && grep -c 'in /_/App.cs:line' "$tmp/got2" | grep -qx 5; then
+    echo "ok   frame above unresolved: the 3 Client.Load frames stay ambiguous by name"; pass=$((pass + 1))
+else
+    echo "FAIL frame above unresolved: $loads Load frames left: $(cat "$tmp/err2")"; fail=$((fail + 1))
+fi
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

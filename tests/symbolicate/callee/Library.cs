@@ -1,0 +1,97 @@
+// Library.cs - the library half of tests/symbolicate/callee.sh: overloads of one name that call
+// another overload of that name (Reader.M), and overloads that call a method of one name on their
+// own type or on its base type (BufferedSink.Write -> BufferedSink.Send / Sink.Send). A caller
+// frame of these is told apart only by WHICH method it calls, not by the name it calls.
+// The overload pairs have the same IL shape, so the IL offset Mono prints for a caller is an
+// instruction start in each of them; the throwing methods are longer than their callers, so the
+// throw's offset is in no caller's body.
+using System;
+using System.IO;
+using System.Runtime.CompilerServices;
+
+namespace Ilmap.Callee
+{
+    public sealed class Options
+    {
+        public static readonly Options Default = new Options();
+        public int Limit = 3;
+    }
+
+    public static class Reader
+    {
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int M(string path)
+        {
+            return M(Open(path));
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int M(Stream stream)
+        {
+            return M(stream, Defaults());
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int M(Stream stream, Options options)
+        {
+            int total = 0;
+            for (int i = 0; i < options.Limit; i++)
+                total += stream.ReadByte() + 1;
+            throw new InvalidOperationException("M(Stream, Options) read " + total);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static Stream Open(string path)
+        {
+            return new MemoryStream(new byte[path.Length]);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static Options Defaults()
+        {
+            return Options.Default;
+        }
+    }
+
+    public class Sink
+    {
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public void Send(Stream stream, Options options)
+        {
+            int total = 0;
+            for (int i = 0; i < options.Limit; i++)
+                total += stream.ReadByte() + 1;
+            throw new NotSupportedException("Sink.Send read " + total);
+        }
+    }
+
+    public class BufferedSink : Sink
+    {
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public void Write(string text)
+        {
+            Send(Reader.Open(text), Reader.Defaults());
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public void Write(Stream stream)
+        {
+            base.Send(Wrap(stream), Reader.Defaults());
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public new void Send(Stream stream, Options options)
+        {
+            int total = 0;
+            for (int i = 0; i < options.Limit; i++)
+                total += stream.ReadByte() + 2;
+            throw new NotImplementedException("BufferedSink.Send read " + total);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static Stream Wrap(Stream stream)
+        {
+            return stream;
+        }
+    }
+}
