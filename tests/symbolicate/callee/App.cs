@@ -28,13 +28,39 @@ namespace Ilmap.Callee.App
         {
             return Reader.M(stream, options);
         }
+
+        // Box<int>.Put overloads: MemberRefs on the TypeSpec Box`1<int> of the library's type.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Fill(string tag)
+        {
+            return new Box<int>().Put(1, tag);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Fill(Stream stream)
+        {
+            return new Box<int>().Put(1, stream);
+        }
+
+        // Reader.Each<int> overloads: MethodSpecs of the library's generic methods.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int All(string path)
+        {
+            return Reader.Each<int>(1, path);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int All(Stream stream)
+        {
+            return Reader.Each<int>(1, stream);
+        }
     }
 
     public static class Program
     {
         public static int Main()
         {
-            for (int which = 0; which < 5; which++)
+            for (int which = 0; which < 9; which++)
                 Run(which);
             return 0;
         }
@@ -50,7 +76,11 @@ namespace Ilmap.Callee.App
                     case 1: Client.Load(new MemoryStream()); break;
                     case 2: Client.Load(new MemoryStream(), Options.Default); break;
                     case 3: new BufferedSink().Write("text"); break;
-                    default: new BufferedSink().Write(new MemoryStream()); break;
+                    case 4: new BufferedSink().Write(new MemoryStream()); break;
+                    case 5: Client.Fill("tag"); break;
+                    case 6: Client.Fill(new MemoryStream()); break;
+                    case 7: Client.All("data.bin"); break;
+                    default: Client.All(new MemoryStream()); break;
                 }
                 Console.WriteLine("== " + which + ": did not throw");
             }

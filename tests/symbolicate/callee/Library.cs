@@ -40,6 +40,19 @@ namespace Ilmap.Callee
             throw new InvalidOperationException("M(Stream, Options) read " + total);
         }
 
+        // Generic methods of one name, called through MethodSpecs (App.cs, Client.All).
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Each<T>(T item, string path)
+        {
+            return M(path);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Each<T>(T item, Stream stream)
+        {
+            return M(stream);
+        }
+
         [MethodImpl(MethodImplOptions.NoInlining)]
         internal static Stream Open(string path)
         {
@@ -50,6 +63,54 @@ namespace Ilmap.Callee
         internal static Options Defaults()
         {
             return Options.Default;
+        }
+    }
+
+    // Overloads of a generic type calling its other overloads: MemberRefs whose parent is the
+    // TypeSpec Box`1<!0>, compared by the generic type definition.
+    public class Box<T>
+    {
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public int Put(T item, string tag)
+        {
+            return Put(item, Parse(tag));
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public int Put(T item, Stream stream)
+        {
+            return Put(item, Count(stream));
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public int Put(T item, Options options)
+        {
+            int total = 0;
+            for (int i = 0; i < options.Limit; i++)
+                total += item.GetHashCode() & 1;
+            throw new ArgumentException("Box.Put(T, Options) " + total);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public int Put(T item, int count)
+        {
+            int total = 0;
+            for (int i = 0; i < count; i++)
+                total += item.GetHashCode() & 1;
+            total += count;
+            throw new ArgumentOutOfRangeException("count", "Box.Put(T, Int32) " + total);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static Options Parse(string tag)
+        {
+            return tag.Length > 0 ? Options.Default : null;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static int Count(Stream stream)
+        {
+            return (int)stream.Length + 2;
         }
     }
 
