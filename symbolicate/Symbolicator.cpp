@@ -148,6 +148,7 @@ bool Symbolicator::fail(const ParsedFrame& f, Reason r, std::string_view module)
 namespace {
 struct Agreement {
   bool any = false, same_location = true, same_name = true, some_without = false;
+  std::size_t answered = 0;  // candidates with a point at the offset
   LookupResult result;
   std::string_view name;
   std::uint32_t token = 0;
@@ -160,6 +161,7 @@ struct Agreement {
       some_without = true;
       return;
     }
+    ++answered;
     if (!any) {
       any = true, result = *r, name = name_text, token = tok, cache = c;
       return;
@@ -174,6 +176,10 @@ struct Agreement {
     if (!same_location) return Reason::kAmbiguous;
     return Reason::kCount;  // resolved
   }
+  // The one method the frame was resolved to, for the frame below's call (step 2 of the Android
+  // form): none when several candidates agreed on the span (overloads of one span), since the
+  // frame may have been either, and a guess could exclude the caller that made the call.
+  symbols::Callee callee() const { return answered == 1 ? symbols::Callee{cache, token} : symbols::Callee{}; }
 };
 }  // namespace
 
@@ -283,7 +289,7 @@ bool Symbolicator::resolve(const ParsedFrame& f, const Modules* modules, bool to
     const Reason v = ag.verdict();
     if (v != Reason::kCount) return fail(f, v, f.module);
     ++stats_.resolved;
-    resolved_ = {c, ag.token};
+    resolved_ = ag.callee();
     if (opt_.json) return json_frame(f, f.module, ag.token, &ag.result, f.method, nullptr, nullptr, c), true;
     want_context(c, ag.result);
     render_location(ag.result, true, out);
@@ -355,7 +361,7 @@ bool Symbolicator::resolve_android(const ParsedFrame& f, std::string& out) {
   const Reason v = ag.verdict();
   if (v != Reason::kCount) return fail(f, v, {});
   ++stats_.resolved;
-  resolved_ = {ag.cache, ag.token};
+  resolved_ = ag.callee();
   const std::string_view name = ag.same_name && !ag.name.empty() ? ag.name : f.method;
   if (opt_.json) return json_frame(f, ag.cache->module_name(), ag.token, &ag.result, name, nullptr, chosen_by, ag.cache), true;
   want_context(ag.cache, ag.result);

@@ -54,13 +54,26 @@ namespace Ilmap.Callee.App
         {
             return Reader.Each<int>(1, stream);
         }
+
+        // Reader.Two overloads, which share a line: undecidable (the frame above is either).
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Pair(char x)
+        {
+            return Reader.Two(x);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Pair(long x)
+        {
+            return Reader.Two(x);
+        }
     }
 
     public static class Program
     {
         public static int Main()
         {
-            for (int which = 0; which < 9; which++)
+            for (int which = 0; which < 10; which++)
                 Run(which);
             return 0;
         }
@@ -80,7 +93,8 @@ namespace Ilmap.Callee.App
                     case 5: Client.Fill("tag"); break;
                     case 6: Client.Fill(new MemoryStream()); break;
                     case 7: Client.All("data.bin"); break;
-                    default: Client.All(new MemoryStream()); break;
+                    case 8: Client.All(new MemoryStream()); break;
+                    default: Client.Pair('c'); break;
                 }
                 Console.WriteLine("== " + which + ": did not throw");
             }

@@ -53,6 +53,15 @@ namespace Ilmap.Callee
             return M(stream);
         }
 
+        // Overloads whose statements have one span (#line, as generated code has): a frame of
+        // either gives that span, so it resolves without saying which of the two it was, and its
+        // caller (App.cs, Client.Pair) must not be decided by a guess.
+#line 200
+        [MethodImpl(MethodImplOptions.NoInlining)] public static int Two(long x) { return M(x.ToString()); }
+#line 200
+        [MethodImpl(MethodImplOptions.NoInlining)] public static int Two(char x) { return M(x.ToString()); }
+#line default
+
         [MethodImpl(MethodImplOptions.NoInlining)]
         internal static Stream Open(string path)
         {
