@@ -55,6 +55,19 @@ namespace Ilmap.Callee.App
             return Reader.Each<int>(1, stream);
         }
 
+        // Sink.Flush by callvirt (the override in BufferedSink throws) vs a call of another name.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Drain(Sink sink)
+        {
+            return sink.Flush(Stream.Null);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Drain(Stream stream)
+        {
+            return stream.ReadByte();
+        }
+
         // Reader.Two overloads, which share a line: undecidable (the frame above is either).
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static int Pair(char x)
@@ -73,7 +86,7 @@ namespace Ilmap.Callee.App
     {
         public static int Main()
         {
-            for (int which = 0; which < 10; which++)
+            for (int which = 0; which < 11; which++)
                 Run(which);
             return 0;
         }
@@ -94,6 +107,7 @@ namespace Ilmap.Callee.App
                     case 6: Client.Fill(new MemoryStream()); break;
                     case 7: Client.All("data.bin"); break;
                     case 8: Client.All(new MemoryStream()); break;
+                    case 9: Client.Drain(new BufferedSink()); break;
                     default: Client.Pair('c'); break;
                 }
                 Console.WriteLine("== " + which + ": did not throw");
