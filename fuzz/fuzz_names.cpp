@@ -1,13 +1,17 @@
 // fuzz_names.cpp - libFuzzer target: a PE's method names (decode/names): PeFile::parse, then
 // ModuleNames::build under a 16 MiB text budget, every method's CoreCLR and Mono frame text, and
-// the name index. Properties: no crash, no sanitizer report, errors carry a code and a message,
-// a method with a bad signature has an error, and every method is found under its own index key.
+// the name index; then the method keys of symbolicate's call targets (decode/names/MethodKeys)
+// for every MethodDef, MemberRef and MethodSpec. Properties: no crash, no sanitizer report,
+// errors carry a code and a message, a method with a bad signature has an error, every method is
+// found under its own index key, and every key names the method it was made from.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
 #include "FuzzCommon.h"
 #include "decode/PeFile.h"
+#include "decode/MetadataSchema.h"
+#include "decode/names/MethodKeys.h"
 #include "decode/names/MethodNames.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -36,5 +40,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::vector<std::uint32_t> found = names->find(key);
     ILMAP_FUZZ_CHECK(std::find(found.begin(), found.end(), m.token) != found.end(), key);
   }
+  auto keys = names::MethodKeys::build(*pe->metadata());
+  if (!keys) {
+    fuzz::check_error(keys.error());
+    return 0;
+  }
+  const Metadata& md = *pe->metadata();
+  for (const unsigned table : {unsigned(kMethodDef), unsigned(kMemberRef), unsigned(kMethodSpec)})
+    for (std::uint32_t rid = 0; rid <= md.rows(table) + 1; ++rid) {  // rows 0 and rows + 1: out of range
+      const auto k = keys->key(table << 24 | rid);
+      ILMAP_FUZZ_CHECK(!k || names::same_method(*k, *k), "a method key does not name its own method");
+      ILMAP_FUZZ_CHECK(!k || (rid >= 1 && rid <= md.rows(table)), "a key for a row out of range");
+    }
   return 0;
 }

@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "decode/Metadata.h"
 #include "decode/names/TypeNames.h"
