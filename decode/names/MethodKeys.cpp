@@ -51,8 +51,8 @@ class Speller {
         out += n.value_type ? "gv" : "gc";
         if (!named(n.table, n.rid, depth, out)) return false;
         out += '<';
-        for (std::uint32_t a : n.args) {
-          if (!type(a, depth + 1, out)) return false;
+        for (std::uint32_t i = 0; i < n.arg_count; ++i) {  // by index: a TypeSpec below grows arg_nodes
+          if (!type(nodes_.arg_nodes[n.first_arg + i], depth + 1, out)) return false;
           out += ',';
         }
         out += '>';
@@ -71,8 +71,8 @@ class Speller {
         return true;
       case kEtFnPtr:
         out += "fn(";
-        for (std::uint32_t a : n.args) {
-          if (!type(a, depth + 1, out)) return false;
+        for (std::uint32_t i = 0; i < n.arg_count; ++i) {  // by index: a TypeSpec below grows arg_nodes
+          if (!type(nodes_.arg_nodes[n.first_arg + i], depth + 1, out)) return false;
           out += ',';
         }
         out += ')';

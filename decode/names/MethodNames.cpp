@@ -2,6 +2,7 @@
 #include "decode/names/MethodNames.h"
 
 #include <algorithm>
+#include <cstring>
 #include <unordered_map>
 
 #include <xxhash.h>
@@ -105,18 +106,35 @@ void append_generic_parameter_names(std::string& s, std::string_view full_name, 
   s += ']';
 }
 
-// Names the types of one method's signature.
+// Appends what an array, pointer or by-ref node adds to its element's name: "[]", "[,]", "*", "&".
+void append_suffix(const SigNode& n, std::string& s) {
+  if (n.kind == kEtSzArray) s += "[]";
+  else if (n.kind == kEtByRef) s += '&';
+  else if (n.kind == kEtPtr) s += '*';
+  else if (n.number == 1) s += "[*]";
+  else {
+    s += '[';
+    s.append(n.number - 1, ',');
+    s += ']';
+  }
+}
+
+// Names the types of one method's signature, appending to a caller's buffer (no allocation per
+// type once the buffers have grown). `specs` holds the TypeSpecs decoded into `nodes` for this
+// signature (cleared with it).
 class TypeRenderer {
  public:
+  using Specs = std::vector<std::pair<std::uint32_t, std::uint32_t>>;  // TypeSpec rid -> decoded root
   TypeRenderer(const Metadata& md, const TypeTables& types, TextBudget& budget, SigTypes& nodes,
-               const std::vector<std::string_view>& type_gp,
+               Specs& specs, const std::vector<std::string_view>& type_gp,
                const std::vector<std::string_view>& method_gp)
-      : md_(md), types_(types), budget_(budget), nodes_(nodes), type_gp_(type_gp), method_gp_(method_gp) {}
+      : md_(md), types_(types), budget_(budget), nodes_(nodes), specs_(specs), type_gp_(type_gp),
+        method_gp_(method_gp) {}
 
   // CoreCLR Type.Name.
-  Result<std::string> name(std::uint32_t node, unsigned depth = 0);
+  Status name(std::uint32_t node, std::string& out, unsigned depth = 0);
   // Mono's parameter type text (Type.ToString of the parameter type's definition).
-  Result<std::string> mono(std::uint32_t node, bool definition = true, unsigned depth = 0);
+  Status mono(std::uint32_t node, std::string& out, bool definition = true, unsigned depth = 0);
 
  private:
   struct Named {
@@ -130,7 +148,7 @@ class TypeRenderer {
   const TypeTables& types_;
   TextBudget& budget_;
   SigTypes& nodes_;
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> specs_;  // TypeSpec rid -> decoded root
+  Specs& specs_;
   const std::vector<std::string_view>& type_gp_;
   const std::vector<std::string_view>& method_gp_;
 };
@@ -164,41 +182,36 @@ Result<TypeRenderer::Named> TypeRenderer::resolve(const SigNode& n, unsigned dep
   return out;
 }
 
-Result<std::string> TypeRenderer::name(std::uint32_t node, unsigned depth) {
+Status TypeRenderer::name(std::uint32_t node, std::string& s, unsigned depth) {
   const SigNode n = nodes_.nodes[node];  // a copy: resolve() may grow the vector
-  if (const char* p = primitive_name(n.kind)) return std::string(p);
+  if (const char* p = primitive_name(n.kind)) {
+    s += p;
+    return {};
+  }
   switch (n.kind) {
     case kEtClass: case kEtValueType: case kEtGenericInst: {
       auto r = resolve(n, depth);
       if (!r) return r.error();
-      if (r->spec) return name(r->spec_root, depth + 1);
-      return std::string(r->type->name);
+      if (r->spec) return name(r->spec_root, s, depth + 1);
+      s += r->type->name;
+      return {};
     }
     case kEtVar: case kEtMVar: {
       const auto& list = n.kind == kEtVar ? type_gp_ : method_gp_;
       if (n.number >= list.size() || list[n.number].empty())
         return Error{Errc::kMalformed, format("%s %u: no such generic parameter", n.kind == kEtVar ? "VAR" : "MVAR", n.number)};
-      return std::string(list[n.number]);
+      s += list[n.number];
+      return {};
     }
     case kEtSzArray: case kEtArray: case kEtByRef: case kEtPtr: {
-      auto e = name(n.element, depth);
-      if (!e) return e.error();
-      std::string s = std::move(*e);
-      if (n.kind == kEtSzArray) s += "[]";
-      else if (n.kind == kEtByRef) s += "&";
-      else if (n.kind == kEtPtr) s += "*";
-      else if (n.number == 1) s += "[*]";
-      else {
-        s += '[';
-        s.append(n.number - 1, ',');
-        s += ']';
-      }
-      return s;
+      if (Status e = name(n.element, s, depth); !e) return e;
+      append_suffix(n, s);
+      return {};
     }
     case kEtFnPtr:
       // .NET 8+ reflection gives a function pointer type an empty Name (checked by
       // tests/oracle-names on cs-signatures): the frame shows "Int32* p,  f".
-      return std::string();
+      return {};
     default:
       return Error{Errc::kMalformed, format("element type 0x%02x has no name", n.kind)};
   }
@@ -208,15 +221,19 @@ Result<std::string> TypeRenderer::name(std::uint32_t node, unsigned depth) {
 // instances with their arguments ("System.Collections.Generic.List`1[System.Int32]"), and at the
 // top (`definition`) a generic instance replaced by its definition, whose parameters are named
 // ("System.Collections.Generic.List`1[T]"). Function pointers are IntPtr to Mono.
-Result<std::string> TypeRenderer::mono(std::uint32_t node, bool definition, unsigned depth) {
+Status TypeRenderer::mono(std::uint32_t node, std::string& s, bool definition, unsigned depth) {
   const SigNode n = nodes_.nodes[node];
-  if (const char* p = primitive_name(n.kind)) return std::string("System.") + p;
+  if (const char* p = primitive_name(n.kind)) {
+    s += "System.";
+    s += p;
+    return {};
+  }
   switch (n.kind) {
     case kEtClass: case kEtValueType: case kEtGenericInst: {
       auto r = resolve(n, depth);
       if (!r) return r.error();
-      if (r->spec) return mono(r->spec_root, definition, depth + 1);
-      std::string s = r->type->full_name;
+      if (r->spec) return mono(r->spec_root, s, definition, depth + 1);
+      s += r->type->full_name;
       const std::vector<std::string_view>* own = nullptr;  // the definition's parameter names
       if (n.table == kTypeDef) own = &types_.facts(n.rid).generic_params;
       if (n.kind != kEtGenericInst || definition) {
@@ -228,35 +245,30 @@ Result<std::string> TypeRenderer::mono(std::uint32_t node, bool definition, unsi
           }
           s += ']';
         } else if (n.kind == kEtGenericInst) {
-          append_generic_parameter_names(s, r->type->full_name, n.args.size());
+          append_generic_parameter_names(s, r->type->full_name, n.arg_count);
         }
-        return s;
+        return {};
       }
       s += '[';
-      for (std::size_t i = 0; i < n.args.size(); ++i) {
-        auto a = mono(n.args[i], false, depth);
-        if (!a) return a.error();
+      for (std::uint32_t i = 0; i < n.arg_count; ++i) {
         if (i) s += ',';
-        s += *a;
+        // By index: mono() may grow arg_nodes (a TypeSpec decoded on the way).
+        if (Status a = mono(nodes_.arg_nodes[n.first_arg + i], s, false, depth); !a) return a;
       }
       s += ']';
-      return s;
+      return {};
     }
     case kEtVar: case kEtMVar:
-      return name(node, depth);
+      return name(node, s, depth);
     case kEtSzArray: case kEtArray: case kEtByRef: case kEtPtr: {
-      auto e = mono(n.element, false, depth);
-      if (!e) return e.error();
-      std::string s = std::move(*e);
-      auto own = name(node, depth);  // the suffix is the same as in Type.Name
-      if (!own) return own.error();
-      auto inner = name(n.element, depth);
-      if (!inner) return inner.error();
-      s.append(*own, inner->size(), std::string::npos);
-      return s;
+      // The suffix is the one Type.Name adds.
+      if (Status e = mono(n.element, s, false, depth); !e) return e;
+      append_suffix(n, s);
+      return {};
     }
     case kEtFnPtr:
-      return std::string("System.IntPtr");
+      s += "System.IntPtr";
+      return {};
     default:
       return Error{Errc::kMalformed, format("element type 0x%02x has no name", n.kind)};
   }
@@ -285,7 +297,7 @@ Status read_param_names(const Metadata& md, std::uint32_t rid, TextBudget& budge
     auto name = md.string(md.column(kParam, p, kParamName));
     if (!name) continue;
     if (!budget.charge(name->size() + 1)) return budget.exceeded(format("Param row %u", p).c_str());
-    params[m.first_param + seq - 1].name = std::string(*name);
+    params[m.first_param + seq - 1].name = *name;
   }
   return {};
 }
@@ -301,7 +313,9 @@ struct SignatureScratch {
     std::size_t charged = 0;        // the budget the TypeSpecs and parameter types took
   };
   std::unordered_map<std::uint32_t, Rendered> by_blob;
-  SigTypes nodes;  // reused: cleared per signature
+  SigTypes nodes;              // reused: cleared per signature
+  TypeRenderer::Specs specs;   // the TypeSpecs decoded into `nodes`
+  std::string name, mono;      // reused text buffers
 };
 
 bool names_generic_parameter(const SigTypes& nodes) {
@@ -310,11 +324,11 @@ bool names_generic_parameter(const SigTypes& nodes) {
   return false;
 }
 
-// Decodes the signature and names its parameters; on failure m.bad_signature and m.error. The
-// only error returned is the budget's.
+// Decodes the signature and names its parameters (their texts kept in `text`); on failure
+// m.bad_signature and m.error. The only error returned is the budget's.
 Status read_signature(const Metadata& md, const TypeTables& types, TextBudget& budget,
                       std::uint32_t rid, MethodName& m, std::vector<ParamName>& params,
-                      SignatureScratch& scratch) {
+                      SignatureScratch& scratch, TextStore& text) {
   m.first_param = params.size();
   const std::uint32_t off = md.column(kMethodDef, rid, kMethodSignature);
   auto fail = [&](const Error& e) -> Status {
@@ -337,21 +351,25 @@ Status read_signature(const Metadata& md, const TypeTables& types, TextBudget& b
     return read_param_names(md, rid, budget, m, params);
   }
   SigTypes& nodes = scratch.nodes;
-  nodes.nodes.clear();
+  nodes.clear();
+  scratch.specs.clear();
   auto sig = decode_method_signature(*blob, off, nodes);
   if (!sig) return fail(sig.error());
   static const std::vector<std::string_view> kNone;
-  TypeRenderer r(md, types, budget, nodes, m.type_rid ? types.facts(m.type_rid).generic_params : kNone,
+  TypeRenderer r(md, types, budget, nodes, scratch.specs,
+                 m.type_rid ? types.facts(m.type_rid).generic_params : kNone,
                  types.method_generic_params(rid));
   const std::size_t left = budget.left();
+  std::string& name = scratch.name;
+  std::string& mono = scratch.mono;
   for (std::uint32_t p : sig->params) {
-    auto name = r.name(p);
-    if (!name) return fail(name.error());
-    auto mono = r.mono(p);
-    if (!mono) return fail(mono.error());
-    if (!budget.charge(name->size() + mono->size() + 2))
+    name.clear();
+    mono.clear();
+    if (Status s = r.name(p, name); !s) return fail(s.error());
+    if (Status s = r.mono(p, mono); !s) return fail(s.error());
+    if (!budget.charge(name.size() + mono.size() + 2))
       return budget.exceeded(format("MethodDef row %u", rid).c_str());
-    params.push_back({std::move(*name), std::move(*mono), {}});
+    params.push_back({text.keep(name), text.keep(mono), {}});
     ++m.param_count;
   }
   if (!names_generic_parameter(nodes)) {
@@ -393,6 +411,22 @@ void append_generic_list(const MethodName& m, std::string& s) {
 }
 
 }  // namespace
+
+std::string_view TextStore::keep(std::string_view s) {
+  if (s.empty()) return {};
+  if (s.size() > left_) {
+    constexpr std::size_t kBlock = 64 << 10;
+    const std::size_t size = std::max(kBlock, s.size());
+    blocks_.push_back(std::make_unique_for_overwrite<char[]>(size));
+    next_ = blocks_.back().get();
+    left_ = size;
+  }
+  char* at = next_;
+  std::memcpy(at, s.data(), s.size());
+  next_ += s.size();
+  left_ -= s.size();
+  return {at, s.size()};
+}
 
 Status ModuleNames::read_identity(const Metadata& md) {
   if (md.rows(kModule) >= 1) {
@@ -457,7 +491,7 @@ Result<ModuleNames> ModuleNames::build(const Metadata& md, std::size_t max_text,
     std::size_t length = 0;
     for (std::string_view g : m.generic_params) length += g.size() + 1;
     if (!budget.charge(length)) return budget.exceeded(format("MethodDef row %u", rid).c_str());
-    if (Status s = read_signature(md, *types, budget, rid, m, out.params_, scratch); !s) return s.error();
+    if (Status s = read_signature(md, *types, budget, rid, m, out.params_, scratch, out.text_); !s) return s.error();
   }
 
   // State machines (StackTrace.TryResolveStateMachineMethod): the first method of the enclosing

@@ -38,6 +38,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -52,10 +53,23 @@ namespace ilmap::names {
 
 inline constexpr std::string_view kBadSignature = "<bad signature>";
 
+// Texts that views point at, in blocks that never move: a view stays valid when its owner (a
+// ModuleNames) is moved. One allocation per 64 KiB of text instead of one per text.
+class TextStore {
+ public:
+  std::string_view keep(std::string_view s);
+
+ private:
+  std::vector<std::unique_ptr<char[]>> blocks_;
+  char* next_ = nullptr;
+  std::size_t left_ = 0;
+};
+
+// The views borrow from the ModuleNames that made them (types) and from the metadata (name).
 struct ParamName {
-  std::string type;       // CoreCLR Type.Name: "String[]", "Int32&", "List`1", "T"
-  std::string mono_type;  // Mono: "System.String[]", "Int32&", "System.Collections.Generic.List`1"
-  std::string name;       // from the Param table; empty when there is no row or no name
+  std::string_view type;       // CoreCLR Type.Name: "String[]", "Int32&", "List`1", "T"
+  std::string_view mono_type;  // Mono: "System.String[]", "Int32&", "System.Collections.Generic.List`1"
+  std::string_view name;       // from the Param table; empty when there is no row or no name
 };
 
 struct MethodName {
@@ -135,6 +149,7 @@ class ModuleNames {
   std::vector<std::string> type_coreclr_, type_mono_;  // by TypeDef rid (0 unused)
   std::vector<MethodName> methods_;
   std::vector<ParamName> params_;  // every method's, in method order (one allocation, not one per method)
+  TextStore text_;                 // the parameter types' texts
   struct IndexEntry {
     std::uint64_t hash;  // XXH3 of the key
     std::uint32_t token;

@@ -41,9 +41,18 @@ class Decoder {
   bool read_u8(std::uint8_t& v) { return c_.read(v); }
   Status skip_custom_mods();
   Status type_def_or_ref(SigNode& n);
-  std::uint32_t add(SigNode n) {
-    types_.nodes.push_back(std::move(n));
+  std::uint32_t add(const SigNode& n) {
+    types_.nodes.push_back(n);
     return std::uint32_t(types_.nodes.size() - 1);
+  }
+  // Moves the argument nodes read since `mark` (the end of `pending` before a list was begun:
+  // nested lists are read and moved above it) into arg_nodes, as the list of `n`.
+  void take_args(SigNode& n, std::size_t mark) {
+    n.first_arg = std::uint32_t(types_.arg_nodes.size());
+    n.arg_count = std::uint32_t(types_.pending.size() - mark);
+    types_.arg_nodes.insert(types_.arg_nodes.end(), types_.pending.begin() + std::ptrdiff_t(mark),
+                            types_.pending.end());
+    types_.pending.resize(mark);
   }
   // A count that must fit in what is left of the blob (each item takes at least one byte).
   Status count(std::uint32_t& n, const char* what) {
@@ -94,32 +103,32 @@ Result<std::uint32_t> Decoder::type(unsigned depth, bool allow_void) {
   switch (et) {
     case kEtVoid:
       if (!allow_void) return fail("VOID where a value type is required");
-      return add(std::move(n));
+      return add(n);
     case kEtBoolean: case kEtChar: case kEtI1: case kEtU1: case kEtI2: case kEtU2: case kEtI4:
     case kEtU4: case kEtI8: case kEtU8: case kEtR4: case kEtR8: case kEtString: case kEtI:
     case kEtU: case kEtObject: case kEtTypedByRef:
-      return add(std::move(n));
+      return add(n);
     case kEtPtr: {  // PTR CustomMod* (VOID | Type)
       auto e = type(depth + 1, true);
       if (!e) return e.error();
       n.element = *e;
-      return add(std::move(n));
+      return add(n);
     }
     case kEtByRef:
     case kEtSzArray: {
       auto e = type(depth + 1, false);
       if (!e) return e.error();
       n.element = *e;
-      return add(std::move(n));
+      return add(n);
     }
     case kEtValueType:
     case kEtClass:
       if (Status s = type_def_or_ref(n); !s) return s.error();
-      return add(std::move(n));
+      return add(n);
     case kEtVar:
     case kEtMVar:
       if (!c_.read_compressed(n.number)) return truncated();
-      return add(std::move(n));
+      return add(n);
     case kEtArray: {  // ARRAY Type ArrayShape (II.23.2.13)
       auto e = type(depth + 1, false);
       if (!e) return e.error();
@@ -136,7 +145,7 @@ Result<std::uint32_t> Decoder::type(unsigned depth, bool allow_void) {
         std::int32_t lo = 0;
         if (!c_.read_compressed_signed(lo)) return truncated();
       }
-      return add(std::move(n));
+      return add(n);
     }
     case kEtGenericInst: {  // GENERICINST (CLASS | VALUETYPE) TypeDefOrRefOrSpecEncoded GenArgCount Type+
       std::uint8_t kind = 0;
@@ -148,19 +157,23 @@ Result<std::uint32_t> Decoder::type(unsigned depth, bool allow_void) {
       std::uint32_t argc = 0;
       if (Status s = count(argc, "generic argument count"); !s) return s.error();
       if (argc == 0) return fail("GENERICINST with no arguments");
+      const std::size_t mark = types_.pending.size();
       for (std::uint32_t i = 0; i < argc; ++i) {
         auto a = type(depth + 1, false);
         if (!a) return a.error();
-        n.args.push_back(*a);
+        types_.pending.push_back(*a);
       }
-      return add(std::move(n));
+      take_args(n, mark);
+      return add(n);
     }
     case kEtFnPtr: {
       auto m = method(depth + 1);
       if (!m) return m.error();
-      n.args.push_back(m->ret);
-      n.args.insert(n.args.end(), m->params.begin(), m->params.end());
-      return add(std::move(n));
+      const std::size_t mark = types_.pending.size();
+      types_.pending.push_back(m->ret);
+      types_.pending.insert(types_.pending.end(), m->params.begin(), m->params.end());
+      take_args(n, mark);
+      return add(n);
     }
     default:
       return fail("element type 0x%02x is not valid in a type", et);

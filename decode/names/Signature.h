@@ -34,11 +34,26 @@ struct SigNode {
   std::uint32_t rid = 0;           // with table
   std::uint32_t number = 0;        // kEtVar/kEtMVar: index; kEtArray: rank
   std::uint32_t element = 0;       // kEtPtr/kEtByRef/kEtSzArray/kEtArray: the element node
-  std::vector<std::uint32_t> args; // kEtGenericInst: argument nodes; kEtFnPtr: return then parameters
+  // kEtGenericInst: argument nodes; kEtFnPtr: return then parameters. SigTypes::args(node)
+  // gives them: [first_arg, first_arg + arg_count) of SigTypes::arg_nodes.
+  std::uint32_t first_arg = 0, arg_count = 0;
 };
 
+// The nodes of decoded types. Node and argument lists live in two flat vectors (no allocation
+// per node), so that a caller that decodes many signatures can clear() and reuse one SigTypes.
 struct SigTypes {
   std::vector<SigNode> nodes;
+  std::vector<std::uint32_t> arg_nodes;
+  std::vector<std::uint32_t> pending;  // the decoder's scratch: argument lists being read
+
+  std::span<const std::uint32_t> args(const SigNode& n) const {
+    return std::span<const std::uint32_t>(arg_nodes).subspan(n.first_arg, n.arg_count);
+  }
+  void clear() {
+    nodes.clear();
+    arg_nodes.clear();
+    pending.clear();
+  }
 };
 
 // A decoded MethodDefSig / MethodRefSig.

@@ -45,9 +45,9 @@ TEST(Signature, GenericInstanceVarMVarAndModifiersSkipped) {
   EXPECT_EQ(g.kind, kEtGenericInst);
   EXPECT_EQ(g.table, 0x01);  // TypeRef
   EXPECT_EQ(g.rid, 3u);
-  ASSERT_EQ(g.args.size(), 2u);
-  EXPECT_EQ(t.nodes[g.args[0]].kind, kEtVar);
-  EXPECT_EQ(t.nodes[g.args[1]].kind, kEtMVar);
+  ASSERT_EQ(t.args(g).size(), 2u);
+  EXPECT_EQ(t.nodes[t.args(g)[0]].kind, kEtVar);
+  EXPECT_EQ(t.nodes[t.args(g)[1]].kind, kEtMVar);
   EXPECT_EQ(t.nodes[sig->params[1]].kind, kEtI4);  // the modifier is dropped
 }
 
