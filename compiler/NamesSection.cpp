@@ -160,13 +160,13 @@ flatbuffers::Offset<fb::Names> write_names_section(flatbuffers::FlatBufferBuilde
   std::span<const std::uint8_t> frame;
   if (std::uint8_t* content = scratch.get(0, refs_size)) {
     method_columns(n.methods, content);
-    frame = zstd_pack({content, refs_size});
+    frame = zstd_pack({content, refs_size}, PackTable::kLevelDefault);
   }
   const bool methods_packed = !frame.empty();
   auto methods = methods_packed ? fbb.CreateVector(frame.data(), frame.size()) : flatbuffers::Offset<flatbuffers::Vector<std::uint8_t>>();
   auto method_refs = methods_packed ? flatbuffers::Offset<flatbuffers::Vector<const fb::MethodNameRef*>>()
                                     : fbb.CreateVectorOfStructs(n.methods.data(), n.methods.size());
-  frame = zstd_pack(n.strings);
+  frame = zstd_pack(n.strings, PackTable::kLevelDefault);
   const bool strings_packed = !frame.empty();
   auto strings = strings_packed ? fbb.CreateVector(frame.data(), frame.size()) : fbb.CreateVector(n.strings.data(), n.strings.size());
   scratch.trim();

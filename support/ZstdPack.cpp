@@ -15,7 +15,6 @@ namespace ilmap {
 namespace {
 
 constexpr std::size_t kKeepBytes = std::size_t(4) << 20;
-constexpr int kPackHashLog = 10;
 
 }  // namespace
 
@@ -60,7 +59,7 @@ PackScratch& pack_scratch() {
   return scratch;
 }
 
-std::span<const std::uint8_t> zstd_pack(std::span<const std::uint8_t> bytes) {
+std::span<const std::uint8_t> zstd_pack(std::span<const std::uint8_t> bytes, PackTable table) {
   if (bytes.empty()) return {};
   // One compression context per thread, kept between builds, in its own mapping: a context
   // created per call costs more than packing a few KB, and one kept in the malloc heap pins the
@@ -75,15 +74,13 @@ std::span<const std::uint8_t> zstd_pack(std::span<const std::uint8_t> bytes) {
       mem = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
       if (mem == MAP_FAILED) mem = nullptr;
       if (mem) c = ZSTD_initStaticCCtx(mem, size);
-      // Level 1 with a 1 KiB-entry hash table: it stays in the L1 cache, which compresses the
-      // index of a 100k-point PDB 1.5-2x faster than level 1's own table for the same size
-      // (within 0.1% over the corpus).
+      // The context is sized for level 1 (ZSTD_estimateCCtxSize), whose largest hash table is
+      // PackTable::kLevelDefault's; each call sets its own (PackTable).
       // A static context starts with zeroed parameters (no content size in the frame header,
       // which SPEC.md 3.8 requires): reset them to zstd's defaults first.
       if (c && (ZSTD_isError(ZSTD_CCtx_reset(c, ZSTD_reset_parameters)) ||
                 ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_contentSizeFlag, 1)) ||
-                ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, kPackZstdLevel)) ||
-                ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_hashLog, kPackHashLog))))
+                ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, kPackZstdLevel))))
         c = nullptr;
     }
     ~Ctx() {
@@ -91,7 +88,7 @@ std::span<const std::uint8_t> zstd_pack(std::span<const std::uint8_t> bytes) {
     }
   };
   thread_local Ctx ctx;
-  if (!ctx.c) return {};
+  if (!ctx.c || ZSTD_isError(ZSTD_CCtx_setParameter(ctx.c, ZSTD_c_hashLog, static_cast<int>(table)))) return {};
   const std::size_t bound = ZSTD_compressBound(bytes.size());
   std::uint8_t* out = pack_scratch().get(1, bound);
   if (!out) return {};

@@ -13,6 +13,13 @@ namespace ilmap {
 // zstd level of the packed sections written by ilmap (SPEC.md 3.8: level 1).
 inline constexpr int kPackZstdLevel = 1;
 
+// The hash table of the match finder, log2 of its entries. kPackSmallTable (2^10 entries: it
+// stays in the L1 cache) packs the line index of a 100k-point PDB 1.5-2x faster than level 1's
+// own table for the same size. The method names are megabytes of text that repeat over long
+// distances: level 1's own table for large inputs (2^13) packs them smaller and in fewer
+// instructions (BENCHMARKS.md, method names).
+enum class PackTable : int { kSmall = 10, kLevelDefault = 13 };
+
 // Per-thread scratch memory for a section's content and its frame, mapped outside the malloc
 // heap and kept between builds (up to kKeepBytes each). Heap buffers of a few hundred KB, kept
 // or not, changed the heap's layout enough that every later compile in the process returned
@@ -40,8 +47,9 @@ PackScratch& pack_scratch();
 
 // Packs `bytes` into one zstd frame (content size in its header) in scratch slot 1; returns
 // the frame, or an empty span when the frame would not be smaller than the bytes, when `bytes`
-// is empty, or when zstd fails (the caller then stores the bytes as they are). The frame stays
-// valid until the next call on this thread.
-std::span<const std::uint8_t> zstd_pack(std::span<const std::uint8_t> bytes);
+// is empty, or when zstd fails (the caller then stores the bytes as they are). `table`: the
+// match finder's hash table (PackTable). The frame stays valid until the next call on this
+// thread.
+std::span<const std::uint8_t> zstd_pack(std::span<const std::uint8_t> bytes, PackTable table = PackTable::kSmall);
 
 }  // namespace ilmap
