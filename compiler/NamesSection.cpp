@@ -41,8 +41,9 @@ class TextPool {
     }
     if (bytes_.size() + s.size() > UINT32_MAX) return false;
     offset = static_cast<std::uint32_t>(bytes_.size());
-    const auto* text = reinterpret_cast<const std::uint8_t*>(s.data());
-    bytes_.insert(bytes_.end(), text, text + s.size());
+    // resize + memcpy: insert() with this allocator copies byte by byte.
+    bytes_.resize(bytes_.size() + s.size());
+    if (!s.empty()) std::memcpy(bytes_.data() + offset, s.data(), s.size());
     slots_[i] = Slot{hash, offset, static_cast<std::uint32_t>(s.size()), true};
     if (2 * ++count_ > slots_.size()) grow();
     return true;

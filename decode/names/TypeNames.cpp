@@ -2,6 +2,7 @@
 #include "decode/names/TypeNames.h"
 
 #include <algorithm>
+#include <array>
 
 #include "support/ByteCursor.h"
 
@@ -40,19 +41,32 @@ Error row_error(unsigned table, std::uint32_t rid, const std::string& what) {
   return Error{Errc::kMalformed, format("%s row %u: %s", table_name(table), rid, what.c_str())};
 }
 
+constexpr auto kReserved = [] {
+  std::array<bool, 256> table{};
+  for (char c : std::string_view(",[]&*+\\")) table[static_cast<unsigned char>(c)] = true;
+  return table;
+}();
+
+bool reserved(char c) { return kReserved[static_cast<unsigned char>(c)]; }
+
 // Appends `name` as reflection's FullName writes it: the characters type-name syntax reserves
 // (",[]&*+\") escaped with a backslash (TypeNameBuilder), e.g. "<A,B>d__1" -> "<A\,B>d__1".
 void append_escaped_name(std::string& out, std::string_view name) {
-  for (char c : name) {
-    if (c == ',' || c == '[' || c == ']' || c == '&' || c == '*' || c == '+' || c == '\\') out += '\\';
-    out += c;
+  // Runs without a reserved character (nearly every name is one run) appended whole.
+  std::size_t from = 0;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    if (!reserved(name[i])) continue;
+    out.append(name, from, i - from);
+    out += '\\';
+    from = i;
   }
+  out.append(name, from, std::string_view::npos);
 }
 
 std::size_t escaped_size(std::string_view name) {
   std::size_t n = name.size();
   for (char c : name)
-    if (c == ',' || c == '[' || c == ']' || c == '&' || c == '*' || c == '+' || c == '\\') ++n;
+    if (reserved(c)) ++n;
   return n;
 }
 

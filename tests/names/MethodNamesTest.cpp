@@ -207,6 +207,22 @@ TEST(MethodNames, NestedClassCycleIsAnError) {
       << bad.names.error().message;
 }
 
+// A type name holding every character type-name syntax reserves: FullName escapes each with a
+// backslash, CoreCLR's text then turns the escaped '+' into "\." like every '+'.
+TEST(MethodNames, ReservedCharactersInTypeNamesAreEscaped) {
+  Bytes bytes = read_corpus(kFrames);
+  const std::string from("\0Outer`1\0", 9), to("\0O,[]&*+\0", 9);  // same length: heap offsets stay
+  auto at = std::search(bytes.begin(), bytes.end(), from.begin(), from.end());
+  ASSERT_NE(at, bytes.end()) << "Outer`1 not in the #Strings heap";
+  std::copy(to.begin(), to.end(), at);
+  Module m(std::move(bytes));
+  ASSERT_TRUE(m.names) << m.names.error().message;
+  EXPECT_EQ(m.names->coreclr_frame(0x06000039),
+            "Ilmap.Corpus.Frames.O\\,\\[\\]\\&\\*\\..Inner`1.Fail[V](T t, U u, V v)");
+  EXPECT_EQ(m.names->mono_frame(0x06000039),
+            "Ilmap.Corpus.Frames.O\\,\\[\\]\\&\\*\\++Inner`1[T,U].Fail[V] (T t, U u, V v)");
+}
+
 TEST(MethodNames, OutOfRangeRowsAreErrorsOrIgnored) {
   Module good(read_corpus(kFrames));
   ASSERT_TRUE(good.names);
