@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <unordered_map>
 
 #include <xxhash.h>
 
@@ -305,17 +304,38 @@ Status read_param_names(const Metadata& md, std::uint32_t rid, TextBudget& budge
 // Per-module scratch for read_signature. Many methods share one signature blob (the #Blob heap
 // stores each distinct signature once: every "void M(string)" of a module points at the same
 // bytes). A signature that names no generic parameter (VAR/MVAR, also inside its TypeSpecs)
-// renders the same parameter types in every method, so they are kept by blob offset together
-// with what rendering them charged to the budget, and charged again on reuse.
-struct SignatureScratch {
+// renders the same parameter types in every method, so the first method's parameters are
+// reused, found by blob offset, together with what rendering them charged to the budget,
+// which is charged again on reuse.
+class SignatureScratch {
+ public:
   struct Rendered {
-    std::vector<ParamName> params;  // types only, no names
-    std::size_t charged = 0;        // the budget the TypeSpecs and parameter types took
+    std::uint32_t blob = 0;
+    std::uint32_t first = 0, count = 0;  // the parameters in ModuleNames::params_ (their types)
+    std::size_t charged = 0;             // the budget the TypeSpecs and parameter types took
+    bool used = false;
   };
-  std::unordered_map<std::uint32_t, Rendered> by_blob;
+  // At most one entry per method: an open-addressing table of twice that many slots, which
+  // never grows (no allocation per entry, unlike a node-based map).
+  explicit SignatureScratch(std::uint32_t methods) {
+    std::size_t capacity = 16;
+    while (capacity < 2 * std::size_t(methods)) capacity *= 2;
+    table_.resize(capacity);
+  }
+  // The entry of `blob`: used == false when there is none yet (fill it in to keep one).
+  Rendered& find(std::uint32_t blob) {
+    const std::size_t mask = table_.size() - 1;
+    std::size_t i = (std::size_t(blob) * 0x9E3779B1u) & mask;
+    while (table_[i].used && table_[i].blob != blob) i = (i + 1) & mask;
+    return table_[i];
+  }
+
   SigTypes nodes;              // reused: cleared per signature
   TypeRenderer::Specs specs;   // the TypeSpecs decoded into `nodes`
   std::string name, mono;      // reused text buffers
+
+ private:
+  std::vector<Rendered> table_;
 };
 
 bool names_generic_parameter(const SigTypes& nodes) {
@@ -344,10 +364,13 @@ Status read_signature(const Metadata& md, const TypeTables& types, TextBudget& b
   if (!budget.charge(blob->size() + m.name.size())) return budget.exceeded(format("MethodDef row %u", rid).c_str());
   // Reused only when the budget covers all of it; otherwise rendered again, so that the budget
   // runs out at the same charge as without the reuse.
-  if (auto it = scratch.by_blob.find(off); it != scratch.by_blob.end() && budget.left() >= it->second.charged) {
-    (void)budget.charge(it->second.charged);
-    params.insert(params.end(), it->second.params.begin(), it->second.params.end());
-    m.param_count = it->second.params.size();
+  SignatureScratch::Rendered& kept = scratch.find(off);
+  if (kept.used && budget.left() >= kept.charged) {
+    (void)budget.charge(kept.charged);
+    params.reserve(params.size() + kept.count);  // no reallocation while copying from it
+    for (std::uint32_t i = 0; i < kept.count; ++i)
+      params.push_back({params[kept.first + i].type, params[kept.first + i].mono_type, {}});
+    m.param_count = kept.count;
     return read_param_names(md, rid, budget, m, params);
   }
   SigTypes& nodes = scratch.nodes;
@@ -372,42 +395,14 @@ Status read_signature(const Metadata& md, const TypeTables& types, TextBudget& b
     params.push_back({text.keep(name), text.keep(mono), {}});
     ++m.param_count;
   }
-  if (!names_generic_parameter(nodes)) {
-    SignatureScratch::Rendered& kept = scratch.by_blob[off];
-    kept.params.assign(params.begin() + std::ptrdiff_t(m.first_param), params.end());
+  if (!kept.used && !names_generic_parameter(nodes)) {
+    kept.used = true;
+    kept.blob = off;
+    kept.first = std::uint32_t(m.first_param);
+    kept.count = std::uint32_t(m.param_count);
     kept.charged = left - budget.left();
   }
   return read_param_names(md, rid, budget, m, params);
-}
-
-// Appends " (" or "(", the parameters, ")".
-void append_parameter_list(const MethodName& m, std::span<const ParamName> params, bool mono, std::string& s) {
-  s += mono ? " (" : "(";
-  if (m.bad_signature) {
-    s += kBadSignature;
-    s += ')';
-    return;
-  }
-  for (std::size_t i = 0; i < params.size(); ++i) {
-    if (i) s += ", ";
-    s += mono ? params[i].mono_type : params[i].type;
-    if (!params[i].name.empty()) {
-      s += ' ';
-      s += params[i].name;
-    }
-  }
-  s += ')';
-}
-
-// Appends "[T,U]" for a generic method, nothing otherwise.
-void append_generic_list(const MethodName& m, std::string& s) {
-  if (m.generic_params.empty()) return;
-  s += '[';
-  for (std::size_t i = 0; i < m.generic_params.size(); ++i) {
-    if (i) s += ',';
-    s += m.generic_params[i];
-  }
-  s += ']';
 }
 
 }  // namespace
@@ -478,7 +473,7 @@ Result<ModuleNames> ModuleNames::build(const Metadata& md, std::size_t max_text,
 
   const std::uint32_t n = md.rows(kMethodDef);
   out.methods_.resize(n);
-  SignatureScratch scratch;
+  SignatureScratch scratch(n);
   out.params_.reserve(n);
   for (std::uint32_t rid = 1; rid <= n; ++rid) {
     MethodName& m = out.methods_[rid - 1];
@@ -549,65 +544,6 @@ std::string ModuleNames::coreclr_type(std::uint32_t rid) const {
 
 std::string ModuleNames::mono_type(std::uint32_t rid) const {
   return rid < type_mono_.size() ? type_mono_[rid] : std::string();
-}
-
-std::string ModuleNames::coreclr_frame(std::uint32_t token) const {
-  std::string s;
-  append_coreclr_frame(token, s);
-  return s;
-}
-
-std::string ModuleNames::mono_frame(std::uint32_t token) const {
-  std::string s;
-  append_mono_frame(token, s);
-  return s;
-}
-
-void ModuleNames::append_coreclr_frame(std::uint32_t token, std::string& s) const {
-  const MethodName* frame = method(token);
-  if (!frame) return;
-  const MethodName* m = frame->kickoff ? method(frame->kickoff) : frame;
-  if (m->type_rid < type_coreclr_.size() && !type_coreclr_[m->type_rid].empty()) {
-    s += type_coreclr_[m->type_rid];
-    s += '.';
-  }
-  s += m->name;
-  append_generic_list(*m, s);
-  append_parameter_list(*m, params(*m), false, s);
-  if (frame->kickoff && frame->iterator) {
-    s += '+';
-    s += frame->name;
-    s += "()";
-  }
-}
-
-void ModuleNames::append_mono_frame(std::uint32_t token, std::string& s) const {
-  const MethodName* m = method(token);
-  if (!m) return;
-  if (m->mono_kickoff) m = method(m->mono_kickoff);
-  if (m->type_rid && m->type_rid < type_mono_.size() && !type_mono_[m->type_rid].empty()) {
-    s += type_mono_[m->type_rid];
-  } else {
-    s += "<Module>";
-  }
-  s += '.';
-  s += m->name;
-  append_generic_list(*m, s);
-  append_parameter_list(*m, params(*m), true, s);
-}
-
-std::size_t ModuleNames::index_key_size(const MethodName& m) const {
-  std::size_t size = m.name.size();
-  if (m.type_rid < type_coreclr_.size() && !type_coreclr_[m.type_rid].empty()) size += type_coreclr_[m.type_rid].size() + 1;
-  return size;
-}
-
-void ModuleNames::append_index_key(const MethodName& m, std::string& s) const {
-  if (m.type_rid < type_coreclr_.size() && !type_coreclr_[m.type_rid].empty()) {
-    s += type_coreclr_[m.type_rid];
-    s += '.';
-  }
-  s += m.name;
 }
 
 std::vector<std::uint32_t> ModuleNames::find(std::string_view name) const {
