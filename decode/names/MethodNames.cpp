@@ -318,14 +318,16 @@ class SignatureScratch {
   // At most one entry per method: an open-addressing table of twice that many slots, which
   // never grows (no allocation per entry, unlike a node-based map).
   explicit SignatureScratch(std::uint32_t methods) {
-    std::size_t capacity = 16;
-    while (capacity < 2 * std::size_t(methods)) capacity *= 2;
-    table_.resize(capacity);
+    shift_ = 64 - 4;
+    while ((std::size_t(1) << (64 - shift_)) < 2 * std::size_t(methods)) --shift_;
+    table_.resize(std::size_t(1) << (64 - shift_));
   }
   // The entry of `blob`: used == false when there is none yet (fill it in to keep one).
   Rendered& find(std::uint32_t blob) {
     const std::size_t mask = table_.size() - 1;
-    std::size_t i = (std::size_t(blob) * 0x9E3779B1u) & mask;
+    // Fibonacci hashing: the product's top bits depend on every bit of the offset (offsets that
+    // share their low bits do not crowd into a few slots).
+    std::size_t i = std::size_t((blob * 0x9E3779B97F4A7C15ull) >> shift_);
     while (table_[i].used && table_[i].blob != blob) i = (i + 1) & mask;
     return table_[i];
   }
@@ -336,6 +338,7 @@ class SignatureScratch {
 
  private:
   std::vector<Rendered> table_;
+  unsigned shift_ = 0;  // 64 - log2(table size)
 };
 
 bool names_generic_parameter(const SigTypes& nodes) {
