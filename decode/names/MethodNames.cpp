@@ -333,6 +333,7 @@ class SignatureScratch {
   }
 
   SigTypes nodes;              // reused: cleared per signature
+  MethodSig sig;               // reused: its parameter list keeps its capacity
   TypeRenderer::Specs specs;   // the TypeSpecs decoded into `nodes`
   std::string name, mono;      // reused text buffers
 
@@ -379,8 +380,8 @@ Status read_signature(const Metadata& md, const TypeTables& types, TextBudget& b
   SigTypes& nodes = scratch.nodes;
   nodes.clear();
   scratch.specs.clear();
-  auto sig = decode_method_signature(*blob, off, nodes);
-  if (!sig) return fail(sig.error());
+  MethodSig& sig = scratch.sig;
+  if (Status d = decode_method_signature(*blob, off, nodes, sig); !d) return fail(d.error());
   static const std::vector<std::string_view> kNone;
   TypeRenderer r(md, types, budget, nodes, scratch.specs,
                  m.type_rid ? types.facts(m.type_rid).generic_params : kNone,
@@ -388,7 +389,7 @@ Status read_signature(const Metadata& md, const TypeTables& types, TextBudget& b
   const std::size_t left = budget.left();
   std::string& name = scratch.name;
   std::string& mono = scratch.mono;
-  for (std::uint32_t p : sig->params) {
+  for (std::uint32_t p : sig.params) {
     name.clear();
     mono.clear();
     if (Status s = r.name(p, name); !s) return fail(s.error());
@@ -454,24 +455,28 @@ Result<ModuleNames> ModuleNames::build(const Metadata& md, std::size_t max_text,
   const std::uint32_t ntypes = types->typedef_count();
   out.type_coreclr_.resize(std::size_t(ntypes) + 1);
   out.type_mono_.resize(std::size_t(ntypes) + 1);
+  std::string text;  // reused
   for (std::uint32_t rid = 2; rid <= ntypes; ++rid) {
-    std::string s = types->def(rid).full_name;
-    std::replace(s.begin(), s.end(), '+', '.');
-    out.type_coreclr_[rid] = std::move(s);
-    std::string mono = types->def(rid).full_name;
+    const std::string& full = types->def(rid).full_name;
+    text.assign(full);
+    std::replace(text.begin(), text.end(), '+', '.');
+    out.type_coreclr_[rid] = out.text_.keep(text);
     const auto& gp = types->facts(rid).generic_params;
     std::size_t length = 2;
     for (std::string_view g : gp) length += g.size() + 1;
     if (!budget.charge(length)) return budget.exceeded(format("TypeDef row %u", rid).c_str());
-    if (!gp.empty()) {
-      mono += "[";
-      for (std::size_t i = 0; i < gp.size(); ++i) {
-        if (i) mono += ',';
-        mono += gp[i];
-      }
-      mono += "]";
+    if (gp.empty()) {
+      out.type_mono_[rid] = out.text_.keep(full);
+      continue;
     }
-    out.type_mono_[rid] = std::move(mono);
+    text.assign(full);
+    text += '[';
+    for (std::size_t i = 0; i < gp.size(); ++i) {
+      if (i) text += ',';
+      text += gp[i];
+    }
+    text += ']';
+    out.type_mono_[rid] = out.text_.keep(text);
   }
 
   const std::uint32_t n = md.rows(kMethodDef);
@@ -542,11 +547,11 @@ const MethodName* ModuleNames::method(std::uint32_t token) const {
 }
 
 std::string ModuleNames::coreclr_type(std::uint32_t rid) const {
-  return rid < type_coreclr_.size() ? type_coreclr_[rid] : std::string();
+  return rid < type_coreclr_.size() ? std::string(type_coreclr_[rid]) : std::string();
 }
 
 std::string ModuleNames::mono_type(std::uint32_t rid) const {
-  return rid < type_mono_.size() ? type_mono_[rid] : std::string();
+  return rid < type_mono_.size() ? std::string(type_mono_[rid]) : std::string();
 }
 
 std::vector<std::uint32_t> ModuleNames::find(std::string_view name) const {

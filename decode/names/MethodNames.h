@@ -146,10 +146,10 @@ class ModuleNames {
 
   Guid mvid_{};
   std::string_view assembly_name_, module_name_;
-  std::vector<std::string> type_coreclr_, type_mono_;  // by TypeDef rid (0 unused)
+  std::vector<std::string_view> type_coreclr_, type_mono_;  // by TypeDef rid (0 unused), in text_
   std::vector<MethodName> methods_;
   std::vector<ParamName> params_;  // every method's, in method order (one allocation, not one per method)
-  TextStore text_;                 // the parameter types' texts
+  TextStore text_;                 // the declaring and parameter types' texts
   struct IndexEntry {
     std::uint64_t hash;  // XXH3 of the key
     std::uint32_t token;

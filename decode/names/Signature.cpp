@@ -21,7 +21,8 @@ class Decoder {
   Decoder(std::span<const std::uint8_t> blob, std::uint32_t blob_offset, SigTypes& types)
       : c_(blob), blob_offset_(blob_offset), types_(types) {}
 
-  Result<MethodSig> method(unsigned depth);
+  // Into `sig` (its params cleared first, their capacity kept).
+  Status method(unsigned depth, MethodSig& sig);
   Result<std::uint32_t> type(unsigned depth, bool allow_void);
 
  private:
@@ -167,11 +168,11 @@ Result<std::uint32_t> Decoder::type(unsigned depth, bool allow_void) {
       return add(n);
     }
     case kEtFnPtr: {
-      auto m = method(depth + 1);
-      if (!m) return m.error();
+      MethodSig fn;
+      if (Status s = method(depth + 1, fn); !s) return s.error();
       const std::size_t mark = types_.pending.size();
-      types_.pending.push_back(m->ret);
-      types_.pending.insert(types_.pending.end(), m->params.begin(), m->params.end());
+      types_.pending.push_back(fn.ret);
+      types_.pending.insert(types_.pending.end(), fn.params.begin(), fn.params.end());
       take_args(n, mark);
       return add(n);
     }
@@ -180,9 +181,10 @@ Result<std::uint32_t> Decoder::type(unsigned depth, bool allow_void) {
   }
 }
 
-Result<MethodSig> Decoder::method(unsigned depth) {
+Status Decoder::method(unsigned depth, MethodSig& sig) {
   if (depth > kMaxSignatureDepth) return fail("signatures nested deeper than %u", kMaxSignatureDepth);
-  MethodSig sig;
+  sig.params.clear();
+  sig.generic_params = 0;
   if (!read_u8(sig.calling_convention)) return truncated();
   const std::uint8_t kind = sig.calling_convention & kCallConvMask;
   if (kind > kCallConvMaxKind && kind != kCallConvUnmanaged)
@@ -192,7 +194,7 @@ Result<MethodSig> Decoder::method(unsigned depth) {
     if (sig.generic_params == 0) return fail("GENERIC with no generic parameters");
   }
   std::uint32_t params = 0;
-  if (Status s = count(params, "parameter count"); !s) return s.error();
+  if (Status s = count(params, "parameter count"); !s) return s;
   // RetType: CustomMod* (BYREF? Type | TYPEDBYREF | VOID); BYREF is part of type().
   auto ret = type(depth + 1, true);
   if (!ret) return ret.error();
@@ -209,16 +211,23 @@ Result<MethodSig> Decoder::method(unsigned depth) {
     if (!p) return p.error();
     if (!after_sentinel) sig.params.push_back(*p);
   }
-  return sig;
+  return {};
 }
 
 }  // namespace
 
 Result<MethodSig> decode_method_signature(std::span<const std::uint8_t> blob,
                                           std::uint32_t blob_offset, SigTypes& types) {
+  MethodSig sig;
+  if (Status s = decode_method_signature(blob, blob_offset, types, sig); !s) return s.error();
+  return sig;
+}
+
+Status decode_method_signature(std::span<const std::uint8_t> blob, std::uint32_t blob_offset,
+                               SigTypes& types, MethodSig& sig) {
   Decoder d(blob, blob_offset, types);
   // Bytes after the signature are ignored, as the runtimes' signature parsers ignore them.
-  return d.method(0);
+  return d.method(0, sig);
 }
 
 Result<std::uint32_t> decode_type_spec(std::span<const std::uint8_t> blob,

@@ -71,6 +71,10 @@ inline constexpr unsigned kMaxSignatureDepth = 64;
 // with a message naming the blob offset and the byte position.
 Result<MethodSig> decode_method_signature(std::span<const std::uint8_t> blob,
                                           std::uint32_t blob_offset, SigTypes& types);
+// The same into `sig`, whose parameter vector keeps its capacity (for a caller that decodes
+// many signatures); on error `sig` holds what was read.
+Status decode_method_signature(std::span<const std::uint8_t> blob, std::uint32_t blob_offset,
+                               SigTypes& types, MethodSig& sig);
 
 // Decodes a TypeSpec blob (II.23.2.14: one Type) into `types`; returns the root node.
 Result<std::uint32_t> decode_type_spec(std::span<const std::uint8_t> blob,
