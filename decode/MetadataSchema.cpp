@@ -148,4 +148,11 @@ const char* table_name(unsigned table) {
   return table < kTableSlots && kTables[table].name ? kTables[table].name : "(unknown)";
 }
 
+CodedRow decode_coded(CodedIndex kind, std::uint32_t value) {
+  const CodedIndexInfo& info = coded_index_info(kind);
+  const std::uint32_t tag = value & ((1u << info.tag_bits) - 1);
+  if (tag >= info.tables.size()) return {0xFF, 0};
+  return {info.tables[tag], value >> info.tag_bits};
+}
+
 }  // namespace ilmap

@@ -41,6 +41,14 @@ struct CodedIndexInfo {
 };
 const CodedIndexInfo& coded_index_info(CodedIndex kind);
 
+// A coded index's value split into its table and row (ECMA-335 II.24.2.6); table 0xFF for a tag
+// the kind does not use.
+struct CodedRow {
+  std::uint8_t table;
+  std::uint32_t rid;
+};
+CodedRow decode_coded(CodedIndex kind, std::uint32_t value);
+
 enum class ColumnKind : std::uint8_t { kU8x2, kU16, kU32, kString, kGuid, kBlob, kTable, kCoded };
 
 struct ColumnDef {

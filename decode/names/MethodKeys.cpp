@@ -21,18 +21,6 @@ constexpr std::uint8_t kCallConvKind = 0x0F, kCallConvVarArg = 0x05;
 // A TypeSpec in a signature may name another TypeSpec: deeper than this, the key is not made.
 constexpr unsigned kMaxSpecDepth = 8;
 
-struct Coded {
-  std::uint8_t table;  // 0xFF: unused tag
-  std::uint32_t rid;
-};
-
-Coded decode_coded(CodedIndex kind, std::uint32_t v) {
-  const CodedIndexInfo& info = coded_index_info(kind);
-  const std::uint32_t tag = v & ((1u << info.tag_bits) - 1);
-  if (tag >= info.tables.size()) return {0xFF, 0};
-  return {info.tables[tag], v >> info.tag_bits};
-}
-
 bool in_range(const Metadata& md, unsigned table, std::uint32_t rid) { return rid >= 1 && rid <= md.rows(table); }
 
 // Spells the types of one decoded signature (its nodes) with the full names of `types`.
@@ -137,7 +125,7 @@ std::optional<MethodKey> MethodKeys::key(std::uint32_t token) const {
   std::uint32_t table = token >> 24, rid = token & 0x00FFFFFFu;
   if (table == kMethodSpec) {  // a generic method's instantiation: the generic method itself
     if (!in_range(*md_, kMethodSpec, rid)) return std::nullopt;
-    const Coded m = decode_coded(CodedIndex::kMethodDefOrRef, md_->column(kMethodSpec, rid, kMethodSpecMethod));
+    const CodedRow m = decode_coded(CodedIndex::kMethodDefOrRef, md_->column(kMethodSpec, rid, kMethodSpecMethod));
     table = m.table, rid = m.rid;
   }
   if (table != kMethodDef && table != kMemberRef) return std::nullopt;
@@ -157,7 +145,7 @@ std::optional<MethodKey> MethodKeys::key_of(std::uint32_t table, std::uint32_t r
     k.name = *name;
     sig = md_->column(kMethodDef, rid, kMethodDefSignature);
   } else {
-    const Coded parent = decode_coded(CodedIndex::kMemberRefParent, md_->column(kMemberRef, rid, kMemberRefClass));
+    const CodedRow parent = decode_coded(CodedIndex::kMemberRefParent, md_->column(kMemberRef, rid, kMemberRefClass));
     if (parent.table == kTypeDef && parent.rid >= 1 && parent.rid <= types_.typedef_count()) {
       k.type = types_.def(parent.rid).full_name;
     } else if (parent.table == kTypeRef && parent.rid >= 1 && parent.rid <= types_.typeref_count()) {

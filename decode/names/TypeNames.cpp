@@ -21,18 +21,6 @@ constexpr unsigned kMaxNesting = 64;
 
 constexpr std::string_view kCompilerServices = "System.Runtime.CompilerServices";
 
-struct Coded {
-  std::uint8_t table;  // 0xFF: unused tag
-  std::uint32_t rid;
-};
-
-Coded decode(CodedIndex kind, std::uint32_t v) {
-  const CodedIndexInfo& info = coded_index_info(kind);
-  const std::uint32_t tag = v & ((1u << info.tag_bits) - 1);
-  if (tag >= info.tables.size()) return {0xFF, 0};
-  return {info.tables[tag], v >> info.tag_bits};
-}
-
 bool in_range(const Metadata& md, unsigned table, std::uint32_t rid) {
   return rid >= 1 && rid <= md.rows(table);
 }
@@ -200,7 +188,7 @@ Status TypeTables::read_refs(const Metadata& md, TextBudget& budget) {
     if (!ns) return row_error(kTypeRef, rid, "TypeNamespace: " + ns.error().message);
     refs_[rid].name = *name;
     refs_[rid].ns = *ns;
-    const Coded scope = decode(CodedIndex::kResolutionScope, md.column(kTypeRef, rid, kTypeRefScope));
+    const CodedRow scope = decode_coded(CodedIndex::kResolutionScope, md.column(kTypeRef, rid, kTypeRefScope));
     if (scope.table == kTypeRef && in_range(md, kTypeRef, scope.rid)) parent[rid] = scope.rid;
   }
   std::vector<std::uint32_t> chain;
@@ -231,7 +219,7 @@ Status TypeTables::read_generic_params(const Metadata& md) {
   method_gp_.assign(std::size_t(md.rows(kMethodDef)) + 1, {});
   for (std::uint32_t row = 1; row <= md.rows(kGenericParam); ++row) {
     const std::uint32_t number = md.column(kGenericParam, row, kGpNumber);
-    const Coded owner = decode(CodedIndex::kTypeOrMethodDef, md.column(kGenericParam, row, kGpOwner));
+    const CodedRow owner = decode_coded(CodedIndex::kTypeOrMethodDef, md.column(kGenericParam, row, kGpOwner));
     auto name = md.string(md.column(kGenericParam, row, kGpName));
     if (!name) return row_error(kGenericParam, row, "Name: " + name.error().message);
     if (owner.table == 0xFF || !in_range(md, owner.table, owner.rid))
@@ -251,7 +239,7 @@ const std::vector<std::string_view>& TypeTables::method_generic_params(std::uint
 
 Result<std::pair<std::string_view, std::string_view>> TypeTables::type_def_or_ref(
     std::uint32_t coded) const {
-  const Coded c = decode(CodedIndex::kTypeDefOrRef, coded);
+  const CodedRow c = decode_coded(CodedIndex::kTypeDefOrRef, coded);
   if (c.table == kTypeDef && c.rid >= 1 && c.rid < defs_.size())
     return std::pair{defs_[c.rid].ns, defs_[c.rid].name};
   if (c.table == kTypeRef && c.rid >= 1 && c.rid < refs_.size())
@@ -275,12 +263,12 @@ Status TypeTables::read_interfaces(const Metadata& md) {
 
 Result<std::pair<std::string_view, std::string_view>> TypeTables::attribute_type(
     const Metadata& md, std::uint32_t coded) const {
-  const Coded ctor = decode(CodedIndex::kCustomAttributeType, coded);
+  const CodedRow ctor = decode_coded(CodedIndex::kCustomAttributeType, coded);
   if (ctor.table == kMethodDef && in_range(md, kMethodDef, ctor.rid)) {
     const std::uint32_t owner = method_owner(ctor.rid);
     if (owner) return std::pair{defs_[owner].ns, defs_[owner].name};
   } else if (ctor.table == kMemberRef && in_range(md, kMemberRef, ctor.rid)) {
-    const Coded cls = decode(CodedIndex::kMemberRefParent, md.column(kMemberRef, ctor.rid, kMemberRefClass));
+    const CodedRow cls = decode_coded(CodedIndex::kMemberRefParent, md.column(kMemberRef, ctor.rid, kMemberRefClass));
     if (cls.table == kTypeRef && cls.rid >= 1 && cls.rid < refs_.size())
       return std::pair{refs_[cls.rid].ns, refs_[cls.rid].name};
     if (cls.table == kTypeDef && cls.rid >= 1 && cls.rid < defs_.size())
@@ -291,7 +279,7 @@ Result<std::pair<std::string_view, std::string_view>> TypeTables::attribute_type
 
 Status TypeTables::read_attributes(const Metadata& md, TextBudget& budget) {
   for (std::uint32_t row = 1; row <= md.rows(kCustomAttribute); ++row) {
-    const Coded parent = decode(CodedIndex::kHasCustomAttribute, md.column(kCustomAttribute, row, kCaParent));
+    const CodedRow parent = decode_coded(CodedIndex::kHasCustomAttribute, md.column(kCustomAttribute, row, kCaParent));
     if (parent.table != kTypeDef && parent.table != kMethodDef) continue;
     if (!in_range(md, parent.table, parent.rid)) continue;
     auto type = attribute_type(md, md.column(kCustomAttribute, row, kCaType));
