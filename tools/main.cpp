@@ -73,6 +73,21 @@ int run(int argc, char** argv) {
   // `ilmap --version` alone, what build scripts run to check the tool: the line CLI11's version
   // flag prints, without setting up any command (they were a third of its time).
   if (argc == 2 && std::string_view(argv[1]) == "--version") return std::puts("ilmap " ILMAP_VERSION_STRING) < 0 ? 2 : 0;
+  // `--config FILE` is an option of ilmap, not of a command, so CLI11 takes it only before the
+  // command's name; written after it (`ilmap serve --config f.toml`, as users do), it is moved in
+  // front rather than refused. Only before a `--` that ends the options.
+  std::vector<char*> args(argv, argv + argc);
+  if (argc > 2 && argv[1][0] != '-') {
+    for (int i = 2; i < argc && std::string_view(argv[i]) != "--"; ++i) {
+      const std::string_view a = argv[i];
+      const int n = a == "--config" && i + 1 < argc ? 2 : a.starts_with("--config=") ? 1 : 0;
+      if (n == 0) continue;
+      args.erase(args.begin() + i, args.begin() + i + n);
+      args.insert(args.begin() + 1, argv + i, argv + i + n);
+      break;
+    }
+  }
+  argv = args.data();
   CLI::App app{
       "ilmap - compile .NET Portable PDBs into a memory-mappable lookup cache and resolve\n"
       "(method token, IL offset) to file:line:column.\n\n"

@@ -325,6 +325,13 @@ check_eq "--config: port 0 and max-body 1KiB from the file" 413 "$(req d.out --d
 head -c 900 trace.txt >small.txt
 check_eq "--config: a body under the file's max-body" 200 "$(req d2.out --data-binary @small.txt "$D/symbolicate")"
 kill -TERM "$PID_D"; wait "$PID_D"
+# --config written after the command, as users write it, is the same option.
+start_in srv G "$ILMAP" serve --config ../serve.toml
+check_eq "serve --config FILE: max-body 1KiB from the file" 413 "$(req g.out --data-binary @trace.txt "$URL_G/symbolicate")"
+kill -TERM "$PID_G"; wait "$PID_G"
+start_in srv H "$ILMAP" serve --config=../serve.toml --max-body 8KiB
+check_eq "serve --config=FILE --max-body 8KiB: the command line wins" 200 "$(req h2.out --data-binary @trace.txt "$URL_H/symbolicate")"
+kill -TERM "$PID_H"; wait "$PID_H"
 printf '[serve]\nno-such-option = 1\n' >bad.toml
 "$ILMAP" --config bad.toml serve --port 0 2>bad.err
 check_eq "--config with an option serve does not have: exit" 1 "$?"
