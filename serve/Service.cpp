@@ -16,6 +16,7 @@
 #include "symbolicate/IndexSentryProvider.h"
 #include "symbolicate/LookupAnswer.h"
 #include "symbolicate/QueryParse.h"
+#include "symbolicate/SentryEvent.h"
 #include "symbolicate/Symbolicator.h"
 
 namespace ilmap::serve {
@@ -113,6 +114,22 @@ bool bearer_ok(std::string_view authorization, std::string_view token) {
 // send them).
 bool is_sentry_type(std::string_view media) {
   return media == "application/json" || media == "application/x-sentry-envelope";
+}
+
+// The type of a body sent without one of its own (no Content-Type, or curl's default for
+// --data-binary): a Sentry event, envelope or batch request is read as one, as `ilmap
+// symbolicate` reads its input (the first line tells, symbolicate/SentryEvent.h); anything else
+// keeps `type` and is trace text.
+std::string sniffed_type(std::string_view body, const std::string& type) {
+  if (!looks_like_sentry_json(body)) return type;
+  if (looks_like_batch_request(body)) return "application/json";
+  switch (sentry_start(first_line(body))) {
+    case SentryStart::kEvent:
+    case SentryStart::kIncomplete: return "application/json";
+    case SentryStart::kEnvelope: return "application/x-sentry-envelope";
+    case SentryStart::kOther: break;
+  }
+  return type;
 }
 
 }  // namespace
@@ -383,7 +400,9 @@ Response Service::lookup(std::string_view segments) {
 }
 
 Response Service::symbolicate(const Request& request) {
-  if (const std::string type = media_type(request.head.content_type); is_sentry_type(type)) {
+  std::string type = media_type(request.head.content_type);
+  if (type.empty() || type == "application/x-www-form-urlencoded") type = sniffed_type(request.body, type);
+  if (is_sentry_type(type)) {
     if (!request.context_text.empty() && !request.context)
       return error_response(400, "?context=" + quoted(request.context_text) + ": not a number of lines from 0 to 100");
     if (request.context && !opt_.source_context)

@@ -808,4 +808,11 @@ std::string SentryStats::summary() const {
   return s;
 }
 
+std::string_view first_line(std::string_view text) noexcept {
+  const std::size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) return {};
+  text.remove_prefix(first);
+  return text.substr(0, text.find('\n'));
+}
+
 }  // namespace ilmap

@@ -183,4 +183,7 @@ bool looks_like_sentry_json(std::string_view input) noexcept;
 enum class SentryStart : std::uint8_t { kEvent, kEnvelope, kIncomplete, kOther };
 SentryStart sentry_start(std::string_view first_line);
 
+// The first line of `text` that is not blank (it may lack its end): what sentry_start reads.
+std::string_view first_line(std::string_view text) noexcept;
+
 }  // namespace ilmap

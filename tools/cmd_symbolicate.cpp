@@ -133,14 +133,6 @@ Status read_prefix(int fd, const std::string& name, std::string& prefix, bool wh
   return {};
 }
 
-// The first line of `text` that is not blank (it may lack its end).
-std::string_view first_line(std::string_view text) {
-  const std::size_t first = text.find_first_not_of(" \t\r\n");
-  if (first == std::string_view::npos) return {};
-  text.remove_prefix(first);
-  return text.substr(0, text.find('\n'));
-}
-
 // Reads the rest of `fd` after `text` (which holds what was read already), at most `limit`
 // bytes in all; `complete` tells whether the input ended within them.
 Status read_rest(int fd, const std::string& name, std::size_t limit, std::string& text, bool& complete) {

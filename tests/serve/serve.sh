@@ -116,6 +116,13 @@ check_eq "POST /symbolicate (Sentry event)" 200 "$(req ev.out "${auth[@]}" -H 'C
 cmp -s want-event.json ev.out || fail "Sentry event: '$(cat ev.out)', symbolicate: '$(cat want-event.json)'"
 check_eq "Sentry event: Content-Type" application/json "$(header ev.out Content-Type)"
 check_eq "Sentry event: X-Ilmap-Resolved" 2 "$(header ev.out X-Ilmap-Resolved)"
+# Sent without a JSON type (curl --data-binary's form type, or none), it is read as
+# `ilmap symbolicate` reads its input: by its first line.
+check_eq "Sentry event as curl's default type" 200 "$(req ev.out "${auth[@]}" --data-binary @event.json "$A/symbolicate")"
+cmp -s want-event.json ev.out || fail "Sentry event as curl's default type: '$(cat ev.out)'"
+check_eq "Sentry event as curl's default type: X-Ilmap-Resolved" 2 "$(header ev.out X-Ilmap-Resolved)"
+check_eq "Sentry event without Content-Type" 200 "$(req ev.out "${auth[@]}" -H 'Content-Type:' --data-binary @event.json "$A/symbolicate")"
+cmp -s want-event.json ev.out || fail "Sentry event without Content-Type: '$(cat ev.out)'"
 check_eq "not a Sentry event as JSON" 400 "$(req ev.out "${auth[@]}" -H 'Content-Type: application/json' --data-binary @trace.txt "$A/symbolicate")"
 grep -qE '^\{"error":"the body is not a Sentry event' ev.out || fail "not a Sentry event: $(cat ev.out)"
 
