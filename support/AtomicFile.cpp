@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
 
@@ -409,6 +410,26 @@ Status TempFile::commit(const std::string& target, bool fsync) {
   if (err == 0 && ::rename(path_.c_str(), target.c_str()) != 0) err = errno;
   if (err != 0) return {Errc::kIo, format("%s: cannot move the download into place: %s", target.c_str(), std::strerror(err))};
   committed_ = true;
+  return {};
+}
+
+Status check_writable_directory(const std::string& dir) {
+  // One component at a time, so the error names the part that could not be made and why
+  // (std::filesystem::create_directories reports only the last step's error).
+  std::string path;
+  for (std::size_t at = 0; at <= dir.size();) {
+    const std::size_t slash = dir.find('/', at + 1);
+    path = dir.substr(0, slash == std::string::npos ? dir.size() : slash);
+    at = slash == std::string::npos ? dir.size() + 1 : slash;
+    if (path.empty() || path == "/") continue;
+    if (::mkdir(path.c_str(), 0777) != 0 && errno != EEXIST)
+      return {Errc::kIo, "cannot create directory " + path + ": " + std::strerror(errno)};
+  }
+  std::string probe = dir + "/.ilmap-probe-XXXXXX";
+  const int fd = ::mkstemp(probe.data());
+  if (fd < 0) return {Errc::kIo, "cannot write in " + dir + ": " + std::strerror(errno)};
+  ::close(fd);
+  ::unlink(probe.c_str());
   return {};
 }
 

@@ -52,6 +52,12 @@ Status write_output(const OutputTarget& target, std::span<const std::uint8_t> by
 // resolve_output + write_output; a directory target is an error.
 Status write_file_atomically(const std::string& path, std::span<const std::uint8_t> bytes, bool fsync = true);
 
+// Makes `dir` (and its parents) when missing, then creates and removes a temporary file in it:
+// kIo naming the directory and the system's reason (permission denied, not a directory, a
+// read-only file system) when a process could not keep files there. For a program that writes
+// into a directory much later (`ilmap serve --cache-dir`), so that it says so when it starts.
+Status check_writable_directory(const std::string& dir);
+
 // Reads the process umask once (thread-safe; call before starting threads that create files,
 // since reading it means setting it) and returns 0666 & ~umask.
 mode_t new_file_mode();

@@ -15,6 +15,7 @@
 #include "serve/Service.h"
 #include "symbols/ModuleIndex.h"
 #include "symbols/SymbolPath.h"
+#include "support/AtomicFile.h"
 #include "tools/Commands.h"
 #include "tools/HelpFormatter.h"
 #include "tools/SourceRootOption.h"
@@ -148,6 +149,10 @@ int run_serve(const ServeArgs& a) {
   io.touch_reused = true;
   if (a.verbose) io.note = log_line;
   svc.cache_dir = io.cache_dir;
+  // A cache directory the server cannot write would make every worker compile every module
+  // again, in every request, saying nothing: refused at start, with the reason.
+  if (Status st = check_writable_directory(io.cache_dir); !st)
+    return report_error({st.error().code, "--cache-dir: " + st.error().message});
   auto made = serve::Service::create([io] { return symbols::ModuleIndex::create(io); }, svc);
   if (!made) return report_error(made.error());
   serve::Service& service = **made;
@@ -198,8 +203,9 @@ void register_serve(CLI::App& app, int& rc) {
       "error is 'ilmap serve: listening on http://HOST:PORT', then one access line per request.\n"
       "SIGTERM or SIGINT: stop accepting, answer the requests in flight (at most --timeout seconds),\n"
       "exit 0.\n"
-      "Exit codes: 0 stopped by a signal, 1 usage error, 2 the address cannot be bound or\n"
-      "libmicrohttpd is missing, 3 a --search path or --token-file does not exist.");
+      "Exit codes: 0 stopped by a signal, 1 usage error, 2 the address cannot be bound,\n"
+      "libmicrohttpd is missing or --cache-dir cannot be written, 3 a --search path or --token-file\n"
+      "does not exist.");
   cmd->add_option("--listen", a->listen,
                   "Address to listen on: HOST:PORT, :PORT (127.0.0.1) or HOST (port 8327); HOST an IPv4 address "
                   "(0.0.0.0: every interface). Default 127.0.0.1:8327");

@@ -339,6 +339,12 @@ kill -TERM "$PID_G"; wait "$PID_G"
 start_in srv H "$ILMAP" serve --config=../serve.toml --max-body 8KiB
 check_eq "serve --config=FILE --max-body 8KiB: the command line wins" 200 "$(req h2.out --data-binary @trace.txt "$URL_H/symbolicate")"
 kill -TERM "$PID_H"; wait "$PID_H"
+# A cache directory that cannot be written is refused at start, with the system's reason (the
+# test runs as root in CI, for whom permissions do not stop a write: a file in the path does).
+: >notadir
+"$ILMAP" serve --port 0 --search bin --cache-dir notadir/caches 2>nd.err
+check_eq "--cache-dir under a file: exit" 2 "$?"
+grep -q 'cache-dir: cannot create directory notadir/caches: Not a directory' nd.err || fail "--cache-dir under a file: $(cat nd.err)"
 printf '[serve]\nno-such-option = 1\n' >bad.toml
 "$ILMAP" --config bad.toml serve --port 0 2>bad.err
 check_eq "--config with an option serve does not have: exit" 1 "$?"
@@ -347,7 +353,7 @@ grep -q 'no-such-option' bad.err || fail "--config: the error does not name the 
 # --- the servers wrote in their cache directory only ------------------------------------------------
 written=$(find . -newer marker -type f ! -path './cache/*' ! -path './cli-cache/*' ! -path './cache-e/*' ! -path './cache-f/*' ! -path './cache-b/*' ! -path './dl-b/*' ! -path './store/*' ! -path './store-in/*' ! -path './pe/*' ! -path './faultserver/*' ! -name '*.out' ! -name '*.h' \
   ! -name '*.code' ! -name '*.log' ! -name 'want*' ! -name 'event.json' ! -name 'batch.json' ! -name 'big.txt' ! -name 'fits.txt' \
-  ! -name '*.toml' ! -name 'small.txt' ! -name 'bad.err' ! -name 'trace2.txt' | sort)
+  ! -name '*.toml' ! -name 'small.txt' ! -name 'bad.err' ! -name 'notadir' ! -name 'nd.err' ! -name 'trace2.txt' | sort)
 [[ -z $written ]] || fail "files written outside the cache directory: $written"
 [[ -n $(find cache -name '*.ilmap') ]] || fail "no cache compiled into --cache-dir"
 [[ ! -e xdg && ! -e home ]] || fail "the default cache directory was created"
