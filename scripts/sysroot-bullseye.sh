@@ -10,6 +10,9 @@
 #     libxxhash-dev, libdeflate-dev, libssl-dev (libcrypto). Their static archives were compiled
 #     against glibc 2.31, so they reference nothing newer. (Debian 12's archives were not: objects
 #     compiled against glibc >= 2.33 call stat/fstat@GLIBC_2.33, for example.)
+#   - libcurl4-openssl-dev, libzip-dev, libmicrohttpd-dev for their headers only: ilmap loads
+#     those libraries with dlopen (support/SharedLibrary), so it must be compiled against the
+#     interface of the versions Debian 11 has.
 #   - not libstdc++-10-dev: ilmap is C++20 and needs GCC 12's libstdc++ headers, so the toolchain
 #     links Debian 12's libstdc++.a statically and defines the few glibc > 2.31 symbols it needs
 #     (support/glibc_compat.c).
@@ -27,20 +30,28 @@ cd "$(dirname "$0")/.."
 DIR=${1:-build/sysroot-bullseye-amd64}
 SUITE=bullseye
 ARCH=amd64
-PACKAGES=libc6-dev,libzstd-dev,libxxhash-dev,libdeflate-dev,libssl-dev
+PACKAGES=libc6-dev,libzstd-dev,libxxhash-dev,libdeflate-dev,libssl-dev,libcurl4-openssl-dev,libzip-dev,libmicrohttpd-dev
 STAMP="$DIR/.ilmap-sysroot"
 WANT="$SUITE $ARCH minbase $PACKAGES"
 
 # The host's header-only and build-time packages copied into the sysroot at the same paths, so
 # that their CMake files resolve inside it and no -I names the host's /usr/include (which holds
 # glibc 2.36's headers). libflatbuffers.a comes along; the floor check covers what it references.
-HOST_PACKAGES=(libflatbuffers-dev:amd64 libcli11-dev nlohmann-json3-dev)
+# GCC 12's libstdc++ headers too: with --sysroot, GCC looks for them under the sysroot.
+# libflatbuffers2 only because FlatBuffers' CMake files check that its shared library exists;
+# ilmap links the static one.
+HOST_PACKAGES=(libstdc++-12-dev:amd64 libflatbuffers-dev:amd64 libflatbuffers2:amd64 libcli11-dev nlohmann-json3-dev)
 copy_host_packages() {
   local pkg f
   for pkg in "${HOST_PACKAGES[@]}"; do
     dpkg -L "$pkg" >/dev/null 2>&1 || { echo "sysroot-bullseye: host package $pkg is not installed (scripts/install-deps.sh)" >&2; exit 1; }
     while IFS= read -r f; do
-      if [[ -f $f && $f != /usr/share/doc/* ]]; then install -D -p -m 644 "$f" "$DIR$f"; fi
+      [[ $f == /usr/share/doc/* ]] && continue
+      if [[ -L $f ]]; then
+        mkdir -p "$DIR$(dirname "$f")" && cp -P -f "$f" "$DIR$f"
+      elif [[ -f $f ]]; then
+        install -D -p -m 644 "$f" "$DIR$f"
+      fi
     done < <(dpkg -L "$pkg")
   done
 }
@@ -62,10 +73,35 @@ Cflags: -I${includedir}
 PC
 }
 
+# Absolute links in the library folders the linker reads (usr/lib, usr/lib64; lib and lib64
+# are links to them) made relative: /lib/x86_64-linux-gnu/libz.so.1 becomes a path from the
+# link's own folder inside the sysroot. Links elsewhere (/etc/alternatives) are for the chroot
+# and stay. Only absolute links are touched, so a second run changes nothing.
+relative_links() {
+  local root link target fixed=0
+  root=$(realpath "$DIR")
+  while IFS= read -r -d '' link; do
+    target=$(readlink "$link")
+    [[ $target == /* ]] || continue
+    ln -sfn "$(realpath -m --relative-to="$(dirname "$link")" "$root$target")" "$link"
+    fixed=$((fixed + 1))
+  done < <(find "$root/usr/lib" "$root/usr/lib64" -type l -print0 2>/dev/null)
+  echo "sysroot-bullseye: made $fixed absolute links relative"
+}
+
+# cmake/glibc231-compat.c compiled against the sysroot; the toolchain links this object into
+# every program and shared library. Made again on every run, so an edit of the source is taken.
+build_compat_object() {
+  gcc --sysroot="$DIR" -O2 -fPIC -fvisibility=hidden -Wall -Wextra -Werror -c cmake/glibc231-compat.c \
+    -o "$DIR/usr/lib/x86_64-linux-gnu/ilmap-glibc231-compat.o"
+}
+
 if [[ -f $STAMP && "$(cat "$STAMP")" == "$WANT" ]]; then
+  relative_links
   copy_host_packages
   write_libdeflate_pc
-  echo "sysroot-bullseye: $DIR is already made ($WANT); host packages copied again"
+  build_compat_object
+  echo "sysroot-bullseye: $DIR is already made ($WANT); host packages and compat object made again"
   exit 0
 fi
 
@@ -106,22 +142,13 @@ debootstrap --variant=minbase --arch="$ARCH" --include="$PACKAGES" "$SUITE" "$DI
 }
 echo "sysroot-bullseye: debootstrap took $(( $(date +%s) - start )) s"
 
-# Absolute links to relative ones: /lib/x86_64-linux-gnu/libz.so.1 becomes a path from the
-# link's own folder inside the sysroot.
-root=$(realpath "$DIR")
-fixed=0
-while IFS= read -r -d '' link; do
-  target=$(readlink "$link")
-  [[ $target == /* ]] || continue
-  ln -sfn "$(realpath -m --relative-to="$(dirname "$link")" "$root$target")" "$link"
-  fixed=$((fixed + 1))
-done < <(find "$root/usr/lib" "$root/lib" -type l -print0 2>/dev/null)
-echo "sysroot-bullseye: made $fixed absolute links relative"
 
 # apt's package lists and caches are not needed to build against the sysroot.
 rm -rf "$DIR"/var/cache/apt/archives/*.deb "$DIR"/var/lib/apt/lists/*_Packages
 
+relative_links
 copy_host_packages
 write_libdeflate_pc
+build_compat_object
 echo "$WANT" >"$STAMP"
 echo "sysroot-bullseye: $DIR is ready (glibc $(ls "$DIR"/lib/x86_64-linux-gnu/libc-*.so 2>/dev/null | sed 's/.*libc-\(.*\)\.so/\1/'))"

@@ -24,4 +24,22 @@ struct CurlLib {
 // The loaded library (thread-safe, loaded once), or nullptr with `why` saying why.
 const CurlLib* load_curl(std::string& why);
 
+// Options newer than the oldest libcurl ilmap runs with (Debian 11's 7.74; the glibc 2.31 build
+// compiles against its header), by number: absent from old headers. A libcurl older than an
+// option refuses it with CURLE_UNKNOWN_OPTION.
+inline constexpr auto kCurlAwsSigv4 = static_cast<CURLoption>(CURLOPTTYPE_STRINGPOINT + 305);  // 7.75
+inline constexpr auto kCurlProtocolsStr = static_cast<CURLoption>(CURLOPTTYPE_STRINGPOINT + 318);       // 7.85
+inline constexpr auto kCurlRedirProtocolsStr = static_cast<CURLoption>(CURLOPTTYPE_STRINGPOINT + 319);  // 7.85
+
+// Restricts `h` to http and https, also after redirects: the string options where libcurl has
+// them, else the bit masks they replaced (deprecated in new headers, hence by number too).
+inline void curl_http_only(const CurlLib& c, CURL* h) {
+  if (c.easy_setopt(h, kCurlProtocolsStr, "http,https") == CURLE_OK &&
+      c.easy_setopt(h, kCurlRedirProtocolsStr, "http,https") == CURLE_OK)
+    return;
+  constexpr long kHttpAndHttps = CURLPROTO_HTTP | CURLPROTO_HTTPS;
+  c.easy_setopt(h, static_cast<CURLoption>(CURLOPTTYPE_LONG + 181), kHttpAndHttps);  // CURLOPT_PROTOCOLS
+  c.easy_setopt(h, static_cast<CURLoption>(CURLOPTTYPE_LONG + 182), kHttpAndHttps);  // CURLOPT_REDIR_PROTOCOLS
+}
+
 }  // namespace ilmap::symbols

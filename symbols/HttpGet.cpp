@@ -129,8 +129,7 @@ Status transfer(const std::string& url, const std::vector<std::string>& headers,
     c->easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
     c->easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
     c->easy_setopt(h, CURLOPT_MAXREDIRS, 5L);
-    c->easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-    c->easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+    curl_http_only(*c, h);
     c->easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, o.connect_timeout_ms);
     c->easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1024L);
     c->easy_setopt(h, CURLOPT_LOW_SPEED_TIME, o.read_timeout_s);

@@ -223,6 +223,10 @@ Result<S3Response> S3Client::request(const std::string& method, const std::strin
     }
     CURL* h = c->easy_init();
     if (!h) return Error{Errc::kIo, url + ": cannot initialise libcurl"};
+    if (c->easy_setopt(h, kCurlAwsSigv4, sigv4.c_str()) != CURLE_OK) {
+      c->easy_cleanup(h);
+      return Error{Errc::kUnsupported, url + ": S3 needs libcurl 7.75 or newer (AWS signatures); this one is older"};
+    }
     curl_slist* headers = nullptr;
     headers = c->slist_append(headers, hash_header.c_str());
     // No "Expect:" to turn 100-continue off: libcurl 7.88 would sign the empty header it removes.
@@ -236,10 +240,9 @@ Result<S3Response> S3Client::request(const std::string& method, const std::strin
     c->easy_setopt(h, CURLOPT_URL, url.c_str());
     c->easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
     c->easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    c->easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_http_only(*c, h);
     c->easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, config_.connect_timeout_ms);
     c->easy_setopt(h, CURLOPT_TIMEOUT, config_.timeout_s);
-    c->easy_setopt(h, CURLOPT_AWS_SIGV4, sigv4.c_str());
     c->easy_setopt(h, CURLOPT_USERNAME, config_.access_key.c_str());
     c->easy_setopt(h, CURLOPT_PASSWORD, config_.secret_key.c_str());
     c->easy_setopt(h, CURLOPT_USERAGENT, "ilmap-symbols/1");
