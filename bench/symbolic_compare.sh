@@ -10,9 +10,24 @@
 #     git clone --branch 13.9.0 --depth 1 https://github.com/getsentry/symbolic
 # Only its symbolic-ppdb and symbolic-common sources are used. They are copied into the work
 # folder with manifests of our own that ask for the crate versions Debian packages
-# (librust-*-dev, installed with apt when missing and the script runs as root) and for a local
-# shim of `watto` (written here: the few items symbolic-ppdb uses, same semantics and bytes), and
-# built offline with cargo's source replacement pointing at /usr/share/cargo/registry.
+# (librust-*-dev, installed with apt when missing and the script runs as root) and for
+# bench/symbolic/watto-shim in place of `watto` 0.2.0, which Debian lacks (it follows 0.2.0:
+# zero-copy reads, each distinct string stored once with the empty one stored too, and a hash
+# table of offsets with a fast hasher; see its src/lib.rs), and built offline with cargo's source
+# replacement pointing at /usr/share/cargo/registry.
+# The caches symbolic writes are checked before anything is measured, and the script stops with
+# exit 4 when one fails:
+#   - symbolic-ppdb 13.9.0's own tests assert no cache sizes. What they assert is checked on
+#     their inputs: tests/test_caches.rs test_documents and test_async (the fixtures
+#     Documents.pdbx and Async.pdbx of the source tree: the cache parses back) and
+#     test_integration (symbolic-testutils' windows/portable.pdb, or its copy
+#     ../shared/corpus-public/symbolic_integration/integration.pdb: five lookups give the lines
+#     and the file the test names), and the same five on a copy of that PDB whose document
+#     has the empty name (watto 0.2.0 stores "", so they give "" as the file).
+#   - Every cache symbolic writes, in those checks and in the measurements (the in-process
+#     conversions and the whole-process --once outputs), has exactly the size that
+#     bench/symbolic/cache_expect.py works out for its PDB from symbolic-ppdb 13.9.0's cache
+#     layout and watto 0.2.0's string table, counting points and documents with `ilmap dump`.
 # --build: ilmap's Release build (default build/release: tools/ilmap, bench/ilmap_bench_*).
 # --work: scratch folder (default: a new temporary one, removed at the end).
 # --repeat: in-process repetitions (default 20); --rounds: interleaved rounds of the in-process
@@ -25,7 +40,8 @@
 #     Each is copied alone into the work folder, so that ilmap stores no method names (symbolic
 #     has none) and both programs read the same file.
 # --write FILE: replaces the text between "<!-- symbolic:begin -->" and "<!-- symbolic:end -->".
-# Exit 3 (after printing and writing) when the two answer a query both hit with different lines.
+# Exit 3 (after printing and writing) when the two answer a query both hit with different lines;
+# exit 4 when a cache symbolic writes fails a check above.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -81,7 +97,7 @@ command -v cargo >/dev/null || { echo "cargo not found (a Rust toolchain is need
 reg=/usr/share/cargo/registry
 debs=(librust-indexmap-dev librust-thiserror-dev librust-flate2-dev librust-memmap2-dev
       librust-serde-json-dev librust-serde-dev librust-debugid-dev librust-uuid-dev
-      librust-stable-deref-trait-dev)
+      librust-stable-deref-trait-dev librust-hashbrown-dev)
 missing=()
 for d in "${debs[@]}"; do dpkg -s "$d" >/dev/null 2>&1 || missing+=("$d"); done
 command -v hyperfine >/dev/null || missing+=(hyperfine)
@@ -103,10 +119,11 @@ work=$(cd "$work" && pwd)
 # --- symbolic-ppdb, built offline ------------------------------------------------------------
 rs=$work/rust
 rm -rf "$rs/symbolic-common" "$rs/symbolic-ppdb" "$rs/watto" "$rs/bench"
-mkdir -p "$rs/cargo-home" "$rs/watto/src"
+mkdir -p "$rs/cargo-home"
 cp -r "$src/symbolic-common" "$src/symbolic-ppdb" "$rs/"
 rm -rf "$rs/symbolic-ppdb/fuzz" "$rs/symbolic-ppdb/benches" "$rs/symbolic-ppdb/tests" "$rs/symbolic-common/tests" "$rs/symbolic-common/benches"
 cp -r "$here/symbolic" "$rs/bench"
+mv "$rs/bench/watto-shim" "$rs/watto"
 cat > "$rs/cargo-home/config.toml" <<EOF
 [source.crates-io]
 replace-with = "debian"
@@ -144,199 +161,58 @@ uuid = "1"
 watto = { path = "../watto" }
 EOF
 sed -i "s|^symbolic-ppdb = .*|symbolic-ppdb = { path = \"../symbolic-ppdb\" }|" "$rs/bench/Cargo.toml"
-cat > "$rs/watto/Cargo.toml" <<'EOF'
-[package]
-name = "watto"
-version = "0.2.0"
-edition = "2021"
-EOF
-# The shim: what symbolic-ppdb uses of watto 0.2 (Pod, align_to, Writer, StringTable), written
-# for this benchmark with the crate's documented behaviour: alignment checked on the pointer,
-# strings stored once each with a LEB128 length prefix, the empty string at offset usize::MAX.
-cat > "$rs/watto/src/lib.rs" <<'EOF'
-use std::collections::HashMap;
-use std::io::{self, Write};
-use std::{mem, slice};
-
-fn aligned(bytes: &[u8], align: usize) -> bool {
-    bytes.as_ptr() as usize % align == 0
-}
-
-/// Plain old data: every bit pattern is a valid value and the layout is fixed.
-///
-/// # Safety
-/// Only for `repr(C)` types without padding-sensitive invariants.
-pub unsafe trait Pod {
-    fn as_bytes(&self) -> &[u8] {
-        unsafe { slice::from_raw_parts(self as *const Self as *const u8, mem::size_of_val(self)) }
-    }
-    fn ref_from_bytes(bytes: &[u8]) -> Option<&Self>
-    where
-        Self: Sized,
-    {
-        if bytes.len() != mem::size_of::<Self>() || !aligned(bytes, mem::align_of::<Self>()) {
-            return None;
-        }
-        Some(unsafe { &*(bytes.as_ptr() as *const Self) })
-    }
-    fn ref_from_prefix(bytes: &[u8]) -> Option<(&Self, &[u8])>
-    where
-        Self: Sized,
-    {
-        if bytes.len() < mem::size_of::<Self>() || !aligned(bytes, mem::align_of::<Self>()) {
-            return None;
-        }
-        let (head, rest) = bytes.split_at(mem::size_of::<Self>());
-        Some((unsafe { &*(head.as_ptr() as *const Self) }, rest))
-    }
-    fn slice_from_bytes(bytes: &[u8]) -> Option<&[Self]>
-    where
-        Self: Sized,
-    {
-        let size = mem::size_of::<Self>();
-        if bytes.len() % size != 0 || !aligned(bytes, mem::align_of::<Self>()) {
-            return None;
-        }
-        Some(unsafe { slice::from_raw_parts(bytes.as_ptr() as *const Self, bytes.len() / size) })
-    }
-    fn slice_from_prefix(bytes: &[u8], n: usize) -> Option<(&[Self], &[u8])>
-    where
-        Self: Sized,
-    {
-        let len = mem::size_of::<Self>().checked_mul(n)?;
-        if bytes.len() < len || !aligned(bytes, mem::align_of::<Self>()) {
-            return None;
-        }
-        let (head, rest) = bytes.split_at(len);
-        Some((unsafe { slice::from_raw_parts(head.as_ptr() as *const Self, n) }, rest))
-    }
-}
-
-unsafe impl<T: Pod, const N: usize> Pod for [T; N] {}
-unsafe impl Pod for u8 {}
-unsafe impl Pod for u16 {}
-unsafe impl Pod for u32 {}
-unsafe impl Pod for u64 {}
-unsafe impl Pod for i32 {}
-unsafe impl Pod for i64 {}
-
-/// Splits `bytes` into the padding before the next `align`-aligned address and the rest.
-pub fn align_to(bytes: &[u8], align: usize) -> Option<(&[u8], &[u8])> {
-    let pad = bytes.as_ptr().align_offset(align);
-    if pad > bytes.len() {
-        return None;
-    }
-    Some(bytes.split_at(pad))
-}
-
-/// A `Write` that counts its position and pads with zeros to an alignment.
-pub struct Writer<W> {
-    inner: W,
-    position: usize,
-}
-
-impl<W: Write> Writer<W> {
-    pub fn new(inner: W) -> Self {
-        Self { inner, position: 0 }
-    }
-    pub fn position(&self) -> usize {
-        self.position
-    }
-    pub fn align_to(&mut self, align: usize) -> io::Result<usize> {
-        let pad = (align - self.position % align) % align;
-        self.write_all(&[0u8; 16][..pad])?;
-        Ok(pad)
-    }
-}
-
-impl<W: Write> Write for Writer<W> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let n = self.inner.write(buf)?;
-        self.position += n;
-        Ok(n)
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        self.inner.flush()
-    }
-}
-
-#[derive(Debug)]
-pub struct ReadStringError;
-
-impl std::fmt::Display for ReadStringError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("invalid string reference")
-    }
-}
-
-impl std::error::Error for ReadStringError {}
-
-/// Deduplicated strings, each stored as a LEB128 length and its UTF-8 bytes.
-#[derive(Debug, Default, Clone)]
-pub struct StringTable {
-    offsets: HashMap<String, usize>,
-    bytes: Vec<u8>,
-}
-
-impl StringTable {
-    pub fn new() -> Self {
-        Self::default()
-    }
-    pub fn insert(&mut self, s: &str) -> usize {
-        if s.is_empty() {
-            return usize::MAX;
-        }
-        if let Some(&offset) = self.offsets.get(s) {
-            return offset;
-        }
-        let offset = self.bytes.len();
-        let mut len = s.len() as u64;
-        loop {
-            let byte = (len & 0x7f) as u8;
-            len >>= 7;
-            if len == 0 {
-                self.bytes.push(byte);
-                break;
-            }
-            self.bytes.push(byte | 0x80);
-        }
-        self.bytes.extend_from_slice(s.as_bytes());
-        self.offsets.insert(s.to_owned(), offset);
-        offset
-    }
-    pub fn as_bytes(&self) -> &[u8] {
-        &self.bytes
-    }
-    pub fn into_bytes(self) -> Vec<u8> {
-        self.bytes
-    }
-    pub fn read(bytes: &[u8], offset: usize) -> Result<&str, ReadStringError> {
-        let mut rest = bytes.get(offset..).ok_or(ReadStringError)?;
-        let (mut len, mut shift) = (0u64, 0u32);
-        loop {
-            let (&byte, tail) = rest.split_first().ok_or(ReadStringError)?;
-            rest = tail;
-            if shift >= 64 {
-                return Err(ReadStringError);
-            }
-            len |= u64::from(byte & 0x7f) << shift;
-            shift += 7;
-            if byte & 0x80 == 0 {
-                break;
-            }
-        }
-        let s = rest.get(..usize::try_from(len).map_err(|_| ReadStringError)?).ok_or(ReadStringError)?;
-        std::str::from_utf8(s).map_err(|_| ReadStringError)
-    }
-}
-EOF
 echo "building symbolic-ppdb $symver (offline, Debian's crates) ..." >&2
 CARGO_HOME=$rs/cargo-home CARGO_TARGET_DIR=$rs/target nice cargo build --release --offline -j2 -q \
   --manifest-path "$rs/bench/Cargo.toml"
 sym=$rs/target/release/ilmap-symbolic-bench
+ilmap=$build/tools/ilmap
+
+# --- the caches symbolic writes, checked (see the top) ------------------------------------------
+expect=$here/symbolic/cache_expect.py
+check_failed() { echo "symbolic_compare: $1" >&2; exit 4; }
+# expected_bytes PDB: the size of symbolic-ppdb's cache of PDB with watto 0.2.0 (cache_expect.py)
+expected_bytes() {
+  local e
+  e=$(python3 "$expect" size "$ilmap" "$1") || check_failed "$1: cache_expect.py could not work out its cache's size"
+  e=${e#bytes=}; echo "${e%% *}"
+}
+# check_size WHAT PDB BYTES [EXPECTED]: BYTES must be the size expected_bytes gives for PDB
+check_size() {
+  local want=${4:-$(expected_bytes "$2")}
+  [ "$3" = "$want" ] || check_failed "$1: symbolic-ppdb wrote a cache of $3 bytes for $2, where symbolic-ppdb $symver's layout with watto 0.2.0's string table gives $want ($(python3 "$expect" size "$ilmap" "$2")): the watto shim (bench/symbolic/watto-shim) does not write what watto 0.2.0 writes"
+}
+cache_bytes() { sed -n 's/.* cache_bytes=\([0-9]*\).*/\1/p' "$1" | tail -1; }
+chk=$work/checks
+rm -rf "$chk" && mkdir -p "$chk"
+# test_documents, test_async: the fixtures convert, and the caches parse back (the bench
+# program parses every cache it converts)
+for f in "$src/symbolic-ppdb/tests/fixtures/Documents.pdbx" "$src/symbolic-ppdb/tests/fixtures/Async.pdbx"; do
+  [ -f "$f" ] || { echo "note: $f is not in the source tree: its check (test_caches.rs) is skipped" >&2; continue; }
+  "$sym" --repeat 1 --pdb "$f" > "$chk/out" || check_failed "$f: symbolic-ppdb's test_caches.rs input does not convert and parse back"
+  check_size "test_caches.rs input" "$f" "$(cache_bytes "$chk/out")"
+done
+# test_integration: windows/portable.pdb, the five lookups it asserts; then the same PDB with its
+# document's name emptied, where watto 0.2.0 gives "" as the file (watto 0.1 gave no answer)
+portable=$src/symbolic-testutils/fixtures/windows/portable.pdb
+[ -f "$portable" ] || portable=$root/../shared/corpus-public/symbolic_integration/integration.pdb
+if [ -f "$portable" ]; then
+  printf '7 10\n5 6\n3 0\n2 0\n1 45\n' > "$chk/integration.queries"
+  python3 "$expect" empty-name "$portable" "$chk/empty-name.pdb"
+  for t in "$portable=/Users/swatinem/Coding/sentry-dotnet/samples/foo/Program.cs" "$chk/empty-name.pdb="; do
+    p=${t%%=*} file=${t#*=}
+    "$sym" --repeat 1 --pdb "$p" --queries "$chk/integration.queries" --answers "$chk/answers" > "$chk/out" ||
+      check_failed "$p: symbolic-ppdb's test_integration input does not convert"
+    check_size "test_integration input" "$p" "$(cache_bytes "$chk/out")"
+    printf '%s\n' "81 $file" "37 $file" "30 $file" "25 $file" "20 $file" > "$chk/want"
+    cmp -s "$chk/want" "$chk/answers" ||
+      check_failed "$p: test_integration's lookups (7,10) (5,6) (3,0) (2,0) (1,45) should give lines 81 37 30 25 20 in '$file'; symbolic-ppdb gave: $(tr '\n' ';' < "$chk/answers")"
+  done
+else
+  echo "note: no windows/portable.pdb (symbolic-testutils) or corpus-public copy: test_integration's check is skipped" >&2
+fi
+echo "symbolic-ppdb's caches: sizes and test expectations check out" >&2
 
 # --- inputs ------------------------------------------------------------------------------------
-ilmap=$build/tools/ilmap
 in=$work/in
 rm -rf "$in" && mkdir -p "$in"
 pdbs_given=("${pdbs[@]}")
@@ -358,6 +234,7 @@ for f in "${pdbs[@]}"; do
   cp "$f" "$in/$n.pdb"
   "$ilmap" compile "$in/$n.pdb" -o "$in/$n.ilmap" --force -q
   "$build/bench/ilmap_gen_queries" "$in/$n.ilmap" --count "$count" -o "$in/$n.queries" >/dev/null
+  expected_bytes "$in/$n.pdb" > "$in/$n.expected_bytes"
   names+=("$n")
 done
 
@@ -378,12 +255,14 @@ for n in "${names[@]}"; do
       "$build/bench/ilmap_bench_compile" --median --repeat "$repeat" --pdb "$p" >> "$res/$n.ilmap_compile"
     MALLOC_MMAP_THRESHOLD_=1073741824 MALLOC_TRIM_THRESHOLD_=1073741824 \
       "$sym" --repeat "$repeat" --pdb "$p" >> "$res/$n.sym_compile"
+    check_size "in process" "$p" "$(cache_bytes "$res/$n.sym_compile")" "$(cat "$in/$n.expected_bytes")"
     "$build/bench/ilmap_bench_lookup" --cache "$c" --queries "$q" --replay --repeat "$repeat" --plain >> "$res/$n.ilmap_lookup"
     "$sym" --repeat "$repeat" --pdb "$p" --queries "$q" --answers "$res/$n.sym_answers" | sed -n 2p >> "$res/$n.sym_lookup"
   done
   # whole process
   hyperfine -N --style none --warmup 3 --runs "$runs" --export-json "$res/$n.hyperfine.json" \
     "$ilmap compile $p -o $res/$n.ilmap --force -q" "$sym --once $p -o $res/$n.symcache" "$(command -v true)" >/dev/null
+  check_size "whole process (--once)" "$p" "$(stat -c %s "$res/$n.symcache")" "$(cat "$in/$n.expected_bytes")"
   # the answers
   "$ilmap" lookup "$c" --batch < "$q" > "$res/$n.ilmap_answers"
 done

@@ -9,6 +9,7 @@
 //!     "<line> <file>" or "0 ??", for the agreement check against `ilmap lookup --batch`.
 //!   ilmap-symbolic-bench --once FILE -o OUT
 //!     reads FILE, converts it and writes the cache to OUT: the whole-process run for hyperfine.
+//! Every conversion measured is first checked to parse back (PortablePdbCache::parse).
 use std::hint::black_box;
 use std::io::Write;
 use std::time::Instant;
@@ -62,6 +63,11 @@ struct Input {
 fn bench(input: &Input, repeat: usize) {
     let pdb = read(&input.pdb);
     let cache_bytes = convert(&pdb);
+    // what symbolic-ppdb's own tests (tests/test_caches.rs) ask of every cache they write: that
+    // it parses back; bench/symbolic_compare.sh checks its size and lookups
+    if let Err(e) = PortablePdbCache::parse(&cache_bytes) {
+        fail(&format!("{}: the cache written does not parse back: {e}", input.pdb));
+    }
     let times: Vec<u128> = (0..repeat)
         .map(|_| {
             let t = Instant::now();
