@@ -38,13 +38,7 @@ class Speller {
       case kEtGenericInst:
         out += n.value_type ? "gv" : "gc";
         if (!named(n.table, n.rid, depth, out)) return false;
-        out += '<';
-        for (std::uint32_t i = 0; i < n.arg_count; ++i) {  // by index: a TypeSpec below grows arg_nodes
-          if (!type(nodes_.arg_nodes[n.first_arg + i], depth + 1, out)) return false;
-          out += ',';
-        }
-        out += '>';
-        return true;
+        return args(n, '<', '>', depth, out);
       case kEtVar: case kEtMVar:
         out += n.kind == kEtVar ? "!" : "!!";
         out += std::to_string(n.number);
@@ -58,13 +52,8 @@ class Speller {
         out += '[' + std::to_string(n.number) + ']';
         return true;
       case kEtFnPtr:
-        out += "fn(";
-        for (std::uint32_t i = 0; i < n.arg_count; ++i) {  // by index: a TypeSpec below grows arg_nodes
-          if (!type(nodes_.arg_nodes[n.first_arg + i], depth + 1, out)) return false;
-          out += ',';
-        }
-        out += ')';
-        return true;
+        out += "fn";
+        return args(n, '(', ')', depth, out);
       default:  // void, the primitives, string, object, TypedReference, IntPtr, UIntPtr
         out += '#' + std::to_string(n.kind) + ';';
         return true;
@@ -72,6 +61,18 @@ class Speller {
   }
 
  private:
+  // The argument types of a generic instance or function pointer, each followed by ','
+  // between `open` and `close`.
+  bool args(const SigNode& n, char open, char close, unsigned depth, std::string& out) {
+    out += open;
+    for (std::uint32_t i = 0; i < n.arg_count; ++i) {  // by index: a TypeSpec below grows arg_nodes
+      if (!type(nodes_.arg_nodes[n.first_arg + i], depth + 1, out)) return false;
+      out += ',';
+    }
+    out += close;
+    return true;
+  }
+
   // A TypeDefOrRefOrSpec row: its full name, length-prefixed so that no name can end early; a
   // TypeSpec is spelt as the type it holds.
   bool named(std::uint8_t table, std::uint32_t rid, unsigned depth, std::string& out) {
