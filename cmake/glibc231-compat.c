@@ -1,6 +1,6 @@
 /* cmake/glibc231-compat.c - the two glibc symbols newer than 2.31 that Debian 12's static
  * libstdc++.a references, defined for the glibc 2.31 floor build
- * (cmake/toolchain-linux-x64-glibc231.cmake; scripts/sysroot-bullseye.sh compiles this file
+ * (cmake/glibc231-toolchain.cmake; scripts/sysroot-bullseye.sh compiles this file
  * against the sysroot and the toolchain links the object into every program and shared library).
  *
  * Both are hidden: they satisfy libstdc++.a's references inside our own binary only, so

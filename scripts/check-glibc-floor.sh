@@ -3,7 +3,10 @@
 # references a glibc symbol version above MAX (for example 2.31): the oldest glibc it can start
 # with is the highest GLIBC_x.y among its dynamic symbols (objdump -T), since the loader refuses a
 # binary that names a version the system's glibc does not define. Prints, per binary, its
-# highest version and every symbol above MAX. Exit 0: all within; 1: some above; 2: usage.
+# highest version and every symbol above MAX. Also fails a binary that needs a shared library
+# other than glibc's own and libgcc_s (its DT_NEEDED entries): every other library must be linked
+# statically or loaded with dlopen, or the binary would not start on a system without it.
+# Exit 0: all within; 1: some above or another library needed; 2: usage.
 set -euo pipefail
 
 if (( $# < 2 )) || ! [[ ${!#} =~ ^[0-9]+\.[0-9]+$ ]]; then
@@ -23,6 +26,13 @@ for bin in "${@:1:$#-1}"; do
   above=$(awk -v max="$max" '{ print }' <<<"$versions" | while read -r v name; do
     [[ -n $v && $(printf '%s\n%s\n' "$v" "$max" | sort -V | tail -n1) != "$max" ]] && echo "  $name@GLIBC_$v"
   done | sort -u || true)
+  # "  NEEDED               libc.so.6" lines of the dynamic section.
+  others=$(objdump -p "$bin" | awk '$1 == "NEEDED" { print $2 }' \
+    | grep -Ev '^(libc\.so\.6|libm\.so\.6|libpthread\.so\.0|libdl\.so\.2|librt\.so\.1|libgcc_s\.so\.1|ld-linux-(x86-64|aarch64)\.so\.[0-9]+)$' || true)
+  if [[ -n $others ]]; then
+    echo "$bin: needs shared libraries a base system may lack: $(echo $others)"
+    status=1
+  fi
   if [[ -n $above ]]; then
     echo "$bin: needs glibc $highest, above $max:"
     echo "$above"

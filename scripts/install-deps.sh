@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Install ilmap's build and test dependencies from Debian packages (idempotent).
+# Install ilmap's build and test dependencies from Debian packages (idempotent). debootstrap
+# makes the Debian 11 sysroots of the released builds (scripts/sysroot-bullseye.sh) and the
+# chroot tests/dist runs them in.
 # Usage: scripts/install-deps.sh [--fuzz]   (--fuzz adds clang + libFuzzer runtime)
 # OpenStack Swift (for tests/s3) is installed too when Debian has it, and left out otherwise; so is
 # the linux-arm64 cross build's toolchain (Debian's g++-aarch64-linux-gnu, the :arm64 packages of
@@ -8,6 +10,7 @@ set -euo pipefail
 
 pkgs=(
   build-essential cmake pkg-config
+  debootstrap
   libflatbuffers-dev flatbuffers-compiler
   libzstd-dev libxxhash-dev libcli11-dev
   libgtest-dev libbenchmark-dev

@@ -1,23 +1,37 @@
 #!/usr/bin/env bash
-# package.sh [BUILD_DIR [KIND...]] - the installable artefacts of a build (default build/release,
-# built first if needed), written to BUILD_DIR/packages/; KIND: deb, arm64, wheel, nuget (default:
-# all of them):
+# package.sh [BUILD_DIR [KIND...]] - the installable artefacts of a build, written to
+# BUILD_DIR/packages/; KIND: deb, arm64, wheel, nuget (default: all of them). The default
+# BUILD_DIR is build/dist, the released linux-x64 build (scripts/build.sh dist, made first if
+# needed), whose binaries need glibc 2.31 or newer; where it cannot be made (it needs root and
+# debootstrap for its Debian 11 sysroot), build/release, whose binaries need this machine's glibc,
+# and it says so.
 #   ilmap_<version>_amd64.deb             Debian package (CPack, CMakeLists.txt "packages"):
 #                                         sudo apt install ./ilmap_<version>_amd64.deb
-#   ilmap-<version>-py3-none-linux_x86_64.whl   the Python package with libilmap inside:
-#                                         python3 -m pip install ilmap-<version>-...whl
+#   ilmap-<version>-py3-none-manylinux_2_31_x86_64.whl (and _aarch64 with arm64): the Python
+#                                         package with libilmap inside, tagged with the glibc it
+#                                         needs: python3 -m pip install ilmap-<version>-...whl
 #   Ilmap.<version>.nupkg, Ilmap.Build.<version>.nupkg, dotnet-ilmap.<version>.nupkg (the .NET tool):
 #                                         dotnet add package Ilmap --source DIR;
 #                                         dotnet tool install --global dotnet-ilmap --add-source DIR
 #   ilmap-<version>-linux-arm64.tar.gz    the linux-arm64 program and libilmap.so.1
-# linux-arm64 (scripts/build.sh arm64, cross-compiled) is built when Debian's cross compiler is
-# installed (scripts/install-deps.sh) and then goes into the NuGet packages too; the NuGet packages
-# need dotnet and the wheel python3's pip and wheel: each one whose tool is missing is left out,
-# and said so. Prints the path of each artefact.
+# linux-arm64 (scripts/build.sh arm64, cross-compiled against its Debian 11 sysroot) is built when
+# Debian's cross compiler is installed and the sysroot can be made, and then goes into the wheels
+# and the NuGet packages too; the NuGet packages need dotnet and the wheel python3's pip and wheel:
+# each one whose tool is missing is left out, and said so. Prints the path of each artefact.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build=${1:-$root/build/release}
-shift || true
+note() { echo "package: $*" >&2; }
+can_make_sysroot() { [[ $(id -u) -eq 0 ]] && command -v debootstrap >/dev/null; }
+if [[ $# -ge 1 ]]; then
+  build=$1
+  shift
+elif can_make_sysroot; then
+  build=$root/build/dist
+  [[ -f $build/CMakeCache.txt ]] || (cd "$root" && bash scripts/build.sh dist >&2)
+else
+  build=$root/build/release
+  note "the released build (scripts/build.sh dist) needs root and debootstrap: packaging build/release, whose binaries need this machine's glibc"
+fi
 kinds=" ${*:-deb arm64 wheel nuget} "
 want() { [[ $kinds == *" $1 "* ]]; }
 if [[ ! -f $build/CMakeCache.txt ]]; then
@@ -30,7 +44,6 @@ out=$build/packages
 rm -rf "$out"
 mkdir -p "$out"
 version=$(head -n 1 "$root/VERSION")
-note() { echo "package: $*" >&2; }
 # Each in its own process: importing pip first makes setuptools' distutils check fail.
 python_can_build_wheels() {
   local m
@@ -47,7 +60,13 @@ fi
 arm64=$root/build/arm64
 if ! want arm64; then
   arm64=""
-elif command -v aarch64-linux-gnu-g++ >/dev/null; then
+elif ! command -v aarch64-linux-gnu-g++ >/dev/null; then
+  arm64=""
+  note "no linux-arm64 build: aarch64-linux-gnu-g++ is not installed (scripts/install-deps.sh)"
+elif ! can_make_sysroot && [[ ! -f $arm64/CMakeCache.txt ]]; then
+  arm64=""
+  note "no linux-arm64 build: its Debian 11 sysroot needs root and debootstrap (scripts/build.sh arm64)"
+else
   (cd "$root" && bash scripts/build.sh arm64 >/dev/null)
   stage=$(mktemp -d "${TMPDIR:-/tmp}/ilmap-arm64.XXXXXX")
   mkdir -p "$stage/ilmap-$version-linux-arm64"
@@ -56,9 +75,6 @@ elif command -v aarch64-linux-gnu-g++ >/dev/null; then
   cp -r "$root/include" "$root/LICENSE" "$root/README.md" "$stage/ilmap-$version-linux-arm64/"
   tar -C "$stage" --owner=0 --group=0 --sort=name -czf "$out/ilmap-$version-linux-arm64.tar.gz" "ilmap-$version-linux-arm64"
   rm -rf "$stage"
-else
-  arm64=""
-  note "no linux-arm64 build: aarch64-linux-gnu-g++ is not installed (scripts/install-deps.sh)"
 fi
 
 # Python wheel.
@@ -66,6 +82,7 @@ if ! want wheel; then
   :
 elif python_can_build_wheels; then
   bash "$root/integrations/python/build-wheel.sh" "$build" "$out" >/dev/null
+  [[ -z $arm64 ]] || bash "$root/integrations/python/build-wheel.sh" "$arm64" "$out" >/dev/null
 else
   note "no Python wheel: python3-pip, python3-setuptools or python3-wheel is missing (scripts/install-deps.sh)"
 fi

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The whole test suite: install dependencies, build Release (and linux-arm64, cross-compiled, for
-# tests/arm64) and the ASan+UBSan configuration,
+# The whole test suite: install dependencies, build Release (and the released linux-x64 and
+# linux-arm64 builds with their glibc 2.31 floor, for tests/dist and tests/arm64) and the
+# ASan+UBSan configuration,
 # run every ctest test in both (the sanitizer build leaves out labels "oracle" and "dotnet"; tests
 # needing dotnet or ../shared skip where those are absent),
 # the instruction-count guard on the Release build (scripts/perf-guard.sh), then the fuzz targets for a fixed time when clang's libFuzzer is available.
@@ -22,17 +23,40 @@ phase() {  # name: ends the phase before (printing its minutes) and starts this 
 }
 phase "install dependencies"
 bash scripts/install-deps.sh --fuzz
+# The Debian 11 sysroots of the released builds and tests/dist's chroot are fetched while the
+# Release build compiles (debootstrap waits mostly on the network; several minutes in all);
+# "build dist" waits for them. Their output: build/sysroots.log.
+sysroots_pid=""
+if [[ $(id -u) -eq 0 ]] && command -v debootstrap >/dev/null; then
+  mkdir -p build
+  ( rc=0
+    bash scripts/sysroot-bullseye.sh --arch amd64 || rc=1
+    if command -v aarch64-linux-gnu-gcc >/dev/null; then bash scripts/sysroot-bullseye.sh --arch arm64 || rc=1; fi
+    bash scripts/sysroot-bullseye.sh --chroot || true  # tests/dist skips, saying why, without it
+    exit $rc ) >build/sysroots.log 2>&1 &
+  sysroots_pid=$!
+fi
 for config in release sanitize; do
   phase "build $config"
   bash scripts/build.sh "$config"
   if [[ $config == release ]]; then
-    # linux-arm64, cross-compiled: tests/arm64 (in the Release tests) runs it under qemu-user. Where
-    # install-deps could not install the cross toolchain, the build is skipped and so is that test.
-    if command -v aarch64-linux-gnu-g++ >/dev/null && command -v qemu-aarch64-static >/dev/null; then
-      phase "build arm64"
-      bash scripts/build.sh arm64
+    # The released builds, against a Debian 11 sysroot (glibc 2.31 floor): linux-x64 (dist), run in
+    # a Debian 11 chroot by tests/dist, and linux-arm64, cross-compiled, run under qemu-user by
+    # tests/arm64 (both in the Release tests). Each ends with the floor check
+    # (scripts/check-glibc-floor.sh); a failure there fails the run. Making a sysroot needs root
+    # and debootstrap; where it cannot be made, the build is skipped, and so are its tests.
+    if [[ -z $sysroots_pid ]]; then
+      echo "== build dist and arm64 skipped: a Debian 11 sysroot needs root and debootstrap"
     else
-      echo "== build arm64 skipped: the cross compiler or qemu-user-static is not installed"
+      phase "build dist"
+      wait "$sysroots_pid" || { echo "== the sysroots could not all be made:"; tail -n 20 build/sysroots.log; }
+      bash scripts/build.sh dist || status=1
+      if command -v aarch64-linux-gnu-g++ >/dev/null && command -v qemu-aarch64-static >/dev/null; then
+        phase "build arm64"
+        bash scripts/build.sh arm64 || status=1
+      else
+        echo "== build arm64 skipped: the cross compiler or qemu-user-static is not installed"
+      fi
     fi
   fi
   phase "test $config"

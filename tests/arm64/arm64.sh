@@ -7,7 +7,9 @@
 #   - its lookups of every frame of corpus/runtime-frames.tsv (the .NET runtime's) and its
 #     symbolicate of the runtime's recorded trace print what the x64 program prints;
 #   - the arm64 libilmap.so, with tests/capi/capi_test.c cross-compiled against it, compiles and
-#     symbolicates as the x64 program does.
+#     symbolicates as the x64 program does;
+#   - built against a Debian 11 sysroot (scripts/build.sh arm64), everything runs with that
+#     sysroot's glibc 2.31 as its system, and no binary needs a newer one (the floor check).
 # Exit 0 pass, 1 fail, 77 skip (no arm64 build, no qemu-aarch64-static or cross compiler).
 set -uo pipefail
 export LC_ALL=C
@@ -21,11 +23,23 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/ilmap-arm64.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 export XDG_CACHE_HOME=$work/xdg HOME=$work/home
 unset _NT_SYMBOL_PATH
-sysroot=/usr/aarch64-linux-gnu
+# The system the arm64 programs run on: the Debian 11 sysroot the build was made against (glibc
+# 2.31, scripts/build.sh arm64), or Debian's cross libraries for a build made without one.
+cache() { sed -n "s/^$1:[A-Z]*=//p" "$arm/CMakeCache.txt"; }
+sysroot=$(cache CMAKE_SYSROOT)
+[[ -n $sysroot ]] || sysroot=/usr/aarch64-linux-gnu
 a64() { "$qemu" -L "$sysroot" "$arm/tools/ilmap" "$@"; }
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
+if [[ -n $(cache CMAKE_SYSROOT) ]]; then
+  if floor=$(bash "$root/scripts/check-glibc-floor.sh" "$arm/tools/ilmap" "$arm/capi/libilmap.so.1" 2.31 2>&1); then
+    echo "ok   floor: $(echo $floor)"
+  else
+    fail "floor: $floor"
+  fi
+  echo "     run under qemu-user with $sysroot's glibc $(ls "$sysroot"/lib/aarch64-linux-gnu/libc-*.so | sed 's/.*libc-\(.*\)\.so/\1/')"
+fi
 machine=$(readelf -h "$arm/tools/ilmap" | awk -F: '/Machine:/ { gsub(/^ +/, "", $2); print $2 }')
 [[ $machine == AArch64 ]] || fail "build/arm64's ilmap is a '$machine' program, not AArch64"
 [[ $(a64 --version) == "$("$x64" --version)" ]] || fail "versions differ: $(a64 --version) / $("$x64" --version)"
@@ -75,8 +89,10 @@ else
 fi
 
 # The library: the C API test program, cross-compiled against the arm64 libilmap.so.
-if aarch64-linux-gnu-gcc -std=c11 -O1 -I"$root/include" "$root/tests/capi/capi_test.c" -L"$arm/capi" -lilmap \
-    -o "$work/capi_test" 2>"$work/cc.err"; then
+# Compiled and linked as the build compiles and links (its sysroot, include and link flags).
+# shellcheck disable=SC2046
+if aarch64-linux-gnu-gcc ${sysroot:+--sysroot="$sysroot"} $(cache CMAKE_C_FLAGS) $(cache CMAKE_EXE_LINKER_FLAGS) -std=c11 -O1 \
+    -I"$root/include" "$root/tests/capi/capi_test.c" -L"$arm/capi" -lilmap -o "$work/capi_test" 2>"$work/cc.err"; then
   rc=0
   LD_LIBRARY_PATH=$arm/capi "$qemu" -L "$sysroot" "$work/capi_test" compile "$frames_dll" "$work/lib.ilmap" \
     >"$work/lib.out" 2>&1 || rc=$?
