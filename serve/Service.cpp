@@ -132,6 +132,20 @@ std::string sniffed_type(std::string_view body, const std::string& type) {
   return type;
 }
 
+// X-Ilmap-No-Context: why frames asked for source context got none, as `ilmap symbolicate`
+// says it in its summary: "REASON=FRAMES" (symbolicate/SourceProvider.h source_miss_name) for
+// each reason that occurred, in SourceMiss order, joined by ", "; no header when every frame
+// had its context.
+void add_no_context_header(const SourceProvider& sources, Response& r) {
+  const SourceMissStats& m = sources.miss_stats();
+  std::string value;
+  for (std::size_t i = 1; i < m.by_reason.size(); ++i)
+    if (m.by_reason[i].frames)
+      value += (value.empty() ? "" : ", ") + std::string(source_miss_name(SourceMiss(i))) + "=" +
+               std::to_string(m.by_reason[i].frames);
+  if (!value.empty()) r.headers.emplace_back("X-Ilmap-No-Context", std::move(value));
+}
+
 }  // namespace
 
 Response error_response(unsigned status, const std::string& message) {
@@ -366,6 +380,7 @@ Response Service::sentry(const Request& request, const std::string& type) {
   r.headers.emplace_back("X-Ilmap-Frames", std::to_string(stats.frames));
   r.headers.emplace_back("X-Ilmap-Resolved", std::to_string(stats.resolved));
   r.headers.emplace_back("X-Ilmap-Unresolved", std::to_string(stats.left()));
+  if (so.sources) add_no_context_header(sources, r);
   return r;
 }
 
@@ -461,6 +476,7 @@ Response Service::symbolicate(const Request& request) {
   r.headers.emplace_back("X-Ilmap-Frames", std::to_string(stats.frames));
   r.headers.emplace_back("X-Ilmap-Resolved", std::to_string(stats.resolved));
   r.headers.emplace_back("X-Ilmap-Unresolved", std::to_string(unresolved));
+  if (so.sources) add_no_context_header(sources, r);
   return r;
 }
 

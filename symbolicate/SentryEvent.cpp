@@ -411,8 +411,8 @@ class EventSymbolicator {
       ++stats_.with_url;
     }
     if (!options_.source_context) return;
-    const SourceLines* src = sources_->find(cache, r.document);
-    if (!src || r.line == 0 || r.line > src->count()) return;
+    const SourceLines* src = sources_->find_line(cache, r.document, r.line);
+    if (!src) return;
     Json context = Json::object();
     add_source_context(context, *src, r.line, options_.context_lines, options_.max_context_line);
     for (auto& [key, value] : context.items()) set(key, std::move(value));

@@ -21,6 +21,7 @@
 #include <filesystem>
 
 #include "support/AtomicFile.h"
+#include "support/TextEscape.h"
 
 namespace ilmap {
 namespace {
@@ -127,7 +128,7 @@ SourceProvider::SourceProvider(SourceOptions options) : options_(std::move(optio
 
 // `path` under `root` into `text` when it is a regular file inside the root whose hash is `sum`.
 bool SourceProvider::from_root(const SourceRoot& root, std::string_view path, const DocumentChecksum& sum,
-                               std::string& text) {
+                               std::string& text, Found& f) {
   const auto note = [&](const std::string& why) {
     if (options_.note) options_.note("source " + std::string(path) + ": " + why);
   };
@@ -140,22 +141,32 @@ bool SourceProvider::from_root(const SourceRoot& root, std::string_view path, co
   }
   const std::string relative = relative_path(rest);
   if (relative.empty()) {
+    worse(f, SourceMiss::kFileUnreadable, "under " + root.dir + ": the path after " + root.prefix + " is absolute or has '.', '..' or empty components");
     note("not looked up under " + root.dir + ": the path after " + root.prefix + " is absolute or has '.', '..' or empty components");
     return false;
   }
   const std::string mapped = root.dir + "/" + relative;
   const std::string real = canonical(mapped);
   if (real.empty()) {
-    note(mapped + ": " + std::strerror(errno));
+    const int err = errno;
+    worse(f, err == ENOENT || err == ENOTDIR ? SourceMiss::kFileMissing : SourceMiss::kFileUnreadable,
+          mapped + ": " + std::strerror(err));
+    note(mapped + ": " + std::strerror(err));
     return false;
   }
   const std::string inside = root.dir == "/" ? root.dir : root.dir + "/";
   if (real.compare(0, inside.size(), inside) != 0) {
+    worse(f, SourceMiss::kFileUnreadable, mapped + " leads outside " + root.dir);
     note(mapped + " leads outside " + root.dir + " (to " + real + "): not read");
     return false;
   }
-  if (!read_regular(real, text, [&](const std::string& why) { note(mapped + ": " + why); })) return false;
+  if (!read_regular(real, text, [&](const std::string& why) {
+        worse(f, SourceMiss::kFileUnreadable, mapped + ": " + why);
+        note(mapped + ": " + why);
+      }))
+    return false;
   if (!hash_matches(text, sum)) {
+    worse(f, SourceMiss::kHashMismatch, mapped);
     note(mapped + ": its hash differs from the document checksum the PDB records (another revision?): not shown");
     return false;
   }
@@ -187,7 +198,7 @@ bool SourceProvider::read_regular(const std::string& file, std::string& text,
 }
 
 bool SourceProvider::from_url(std::string_view url, std::string_view path, const DocumentChecksum& sum,
-                              std::string& text) {
+                              std::string& text, Found& f) {
   const auto note = [&](const std::string& why) {
     if (options_.note) options_.note("source " + std::string(path) + ": " + why);
   };
@@ -204,10 +215,12 @@ bool SourceProvider::from_url(std::string_view url, std::string_view path, const
   }
   auto body = options_.fetch(std::string(url), options_.max_source_bytes);
   if (!body) {
+    worse(f, SourceMiss::kDownloadFailed, body.error().message);
     note(body.error().message);
     return false;
   }
   if (!hash_matches(*body, sum)) {
+    worse(f, SourceMiss::kDownloadFailed, std::string(url) + ": its hash differs from the document checksum the PDB records");
     note(std::string(url) + ": its hash differs from the document checksum the PDB records: not shown");
     return false;
   }
@@ -221,37 +234,141 @@ bool SourceProvider::from_url(std::string_view url, std::string_view path, const
   return true;
 }
 
-const SourceLines* SourceProvider::find(const Cache& cache, std::uint32_t document) {
+void SourceProvider::worse(Found& f, SourceMiss why, std::string detail) {
+  if (why < f.why) return;
+  f.why = why;
+  f.detail = std::move(detail);
+}
+
+SourceProvider::Found& SourceProvider::lookup(const Cache& cache, std::uint32_t document) {
   const std::pair<const Cache*, std::uint32_t> key{&cache, document};
-  if (auto it = found_.find(key); it != found_.end()) return it->second.get();
-  std::unique_ptr<SourceLines>& slot = found_[key];
+  if (auto it = found_.find(key); it != found_.end()) return it->second;
+  Found& slot = found_[key];
   std::string text;
   bool have = false;
+  const std::string_view path = cache.document_path(document);
+  const auto starts = [&](const SourceRoot& r) {
+    return path.size() > r.prefix.size() && path.compare(0, r.prefix.size(), r.prefix) == 0;
+  };
   if (auto embedded = cache.embedded_source(document, options_.max_source_bytes)) {
     text = std::move(*embedded);
     have = true;
   } else if (!options_.roots.empty() || options_.fetch) {
-    const std::string_view path = cache.document_path(document);
     const std::string_view url = cache.document_source_url(document);
     const bool fetchable = options_.fetch && (url.starts_with("https://") || url.starts_with("http://"));
+    const bool matched = std::any_of(options_.roots.begin(), options_.roots.end(), starts);
+    if (!matched && !fetchable) {
+      if (options_.roots.empty()) {
+        worse(slot, SourceMiss::kNoEmbeddedSource, "no SourceLink URL to fetch");
+      } else {
+        std::string tried;
+        for (const SourceRoot& r : options_.roots) tried += (tried.empty() ? "" : ", ") + r.prefix;
+        worse(slot, SourceMiss::kNoRootMatched, "prefixes tried: " + tried);
+      }
+    }
     auto sum = cache.document_checksum(document);
     if (sum && (sum->algorithm == DocumentHashAlgorithm::kSha1 || sum->algorithm == DocumentHashAlgorithm::kSha256)) {
       for (const SourceRoot& root : options_.roots) {
-        if (path.size() <= root.prefix.size() || path.compare(0, root.prefix.size(), root.prefix) != 0) continue;
-        if ((have = from_root(root, path, *sum, text))) break;
+        if (!starts(root)) continue;
+        if ((have = from_root(root, path, *sum, text, slot))) break;
       }
-      if (!have && fetchable) have = from_url(url, path, *sum, text);
-    } else if (options_.note && (fetchable || std::any_of(options_.roots.begin(), options_.roots.end(), [&](const SourceRoot& r) {
-                                   return path.compare(0, r.prefix.size(), r.prefix) == 0;
-                                 }))) {
-      options_.note("source " + std::string(path) + ": the PDB records no SHA-1 or SHA-256 checksum to verify a file against");
+      if (!have && fetchable) have = from_url(url, path, *sum, text, slot);
+    } else if (matched || fetchable) {
+      worse(slot, SourceMiss::kNoChecksum, {});
+      if (options_.note)
+        options_.note("source " + std::string(path) + ": the PDB records no SHA-1 or SHA-256 checksum to verify a file against");
     }
+  } else {
+    worse(slot, SourceMiss::kNoEmbeddedSource, {});
   }
   if (have) {
     auto lines = std::make_unique<SourceLines>(SourceLines::split(std::move(text)));
-    if (lines->count() > 0) slot = std::move(lines);
+    if (lines->count() > 0) {
+      slot.lines = std::move(lines);
+      slot.why = SourceMiss::kNone;
+    } else {
+      worse(slot, SourceMiss::kLineBeyondEnd, "the source is empty");
+    }
   }
-  return slot.get();
+  return slot;
+}
+
+const SourceLines* SourceProvider::find(const Cache& cache, std::uint32_t document) {
+  return lookup(cache, document).lines.get();
+}
+
+const SourceLines* SourceProvider::find_line(const Cache& cache, std::uint32_t document, std::uint32_t line,
+                                             SourceMiss* why) {
+  Found& f = lookup(cache, document);
+  SourceMiss miss = f.why;
+  if (f.lines && (line == 0 || line > f.lines->count())) miss = SourceMiss::kLineBeyondEnd;
+  if (why) *why = miss;
+  if (miss == SourceMiss::kNone) return f.lines.get();
+  SourceMissStats::PerReason& r = stats_.by_reason[std::size_t(miss)];
+  ++r.frames;
+  // A document misses for one reason only (its own, or, when it has lines, beyond-end).
+  if (!f.counted) {
+    f.counted = true;
+    if (r.documents++ == 0) {
+      r.first_path = std::string(cache.document_path(document));
+      r.first_detail = f.lines ? "line " + std::to_string(line) + " of " + std::to_string(f.lines->count()) : f.detail;
+    }
+  }
+  return nullptr;
+}
+
+const char* source_miss_name(SourceMiss m) noexcept {
+  switch (m) {
+    case SourceMiss::kNone: return "none";
+    case SourceMiss::kNoEmbeddedSource: return "no_embedded_source";
+    case SourceMiss::kNoRootMatched: return "no_source_root_matched";
+    case SourceMiss::kNoChecksum: return "no_checksum";
+    case SourceMiss::kDownloadFailed: return "download_failed";
+    case SourceMiss::kFileMissing: return "file_missing";
+    case SourceMiss::kFileUnreadable: return "file_unreadable";
+    case SourceMiss::kHashMismatch: return "hash_mismatch";
+    case SourceMiss::kLineBeyondEnd: return "line_beyond_end";
+    case SourceMiss::kCount: break;
+  }
+  return "?";
+}
+
+std::string SourceProvider::miss_summary(std::string_view lead) const {
+  std::string out;
+  for (std::size_t i = 1; i < stats_.by_reason.size(); ++i) {
+    const SourceMissStats::PerReason& r = stats_.by_reason[i];
+    if (!r.frames) continue;
+    const char* why = "";
+    const char* hint = "";
+    switch (SourceMiss(i)) {
+      case SourceMiss::kNoEmbeddedSource:
+        why = "the PDB embeds no source and no --source-root was given";
+        hint = "; try --source-root PREFIX=DIR (DIR a checkout of the sources, PREFIX the start of the document path to replace by it)";
+        break;
+      case SourceMiss::kNoRootMatched:
+        why = "no --source-root PREFIX starts the document path";
+        hint = "; try --source-root PREFIX=DIR with a PREFIX that does";
+        break;
+      case SourceMiss::kNoChecksum: why = "the PDB records no SHA-1 or SHA-256 checksum to verify a file against"; break;
+      case SourceMiss::kDownloadFailed: why = "the SourceLink download failed or is not the PDB's revision"; break;
+      case SourceMiss::kFileMissing: why = "no file at the path --source-root maps the document to"; break;
+      case SourceMiss::kFileUnreadable: why = "the file --source-root maps the document to was not read"; break;
+      case SourceMiss::kHashMismatch:
+        why = "the file --source-root maps the document to is not the revision the PDB was built from (its hash differs from the PDB's checksum)";
+        break;
+      case SourceMiss::kLineBeyondEnd: why = "the source has no line of that number"; break;
+      default: break;
+    }
+    out.append(lead);
+    out += format("no source context for %llu frame%s (%llu document%s): %s (first: %s", static_cast<unsigned long long>(r.frames),
+                  r.frames == 1 ? "" : "s", static_cast<unsigned long long>(r.documents), r.documents == 1 ? "" : "s", why,
+                  escape_text(r.first_path).c_str());
+    if (!r.first_detail.empty()) out += "; " + escape_text(r.first_detail);
+    out += ')';
+    out += hint;
+    out += '\n';
+  }
+  return out;
 }
 
 }  // namespace ilmap

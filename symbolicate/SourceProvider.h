@@ -12,9 +12,11 @@
 // file; files larger than max_source_bytes are not read.
 //
 // Each (cache, document) is read, checked and split into lines once; what has no source is
-// remembered as such.
+// remembered as such, with why (SourceMiss), so that a run can say once why frames got no
+// context instead of staying silent (docs/symbolicate.md "Why a frame has no context").
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -64,16 +66,70 @@ struct SourceOptions {
   std::string download_dir;
 };
 
+// Why a document has no source to show, most telling last when several roots were tried.
+enum class SourceMiss : std::uint8_t {
+  kNone,
+  kNoEmbeddedSource,  // the PDB embeds none, and no --source-root / --fetch-sources was given
+  kNoRootMatched,     // --source-root given, but no PREFIX starts the document path
+  kNoChecksum,        // the PDB records no SHA-1/SHA-256 checksum to verify a file against
+  kDownloadFailed,    // --fetch-sources: the download failed or its hash differs
+  kFileMissing,       // a root matched, but DIR holds no file at the mapped path
+  kFileUnreadable,    // a root matched, the file is there but not read (refused, too large, ...)
+  kHashMismatch,      // the file was read, and its hash is not the PDB's checksum
+  kLineBeyondEnd,     // the source has fewer lines than the frame's line
+  kCount
+};
+// The machine-readable name (--json "context_missing"; serve's X-Ilmap-No-Context):
+// "no_embedded_source", "no_source_root_matched", "no_checksum", "download_failed",
+// "file_missing", "file_unreadable", "hash_mismatch", "line_beyond_end".
+const char* source_miss_name(SourceMiss m) noexcept;
+
+// Frames asked for context that got none, by reason: how many frames and documents, and the
+// first document's path and detail (what the summary line names).
+struct SourceMissStats {
+  struct PerReason {
+    std::uint64_t frames = 0, documents = 0;
+    std::string first_path, first_detail;
+  };
+  std::array<PerReason, std::size_t(SourceMiss::kCount)> by_reason{};
+  std::uint64_t frames() const {
+    std::uint64_t n = 0;
+    for (const PerReason& r : by_reason) n += r.frames;
+    return n;
+  }
+};
+
 class SourceProvider {
  public:
   explicit SourceProvider(SourceOptions options = {});
   // The source of `document` of `cache`, or nullptr when there is none to trust. The result
   // lives as long as the provider.
   const SourceLines* find(const Cache& cache, std::uint32_t document);
+  // The same for one frame at `line` (1-based): nullptr also when the source has no such line.
+  // Each call is one frame: a frame without context is counted in miss_stats() under its reason
+  // and `why` (may be null) is set to it (kNone when there is context).
+  const SourceLines* find_line(const Cache& cache, std::uint32_t document, std::uint32_t line,
+                               SourceMiss* why = nullptr);
+  const SourceMissStats& miss_stats() const { return stats_; }
+  // One line per reason (frames counted by find_line), the reasons in SourceMiss order, each
+  // naming the first document and what to do (docs/symbolicate.md); "" when every frame asked
+  // had context. `lead` starts each line ("ilmap symbolicate: ").
+  std::string miss_summary(std::string_view lead) const;
 
  private:
-  bool from_root(const SourceRoot& root, std::string_view path, const DocumentChecksum& sum, std::string& text);
-  bool from_url(std::string_view url, std::string_view path, const DocumentChecksum& sum, std::string& text);
+  struct Found {
+    std::unique_ptr<SourceLines> lines;
+    SourceMiss why = SourceMiss::kNone;
+    std::string detail;   // the file tried, the roots tried: for the summary
+    bool counted = false;  // among the documents of its reason in stats_
+  };
+  Found& lookup(const Cache& cache, std::uint32_t document);
+  // A root's verdict worse (more telling) than the one so far replaces it.
+  static void worse(Found& f, SourceMiss why, std::string detail);
+  bool from_root(const SourceRoot& root, std::string_view path, const DocumentChecksum& sum, std::string& text,
+                 Found& f);
+  bool from_url(std::string_view url, std::string_view path, const DocumentChecksum& sum, std::string& text,
+                Found& f);
   bool read_regular(const std::string& file, std::string& text, const std::function<void(const std::string&)>& note);
   struct KeyHash {
     std::size_t operator()(const std::pair<const Cache*, std::uint32_t>& k) const noexcept {
@@ -81,7 +137,8 @@ class SourceProvider {
     }
   };
   SourceOptions options_;
-  std::unordered_map<std::pair<const Cache*, std::uint32_t>, std::unique_ptr<SourceLines>, KeyHash> found_;
+  std::unordered_map<std::pair<const Cache*, std::uint32_t>, Found, KeyHash> found_;
+  SourceMissStats stats_;
 };
 
 }  // namespace ilmap

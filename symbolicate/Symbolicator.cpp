@@ -115,9 +115,15 @@ void Symbolicator::json_frame(const ParsedFrame& f, std::string_view module, std
     j["end_column"] = r->end_column;
     j["url"] = r->source_url.empty() ? J(nullptr) : J(std::string(r->source_url));
     if (chosen_by) j["chosen_by"] = chosen_by;
-    if (opt_.context && opt_.sources && cache)
-      if (const SourceLines* src = opt_.sources->find(*cache, r->document); src && r->line >= 1 && r->line <= src->count())
+    if (cache)
+      if (const std::string& outside = index_.outside_pdb_of(cache); !outside.empty()) j["pdb_outside_search"] = outside;
+    if (opt_.context && opt_.sources && cache) {
+      SourceMiss why = SourceMiss::kNone;
+      if (const SourceLines* src = opt_.sources->find_line(*cache, r->document, r->line, &why))
         add_source_context(j, *src, r->line, *opt_.context, opt_.max_context_line);
+      else
+        j["context_missing"] = source_miss_name(why);
+    }
   } else {
     j["reason"] = reason;
   }
@@ -128,6 +134,16 @@ void Symbolicator::json_frame(const ParsedFrame& f, std::string_view module, std
     write_(out_);
     out_.clear();
   }
+}
+
+// The first frame of a module resolved from a PDB outside the search set: named in the stats.
+void Symbolicator::note_outside(const Cache* c, std::string_view module) {
+  if (std::find(outside_seen_.begin(), outside_seen_.end(), c) != outside_seen_.end()) return;
+  outside_seen_.push_back(c);
+  const std::string pe = index_.pe_of(c);
+  const std::size_t slash = pe.find_last_of('/');
+  stats_.outside_pdbs.emplace_back(pe.empty() ? std::string(module) : pe.substr(slash == std::string::npos ? 0 : slash + 1),
+                                   index_.outside_pdb_of(c));
 }
 
 bool Symbolicator::fail(const ParsedFrame& f, Reason r, std::string_view module) {
@@ -247,7 +263,7 @@ bool Symbolicator::resolve(const ParsedFrame& f, const Modules* modules, bool to
         ans = m->second;
       } else {
         const ModuleAnswer& a = index_.by_file_name(f.module);
-        ans = {a.cache, a.miss};
+        ans = {a.cache, a.miss, a.cache && !index_.outside_pdb_of(a.cache).empty()};
         if (module_memo_.size() < kMaxModuleMemo) module_memo_.emplace(f.module, ans);
       }
     } else {
@@ -255,12 +271,13 @@ bool Symbolicator::resolve(const ParsedFrame& f, const Modules* modules, bool to
       const auto it = modules ? modules->find(std::string(f.module)) : decltype(modules->end()){};
       if (!modules || it == modules->end()) return fail(f, Reason::kNoModuleLine, f.module);
       const ModuleAnswer& a = index_.by_codeview(it->second.guid, it->second.age, f.module);
-      ans = {a.cache, a.miss};
+      ans = {a.cache, a.miss, a.cache && !index_.outside_pdb_of(a.cache).empty()};
     }
     if (!ans.cache) return fail(f, reason_of(ans.miss), f.module);
     const auto r = lookup_frame(ans.cache, f.token, f.il_offset, f.format == FrameFormat::kPst ? std::string_view{} : f.method);
     if (!r) return fail(f, Reason::kNoPoint, f.module);
     ++stats_.resolved;
+    if (ans.outside) note_outside(ans.cache, f.module);
     resolved_ = {ans.cache, f.token};
     if (opt_.json) return json_frame(f, f.module, f.token, &*r, f.method, nullptr, nullptr, ans.cache), true;
     want_context(ans.cache, *r);
@@ -289,6 +306,7 @@ bool Symbolicator::resolve(const ParsedFrame& f, const Modules* modules, bool to
     const Reason v = ag.verdict();
     if (v != Reason::kCount) return fail(f, v, f.module);
     ++stats_.resolved;
+    if (!index_.outside_pdb_of(c).empty()) note_outside(c, f.module);
     resolved_ = ag.callee();
     if (opt_.json) return json_frame(f, f.module, ag.token, &ag.result, f.method, nullptr, nullptr, c), true;
     want_context(c, ag.result);
@@ -361,6 +379,7 @@ bool Symbolicator::resolve_android(const ParsedFrame& f, std::string& out) {
   const Reason v = ag.verdict();
   if (v != Reason::kCount) return fail(f, v, {});
   ++stats_.resolved;
+  if (!index_.outside_pdb_of(ag.cache).empty()) note_outside(ag.cache, ag.cache->module_name());
   resolved_ = ag.callee();
   const std::string_view name = ag.same_name && !ag.name.empty() ? ag.name : f.method;
   if (opt_.json) return json_frame(f, ag.cache->module_name(), ag.token, &ag.result, name, nullptr, chosen_by, ag.cache), true;
@@ -541,8 +560,8 @@ void Symbolicator::want_context(const Cache* c, const LookupResult& r) {
 void Symbolicator::append_context(std::string& out, std::string_view eol) {
   const std::uint32_t n = *opt_.context;
   for (const PendingContext& p : pending_) {
-    const SourceLines* src = opt_.sources->find(*p.cache, p.document);
-    if (!src || p.line == 0 || p.line > src->count()) continue;
+    const SourceLines* src = opt_.sources->find_line(*p.cache, p.document, p.line);
+    if (!src) continue;
     const std::size_t from = p.line > n ? p.line - n : 1;
     const std::size_t to = std::min<std::size_t>(src->count(), std::size_t{p.line} + n);
     const int width = std::snprintf(nullptr, 0, "%zu", to);

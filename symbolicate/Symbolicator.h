@@ -95,6 +95,10 @@ struct SymbolicateStats {
   static constexpr std::size_t kNamedMissing = 3;
   std::vector<std::string> missing_modules;
   bool more_missing = false;
+  // Modules that resolved frames from a PDB outside the search set (ModuleAnswer::outside_pdb:
+  // the absolute path the PE records), in the order first met, each once: module file name
+  // (the PE's, else as the trace names it) and the PDB's path.
+  std::vector<std::pair<std::string, std::string>> outside_pdbs;
 };
 
 class Symbolicator {
@@ -133,6 +137,7 @@ class Symbolicator {
   void hold(std::string_view line, bool fragment);
   void render_location(const LookupResult& r, bool mono_style, std::string& out);
   bool fail(const ParsedFrame& f, Reason r, std::string_view module);
+  void note_outside(const Cache* c, std::string_view module);
   void json_frame(const ParsedFrame& f, std::string_view module, std::uint32_t token, const LookupResult* r,
                   std::string_view method, const char* reason, const char* chosen_by = nullptr,
                   const Cache* cache = nullptr);
@@ -182,8 +187,10 @@ class Symbolicator {
   struct ModuleMemo {
     const Cache* cache;
     Miss miss;
+    bool outside;  // its PDB lies outside the search set (stats_.outside_pdbs)
   };
   std::unordered_map<std::string, ModuleMemo, TextHash, std::equal_to<>> module_memo_;
+  std::vector<const Cache*> outside_seen_;  // the caches of stats_.outside_pdbs
   // PST block
   bool in_block_ = false, in_modules_ = false;
   std::string block_;

@@ -106,6 +106,41 @@ struct ModuleIndex::Impl : search::SearchSet {
     if (opt.note) opt.note(s);
   }
 
+  // The --search paths, canonical (symlinks resolved), for outside_search.
+  std::vector<fs::path> search_roots;
+  std::unordered_map<const Cache*, std::string> outside_pdbs;  // outside_pdb_of
+
+  // True when `pdb`, the PDB read for the PE `pe`, is neither beside the PE nor under (or one
+  // of) the search paths: the absolute CodeView path of a build's obj/ folder, typically.
+  bool outside_search(const std::string& pdb, const std::string& pe) const {
+    std::error_code ec;
+    const fs::path p = fs::weakly_canonical(pdb, ec);
+    if (ec) return false;
+    if (p.parent_path() == fs::weakly_canonical(pe, ec).parent_path() && !ec) return false;
+    for (const fs::path& root : search_roots) {
+      const auto [r, q] = std::mismatch(root.begin(), root.end(), p.begin(), p.end());
+      if (r == root.end()) return false;
+    }
+    return true;
+  }
+  ModuleAnswer with_outside(ModuleAnswer a, const std::string& pdb) {
+    if (a.cache && !pdb.empty()) outside_pdbs.emplace(a.cache, pdb);
+    return a;
+  }
+  // For a cache reused without reading a PDB: the PDB a compile would read from outside the
+  // search set (open_debug_input tries the CodeView path as recorded, when absolute, first;
+  // an embedded PDB comes before it), if that file is a Portable PDB with id `id`.
+  std::string recorded_outside_pdb(const Entry& e, const CodeView& cv, const std::array<std::uint8_t, 20>& id) const {
+    if (e.embedded_pdb || !cv.portable || !cv.path.starts_with('/') || !outside_search(cv.path, e.path)) return {};
+    std::error_code ec;
+    if (!fs::is_regular_file(cv.path, ec)) return {};
+    auto file = FileBytes::open(cv.path);
+    if (!file) return {};
+    auto pdb = PortablePdb::parse(file->bytes());
+    if (!pdb || !pdb->has_pdb_stream() || pdb->id().bytes != id) return {};
+    return cv.path;
+  }
+
   // Where the cache of a PDB with SSQP key `pdb_key` lives: CACHE_DIR/<cache key>, "" without a
   // cache directory (caches then live in memory). The PDB name comes from file content (a
   // CodeView path such as "..", "C:\a\.."): a key that validate_key refuses is an error, and
@@ -262,7 +297,8 @@ struct ModuleIndex::Impl : search::SearchSet {
       if (!p) return bad_name(e.path + ": its CodeView entry names the PDB '" + cv->path + "'", p.error());
       path = std::move(*p);
       held = single_flight(path);
-      if (const Cache* c = ready_cache(path, id, true)) return {c, Miss::kNone, {}};
+      if (const Cache* c = ready_cache(path, id, true))
+        return with_outside({c, Miss::kNone, {}}, recorded_outside_pdb(e, *cv, id));
     }
     DebugInputOptions io;
     io.windows_pdbs = true;  // a PE naming a Windows PDB: accepted when its GUID + DBI age match
@@ -303,7 +339,9 @@ struct ModuleIndex::Impl : search::SearchSet {
       held = single_flight(path);
       if (const Cache* c = ready_cache(path, pid.bytes, true)) return {c, Miss::kNone, {}};
     }
-    return compile(d, file->bytes(), path);
+    const bool outside = io.pdb.empty() && d.source == PdbSource::kSibling && outside_search(d.pdb_path, e.path);
+    if (outside) note(e.path + ": its PDB is read from outside the search set, where its CodeView entry records it: " + d.pdb_path);
+    return with_outside(compile(d, file->bytes(), path), outside ? d.pdb_path : std::string());
   }
 
   const ModuleAnswer& answer_pe(Entry& e) {
@@ -458,6 +496,11 @@ Result<std::unique_ptr<ModuleIndex>> ModuleIndex::create(ModuleIndexOptions opti
     impl->resolver.emplace(std::move(*r));
   }
   impl->stats.files = impl->entries.size();
+  for (const std::string& root : impl->opt.search) {
+    std::error_code ec;
+    fs::path p = fs::weakly_canonical(root, ec);
+    if (!ec) impl->search_roots.push_back(std::move(p));
+  }
   impl->index_names();
   return std::unique_ptr<ModuleIndex>(new ModuleIndex(std::move(impl)));
 }
@@ -605,6 +648,12 @@ const ModuleAnswer& ModuleIndex::by_path(const std::string& path) {
 std::string ModuleIndex::file_of(const Cache* cache) const {
   const auto it = impl_->cache_files.find(cache);
   return it == impl_->cache_files.end() ? std::string() : it->second;
+}
+
+const std::string& ModuleIndex::outside_pdb_of(const Cache* cache) const {
+  static const std::string kNone;
+  const auto it = impl_->outside_pdbs.find(cache);
+  return it == impl_->outside_pdbs.end() ? kNone : it->second;
 }
 
 std::string ModuleIndex::pe_of(const Cache* cache) const {

@@ -127,6 +127,12 @@ class ModuleIndex {
   // The PE of the search set a cache of this index was the answer for ("" when none was: a
   // cache or PDB found by id, a symbol store's download). Its identity matched the cache's.
   std::string pe_of(const Cache* cache) const;
+  // The PDB a cache of this index came from when it lies outside the search set: read from the
+  // absolute path the PE's CodeView entry records (the build's obj/ folder), neither beside the
+  // PE nor under a --search path. Also given for a cache of the cache directory reused for such
+  // a PE when that recorded file is a Portable PDB with the wanted id (it is what a compile
+  // would read). "" otherwise. `ilmap symbolicate` names these in its summary.
+  const std::string& outside_pdb_of(const Cache* cache) const;
 
   // Every module of the search set that has method names (compiles what is needed): for
   // frames that name no module (Android).

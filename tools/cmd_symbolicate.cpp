@@ -307,6 +307,20 @@ int run_symbolicate(const SymbolicateArgs& a) {
     std::fprintf(stderr, "\n");
   }
   if (saw_sentry) std::fprintf(stderr, "ilmap symbolicate: %s", sentry_stats.summary().c_str());
+  if (!st.outside_pdbs.empty()) {
+    // Not only with -v: a frame answered from a file the user did not point at (the build's
+    // obj/ folder, through the path the DLL records) must not pass for one of the search set.
+    constexpr std::size_t kNamed = 5;
+    const std::size_t n = st.outside_pdbs.size();
+    std::string named;
+    for (std::size_t i = 0; i < n && i < kNamed; ++i)
+      named += (i ? ", " : "") + escape_text(st.outside_pdbs[i].first) + " <- " + escape_text(st.outside_pdbs[i].second);
+    if (n > kNamed) named += ", ...";
+    std::fprintf(stderr, "ilmap symbolicate: %zu module%s resolved from %s outside the search folders: %s\n", n,
+                 n == 1 ? "" : "s", n == 1 ? "a PDB" : "PDBs", named.c_str());
+  }
+  // Why --context showed no source for some frames, once per reason (not per frame).
+  if (a.context >= 0) std::fputs(sources.miss_summary("ilmap symbolicate: ").c_str(), stderr);
   if (a.verbose) {
     const auto& is = (*index)->stats();
     std::fprintf(stderr, "ilmap: search set: %zu files; caches compiled %zu, reused %zu\n", is.files, is.compiled,

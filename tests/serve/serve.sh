@@ -274,8 +274,14 @@ start_in srv F "$ILMAP" serve --port 0 --search ../bin --cache-dir ../cache-f --
 F=$URL_F
 check_eq "POST ?context=2" 200 "$(req ctx.out --data-binary @trace.txt "$F/symbolicate?context=2")"
 cmp -s want-context.txt ctx.out || { fail "POST ?context=2 differs from symbolicate --context 2:"; diff want-context.txt ctx.out | head -6; }
+# Why frames got no context, as symbolicate's summary says it (docs/serve.md): the trace's #line
+# frames, one in a file without a checksum, one past the end of Remapped.cs.
+check_eq "X-Ilmap-No-Context" "no_checksum=1, line_beyond_end=1" "$(header ctx.out X-Ilmap-No-Context)"
+check_eq "?context=2&json=1: context_missing" "line_beyond_end no_checksum" \
+  "$(req ctxj.out --data-binary @trace.txt "$F/symbolicate?context=2&json=1" >/dev/null; jq -r 'select(.context_missing) | .context_missing' ctxj.out | sort | tr '\n' ' ' | sed 's/ $//')"
 check_eq "Sentry event with --source-root" 200 "$(req evc.out -H 'Content-Type: application/json' --data-binary @event.json "$F/symbolicate")"
 cmp -s want-event-context.json evc.out || fail "Sentry event with context: '$(head -c 300 evc.out)'"
+check_eq "Sentry event: every frame had context, no X-Ilmap-No-Context" "" "$(header evc.out X-Ilmap-No-Context)"
 check_eq "?context=abc" 400 "$(req ctx.out --data-binary @trace.txt "$F/symbolicate?context=abc")"
 grep -q 'not a number of lines from 0 to 100' ctx.out || fail "?context=abc: $(cat ctx.out)"
 check_eq "?context=101" 400 "$(req ctx.out --data-binary @trace.txt "$F/symbolicate?context=101")"
