@@ -11,8 +11,11 @@
 #                                         package with libilmap inside, tagged with the glibc it
 #                                         needs: python3 -m pip install ilmap-<version>-...whl
 #   Ilmap.<version>.nupkg, Ilmap.Build.<version>.nupkg, dotnet-ilmap.<version>.nupkg (the .NET tool):
-#                                         dotnet add package Ilmap --source DIR;
+#                                         dotnet nuget add source "$PWD/DIR" --name ilmap-local,
+#                                         then dotnet add package Ilmap (README.md "Install");
 #                                         dotnet tool install --global dotnet-ilmap --add-source DIR
+#   Ilmap.<version>.symbols.nupkg         the debug files of the Ilmap package's stripped
+#                                         libilmap.so (runtimes/RID/native/libilmap.so.debug)
 #   ilmap-<version>-linux-arm64.tar.gz    the linux-arm64 program and libilmap.so.1
 # linux-arm64 (scripts/build.sh arm64, cross-compiled against its Debian 11 sysroot) is built when
 # Debian's cross compiler is installed and the sysroot can be made, and then goes into the wheels
@@ -93,14 +96,10 @@ if ! want nuget; then
 elif command -v dotnet >/dev/null; then
   # shellcheck source=../integrations/dotnet/env.sh
   source "$root/integrations/dotnet/env.sh"
+  # The native files, libilmap.so stripped and its debug file kept for Ilmap's .symbols.nupkg.
   native=$(mktemp -d "${TMPDIR:-/tmp}/ilmap-native.XXXXXX")
-  cp "$build/tools/ilmap" "$native/ilmap"
-  cp -L "$build/capi/libilmap.so.1" "$native/libilmap.so"
-  if [[ -n $arm64 ]]; then
-    mkdir -p "$native/linux-arm64"
-    cp "$arm64/tools/ilmap" "$native/linux-arm64/ilmap"
-    cp -L "$arm64/capi/libilmap.so.1" "$native/linux-arm64/libilmap.so"
-  fi
+  bash "$root/integrations/dotnet/stage-native.sh" "$native" "$build" ${arm64:+"$arm64"} \
+    || { rm -rf "$native"; exit 1; }
   for p in Ilmap Ilmap.Build Ilmap.Tool; do
     dotnet pack "$root/integrations/dotnet/$p/$p.csproj" -c Release -o "$out" "${ilmap_restore_args[@]}" \
       --artifacts-path "$build/dotnet/pack" -p:IlmapNativeDir="$native" -v quiet "${ilmap_build_args[@]}" \

@@ -1,8 +1,8 @@
 // P/Invoke declarations of include/ilmap/ilmap.h, and where the native library comes from.
-// The library is "ilmap": libilmap.so beside the application or under runtimes/linux-x64/native
+// The library is "ilmap": libilmap.so beside the application or under runtimes/RID/native
 // (the NuGet layout), else the installed libilmap.so.1 (its SONAME), or the file named by the
 // ILMAP_LIBRARY environment variable when that is set. Where none of these loads (the package
-// carries libilmap for linux-x64 only), the native reader throws PlatformNotSupportedException.
+// carries libilmap for linux-x64 and linux-arm64), the native reader throws PlatformNotSupportedException.
 using System;
 using System.Reflection;
 using System.Runtime.InteropServices;
