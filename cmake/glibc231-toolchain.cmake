@@ -8,8 +8,9 @@
 # scripts/build.sh dist and arm64 use them; scripts/check-glibc-floor.sh checks the result.
 #
 # What each setting answers:
-#   - glibc 2.31's headers and libraries come from the sysroot; zstd, xxHash, libdeflate and
-#     libcrypto are the sysroot's static archives (compiled against 2.31); GCC 12's libstdc++
+#   - glibc 2.31's headers and libraries come from the sysroot; xxHash, libdeflate and libcrypto
+#     are the sysroot's static archives (compiled against 2.31), zstd is Debian 12's (the same
+#     cache bytes as the tested build: scripts/sysroot-bullseye.sh says why); GCC 12's libstdc++
 #     headers and the header-only packages are the host's (copied into the sysroot by the script
 #     where GCC looks for them there).
 #   - the sysroot's library folders (and its start files, -B) come first on the link line: GCC's
@@ -51,6 +52,9 @@ set(CMAKE_SYSROOT "${_ilmap_sysroot}")
 set(CMAKE_LIBRARY_ARCHITECTURE ${_ilmap_triple})
 set(ILMAP_SHARED_LIBGCC ON CACHE BOOL "Link libgcc shared (set by the glibc 2.31 toolchain)" FORCE)
 set(ILMAP_GLIBC_FLOOR 2.31 CACHE STRING "The newest glibc symbol version the binaries may need" FORCE)
+# For tests/dist and tests/arm64, which compile the C API test program as this build links and
+# run the programs on this sysroot's glibc.
+set(ILMAP_SYSROOT "${_ilmap_sysroot}" CACHE PATH "The Debian 11 sysroot of this build" FORCE)
 
 # The compiler's include folders (as `-E -v` lists them, with the sysroot), less its own target
 # folder outside the sysroot, passed back in order after -nostdinc. Nothing changes for the

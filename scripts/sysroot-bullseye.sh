@@ -11,9 +11,13 @@
 # What a sysroot holds and why:
 #   - glibc 2.31 (libc6, libc6-dev) and libgcc-s1, which every Debian 11 / Ubuntu 20.04 system has;
 #     the programs link these shared.
-#   - the -dev packages of the libraries ilmap links statically (ILMAP_STATIC_DEPS): libzstd-dev,
+#   - the -dev packages of the libraries ilmap links statically (ILMAP_STATIC_DEPS):
 #     libxxhash-dev, libdeflate-dev, libssl-dev (libcrypto). Their archives were compiled against
-#     glibc 2.31, so they reference nothing newer (Debian 12's call stat@GLIBC_2.33, for example).
+#     glibc 2.31, so they reference nothing newer (Debian 12's may call stat@GLIBC_2.33).
+#   - but zstd is the host's (Debian 12's libzstd-dev, 1.5.4): a cache's packed sections are zstd
+#     frames, and zstd 1.4.8 compresses the same input into other bytes, so the released program
+#     would write other caches than the tested one. Its libzstd.a calls only malloc, memcpy,
+#     qsort, fprintf and the like, all in glibc 2.31 (the floor check holds it to that).
 #   - libcurl4-openssl-dev, libzip-dev, libmicrohttpd-dev for their headers only: ilmap loads those
 #     libraries with dlopen (support/SharedLibrary), so it is compiled against the interface of the
 #     versions Debian 11 has.
@@ -59,7 +63,7 @@ if [[ $MODE == chroot ]]; then
   WANT="$SUITE amd64 minbase chroot $PACKAGES"
 else
   DIR=${DIR:-build/sysroot-bullseye-$ARCH}
-  PACKAGES=libc6-dev,libzstd-dev,libxxhash-dev,libdeflate-dev,libssl-dev,libcurl4-openssl-dev,libzip-dev,libmicrohttpd-dev
+  PACKAGES=libc6-dev,libxxhash-dev,libdeflate-dev,libssl-dev,libcurl4-openssl-dev,libzip-dev,libmicrohttpd-dev
   WANT="$SUITE $ARCH minbase foreign $PACKAGES"
 fi
 STAMP="$DIR/.ilmap-sysroot"
@@ -67,15 +71,16 @@ LIBDIR="$DIR/usr/lib/$TRIPLE"
 say() { echo "sysroot-bullseye: $*"; }
 die() { echo "sysroot-bullseye: $*" >&2; exit 1; }
 
-# Header-only and build-time packages of the host, copied into a sysroot at the same paths.
+# Header-only and build-time packages of the host, and its zstd (see above), copied into a
+# sysroot at the same paths.
 # libflatbuffers.a comes along (the floor check covers what it references); libflatbuffers2
 # only because FlatBuffers' CMake files check that its shared library exists.
 host_packages() {
   local common=(libcli11-dev nlohmann-json3-dev)
   if [[ $ARCH == amd64 ]]; then
-    echo libstdc++-12-dev:amd64 libflatbuffers-dev:amd64 libflatbuffers2:amd64 "${common[@]}"
+    echo libstdc++-12-dev:amd64 libflatbuffers-dev:amd64 libflatbuffers2:amd64 libzstd-dev:amd64 "${common[@]}"
   else
-    echo libflatbuffers-dev:arm64 libflatbuffers2:arm64 "${common[@]}"
+    echo libflatbuffers-dev:arm64 libflatbuffers2:arm64 libzstd-dev:arm64 "${common[@]}"
   fi
 }
 copy_host_packages() {

@@ -26,13 +26,13 @@ unset _NT_SYMBOL_PATH
 # The system the arm64 programs run on: the Debian 11 sysroot the build was made against (glibc
 # 2.31, scripts/build.sh arm64), or Debian's cross libraries for a build made without one.
 cache() { sed -n "s/^$1:[A-Z]*=//p" "$arm/CMakeCache.txt"; }
-sysroot=$(cache CMAKE_SYSROOT)
+sysroot=$(cache ILMAP_SYSROOT)
 [[ -n $sysroot ]] || sysroot=/usr/aarch64-linux-gnu
 a64() { "$qemu" -L "$sysroot" "$arm/tools/ilmap" "$@"; }
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
-if [[ -n $(cache CMAKE_SYSROOT) ]]; then
+if [[ -n $(cache ILMAP_SYSROOT) ]]; then
   if floor=$(bash "$root/scripts/check-glibc-floor.sh" "$arm/tools/ilmap" "$arm/capi/libilmap.so.1" 2.31 2>&1); then
     echo "ok   floor: $(echo $floor)"
   else

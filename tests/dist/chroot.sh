@@ -12,7 +12,8 @@
 #   - the Python wheel of the dist build (scripts/package.sh's) installs with Debian 11's own pip
 #     into a fresh venv (pip checks the wheel's manylinux tag against the system's glibc), and
 #     its compile and symbolicate give the same bytes and text.
-# Nothing is mounted; the chroot gets a copy of what it runs under /opt/ilmap-test.
+# The chroot gets a copy of what it runs under /opt/ilmap-test, and /proc while the test runs
+# (bash's process substitution needs /dev/fd, a link into it); unmounted on every exit.
 # Exit 0 pass, 1 fail, 77 skip (no dist build; no chroot can be made: not root, no debootstrap,
 # no network to the mirror).
 set -uo pipefail
@@ -45,7 +46,7 @@ if ! bash "$root/scripts/sysroot-bullseye.sh" --chroot "$chroot_dir" >"${TMPDIR:
   skip "cannot make a Debian 11 chroot: $reason"
 fi
 rm -f "${TMPDIR:-/tmp}/ilmap-chroot.$$"
-sysroot=$(sed -n 's/^CMAKE_SYSROOT:[A-Z]*=//p' "$dist/CMakeCache.txt")
+sysroot=$(sed -n 's/^ILMAP_SYSROOT:[A-Z]*=//p' "$dist/CMakeCache.txt")
 [[ -d $sysroot ]] || { fail "the dist build names no sysroot in its CMakeCache.txt"; exit 1; }
 
 # What the chroot runs, under /opt/ilmap-test (made again each run).
@@ -58,7 +59,18 @@ ln -s libilmap.so.1 "$t/lib/libilmap.so"
 cp -r "$root/corpus" "$t/repo/"
 cp "$root/tests/capi/capi_test.sh" "$t/repo/tests/capi/"
 work=$(mktemp -d "${TMPDIR:-/tmp}/ilmap-dist.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+proc_mounted=""
+cleanup() {
+  [[ -z $proc_mounted ]] || umount "$chroot_dir/proc" || umount -l "$chroot_dir/proc"
+  rm -rf "$work"
+}
+trap cleanup EXIT
+if grep -q " $(realpath "$chroot_dir")/proc " /proc/mounts; then
+  fail "$chroot_dir/proc is already mounted: another run of this test, or one killed before it could unmount"
+  exit 1
+fi
+mount -t proc proc "$chroot_dir/proc" || { fail "cannot mount /proc in the chroot"; exit 1; }
+proc_mounted=yes
 export XDG_CACHE_HOME=$work/xdg HOME=$work/home
 # Compiled and linked as the dist build compiles and links (its sysroot, include and link flags).
 cache() { sed -n "s/^$1:[A-Z]*=//p" "$dist/CMakeCache.txt"; }
@@ -120,7 +132,11 @@ fi
 # The wheel, with Debian 11's pip, in a fresh venv; what it computes against the program here.
 wheel=$(cd "$t" && ls ilmap-*.whl 2>/dev/null | head -n1)
 if [[ -n $wheel ]]; then
-  [[ $wheel == *-py3-none-manylinux_2_31_x86_64.whl ]] || fail "the wheel is tagged $wheel, not manylinux_2_31_x86_64"
+  # Tagged with the newest glibc its library needs, as objdump lists it: 2.31 at most.
+  need=$(objdump -T "$dist/capi/libilmap.so.1" | grep -o 'GLIBC_[0-9]*\.[0-9]*' | sed 's/GLIBC_//' | sort -V | tail -n 1)
+  [[ $wheel == "ilmap-$("$x64" --version | awk '{ print $2 }')-py3-none-manylinux_${need/./_}_x86_64.whl" ]] \
+    || fail "the wheel is tagged $wheel; its library needs glibc $need"
+  [[ $(printf '%s\n2.31\n' "$need" | sort -V | tail -n 1) == 2.31 ]] || fail "the wheel's library needs glibc $need"
   cat >"$t/check.py" <<'PY'
 import sys, ilmap
 dll, out, search, trace = sys.argv[1:5]
