@@ -5,18 +5,20 @@
 # needed), whose binaries need glibc 2.31 or newer; where it cannot be made (it needs root and
 # debootstrap for its Debian 11 sysroot), build/release, whose binaries need this machine's glibc,
 # and it says so.
-#   ilmap_<version>_amd64.deb             Debian package (CPack, CMakeLists.txt "packages"):
-#                                         sudo apt install ./ilmap_<version>_amd64.deb
-#   ilmap-<version>-py3-none-manylinux_2_31_x86_64.whl (and _aarch64 with arm64): the Python
-#                                         package with libilmap inside, tagged with the glibc it
-#                                         needs: python3 -m pip install ilmap-<version>-...whl
+#   ilmap_<version>_amd64.deb, ilmap-dev_<version>_amd64.deb   the Debian packages (CPack,
+#                                         CMakeLists.txt "packages"): the program and libilmap.so.1;
+#                                         headers, static library, pkg-config and CMake files:
+#                                         sudo apt install ./ilmap_<version>_amd64.deb [./ilmap-dev_...]
+#   ilmap-<version>-py3-none-manylinux_X_Y_x86_64.whl (and _aarch64 with arm64): the Python
+#                                         package with libilmap inside, tagged with the glibc its
+#                                         library needs: python3 -m pip install ilmap-<version>-...whl
 #   Ilmap.<version>.nupkg, Ilmap.Build.<version>.nupkg, dotnet-ilmap.<version>.nupkg (the .NET tool):
 #                                         dotnet nuget add source "$PWD/DIR" --name ilmap-local,
 #                                         then dotnet add package Ilmap (README.md "Install");
 #                                         dotnet tool install --global dotnet-ilmap --add-source DIR
 #   Ilmap.<version>.symbols.nupkg         the debug files of the Ilmap package's stripped
 #                                         libilmap.so (runtimes/RID/native/libilmap.so.debug)
-#   ilmap-<version>-linux-arm64.tar.gz    the linux-arm64 program and libilmap.so.1
+#   ilmap_<version>_arm64.deb, ilmap-dev_<version>_arm64.deb   the same two for linux-arm64
 # linux-arm64 (scripts/build.sh arm64, cross-compiled against its Debian 11 sysroot) is built when
 # Debian's cross compiler is installed and the sysroot can be made, and then goes into the wheels
 # and the NuGet packages too; the NuGet packages need dotnet and the wheel python3's pip and wheel:
@@ -59,7 +61,9 @@ if want deb; then
   rm -rf "$out/_CPack_Packages" "$out/cpack.log"
 fi
 
-# linux-arm64.
+# linux-arm64: the same two Debian packages, from the cross build. CPack's install step needs
+# every installed target (the static library too), so the whole tree is built; dpkg-shlibdeps
+# reads arm64 libraries with DEB_HOST_ARCH=arm64 (the Debian packages :arm64 of the cross setup).
 arm64=$root/build/arm64
 if ! want arm64; then
   arm64=""
@@ -71,13 +75,11 @@ elif ! can_make_sysroot && [[ ! -f $arm64/CMakeCache.txt ]]; then
   note "no linux-arm64 build: its Debian 11 sysroot needs root and debootstrap (scripts/build.sh arm64)"
 else
   (cd "$root" && bash scripts/build.sh arm64 >/dev/null)
-  stage=$(mktemp -d "${TMPDIR:-/tmp}/ilmap-arm64.XXXXXX")
-  mkdir -p "$stage/ilmap-$version-linux-arm64"
-  cp "$arm64/tools/ilmap" "$stage/ilmap-$version-linux-arm64/"
-  cp -L "$arm64/capi/libilmap.so.1" "$stage/ilmap-$version-linux-arm64/"
-  cp -r "$root/include" "$root/LICENSE" "$root/README.md" "$stage/ilmap-$version-linux-arm64/"
-  tar -C "$stage" --owner=0 --group=0 --sort=name -czf "$out/ilmap-$version-linux-arm64.tar.gz" "ilmap-$version-linux-arm64"
-  rm -rf "$stage"
+  cmake --build "$arm64" -j"${ILMAP_JOBS:-2}" >/dev/null
+  (cd "$arm64" && DEB_HOST_ARCH=arm64 cpack -G DEB -B "$out/arm64-cpack" >"$out/cpack-arm64.log" 2>&1) ||
+    { cat "$out/cpack-arm64.log" >&2; exit 1; }
+  mv "$out/arm64-cpack"/*.deb "$out/"
+  rm -rf "$out/arm64-cpack" "$out/cpack-arm64.log"
 fi
 
 # Python wheel.
@@ -111,6 +113,6 @@ else
   note "no NuGet packages: dotnet is not installed"
 fi
 shopt -s nullglob
-made=("$out"/*.deb "$out"/*.whl "$out"/*.nupkg "$out"/*.tar.gz)
+made=("$out"/*.deb "$out"/*.whl "$out"/*.nupkg)
 [[ ${#made[@]} -gt 0 ]] || { echo "package: nothing was made" >&2; exit 1; }
 printf '%s\n' "${made[@]}"

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# install-check.sh CMAKE BUILD_DIR CC PKG_CONFIG VERSION CACHE_TESTS_DIR CORPUS_DIR [SANITIZE]
+# install-check.sh CMAKE BUILD_DIR CC CXX PKG_CONFIG VERSION CACHE_TESTS_DIR CORPUS_DIR [SANITIZE]
 # Installs BUILD_DIR into a temporary prefix (cmake --install --prefix), checks the layout
 # (bin/ilmap, include/ilmap/*.h, lib/libilmap.so.1 with its SONAME and only the C API exported,
-# lib/libilmap.a, lib/pkgconfig/ilmap.pc naming that prefix), then builds c_api_test.c against the
-# installed library via pkg-config - shared, and static with `pkg-config --static` - and runs both
-# through c_api_test.sh with the installed ilmap: a real lookup on a cache of a corpus PDB; then a
+# lib/ilmap/libilmap.a, lib/pkgconfig/ilmap.pc naming that prefix), then builds C and C++ programs
+# against the installed library via pkg-config alone (pkgconfig-check.sh) - shared, and static
+# with `pkg-config --static` - and runs them with the installed ilmap: real lookups on a cache of a
+# corpus PDB; then a
 # CMake project finds the same prefix with find_package(ilmap CONFIG) (consumer-check.sh; not in
 # a sanitizer build, whose libraries need the sanitizer flags the consumer does not set).
 # SANITIZE=1 (a build with ILMAP_SANITIZE): the libraries hold ASan/UBSan code, so the programs
@@ -12,9 +13,7 @@
 # Exit 0 pass, 1 fail, 77 skip (no pkg-config, or corpus files absent).
 set -euo pipefail
 export LC_ALL=C
-cmake=$1 build=$2 cc=$3 pkg_config=$4 version=$5 tests=$6 corpus=$7 sanitize=${8:-0}
-cc_flags=(-std=c11 -Wall -Wextra -Werror)
-if [[ $sanitize == 1 ]]; then cc_flags+=(-fsanitize=address,undefined); fi
+cmake=$1 build=$2 cc=$3 cxx=$4 pkg_config=$5 version=$6 tests=$7 corpus=$8 sanitize=${9:-0}
 [[ -n $pkg_config && -x $pkg_config ]] || { echo "SKIP: pkg-config not found"; exit 77; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/ilmap-install.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -32,7 +31,8 @@ done
 pc=$(find "$prefix" -name ilmap.pc -path '*/pkgconfig/*')
 [[ -n $pc ]] || fail "no pkgconfig/ilmap.pc installed"
 libdir=$(dirname "$(dirname "$pc")")
-[[ -f $libdir/libilmap.a ]] || fail "static library libilmap.a not installed beside the .pc file"
+[[ -f $libdir/ilmap/libilmap.a ]] || fail "static library ilmap/libilmap.a not installed below the .pc file's folder"
+[[ ! -e $libdir/libilmap.a ]] || fail "libilmap.a installed beside libilmap.so, where -lilmap never finds it"
 [[ -L $libdir/libilmap.so ]] || fail "libilmap.so (the link-time name) is not a symbolic link"
 soname=$(readelf -d "$libdir/libilmap.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
 [[ $soname == libilmap.so.1 ]] || fail "SONAME is '$soname', want libilmap.so.1"
@@ -47,31 +47,14 @@ exported=$(nm -D --defined-only "$libdir/libilmap.so" | awk '$2 ~ /^[TWiV]$/ { s
 nm -D --defined-only "$libdir/libilmap.so" | awk '$2 ~ /^[BDR]$/ { print; bad = 1 } END { exit bad }' ||
   fail "libilmap.so exports data symbols"
 
-# pkg-config sees the installed module with this prefix.
-export PKG_CONFIG_PATH=$libdir/pkgconfig PKG_CONFIG_LIBDIR=$libdir/pkgconfig
+# pkg-config sees the installed module with this prefix (and the system's modules, which
+# Requires.private names: libzstd, libxxhash).
+export PKG_CONFIG_PATH=$libdir/pkgconfig
 [[ "$("$pkg_config" --modversion ilmap)" == "$version" ]] || fail "pkg-config --modversion ilmap is not $version"
 [[ "$("$pkg_config" --variable=prefix ilmap)" == "$prefix" ]] || fail "ilmap.pc prefix is not the install prefix"
-read -ra cflags <<<"$("$pkg_config" --cflags ilmap)"
-read -ra libs <<<"$("$pkg_config" --libs ilmap)"
-read -ra static_libs <<<"$("$pkg_config" --static --libs ilmap)"
-
-# Shared: the program needs libilmap.so.1 and finds the installed one.
-"$cc" "${cc_flags[@]}" "$tests/c_api_test.c" "${cflags[@]}" "${libs[@]}" -o "$work/c_api_shared"
-readelf -d "$work/c_api_shared" | grep 'NEEDED.*\[libilmap\.so\.1\]' >/dev/null || fail "the program does not link libilmap.so.1"
 export LD_LIBRARY_PATH=$libdir
-ldd "$work/c_api_shared" | grep "libilmap\.so\.1 => $libdir/libilmap\.so\.1" >/dev/null || fail "libilmap.so.1 is not loaded from the prefix"
-
-# Static: libilmap.a and the libraries of `pkg-config --static` (without -lilmap, which would
-# pick the shared library).
-static_deps=()
-for a in "${static_libs[@]}"; do [[ $a == -lilmap ]] || static_deps+=("$a"); done
-"$cc" "${cc_flags[@]}" "$tests/c_api_test.c" "${cflags[@]}" "$libdir/libilmap.a" "${static_deps[@]}" \
-  -o "$work/c_api_static"
-if readelf -d "$work/c_api_static" | grep 'NEEDED.*libilmap' >/dev/null; then fail "the static program needs libilmap.so"; fi
-
-# A real lookup through each, on a cache the installed ilmap compiles.
-"$tests/c_api_test.sh" "$prefix/bin/ilmap" "$work/c_api_shared" "$corpus"
-"$tests/c_api_test.sh" "$prefix/bin/ilmap" "$work/c_api_static" "$corpus"
+if [[ $sanitize == 1 ]]; then export CONSUMER_FLAGS=-fsanitize=address,undefined; fi
+"$(dirname "$0")/pkgconfig-check.sh" "$pkg_config" "$cc" "$cxx" "$prefix/bin/ilmap" "$tests" "$corpus"
 # A CMake user's project: find_package(ilmap CONFIG) with the prefix on CMAKE_PREFIX_PATH.
 [[ -f $prefix/${libdir#"$prefix"/}/cmake/ilmap/ilmapConfig.cmake ]] || fail "no cmake/ilmap/ilmapConfig.cmake beside the .pc folder"
 [[ -f $prefix/share/doc/ilmap/LICENSE ]] || fail "share/doc/ilmap/LICENSE not installed"

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# deb.sh CMAKE BUILD_DIR SOURCE_DIR VERSION CORPUS_DIR - builds the Debian package of BUILD_DIR
-# (scripts/package.sh), installs it with `apt-get install ./ilmap_*.deb` as a user would, and
-# checks the installed files: /usr/bin/ilmap reports VERSION and symbolicates CoreCLR's real
-# ShowILOffsets trace (corpus/traces) to the lines the runtime printed with the PDB present
-# (corpus/runtime-frames.tsv: first frame); pkg-config and find_package(ilmap CONFIG) find the
-# library without any path (tests/install/consumer-check.sh); then removes the package and checks
-# nothing of it is left. Exit 0 pass, 1 fail, 77 skip (not root, no apt, not allowed, or an
-# ilmap package already installed, which it will not replace).
+# deb.sh CMAKE BUILD_DIR SOURCE_DIR VERSION CORPUS_DIR - builds the Debian packages of BUILD_DIR
+# (scripts/package.sh): ilmap (program, libilmap.so.1) and ilmap-dev (headers, static library,
+# pkg-config and CMake files), checks what each holds and that ilmap-dev depends on ilmap and on
+# the -dev packages its static library links (ilmap on none), installs ilmap with
+# `apt-get install ./ilmap_*.deb` as a user would: /usr/bin/ilmap reports VERSION and
+# symbolicates CoreCLR's real ShowILOffsets trace (corpus/traces) to the lines the runtime
+# printed with the PDB present (corpus/runtime-frames.tsv: first frame); then installs ilmap-dev:
+# C and C++ programs build through pkg-config - shared, and static with --static - and through
+# find_package(ilmap CONFIG) without any path, and run (tests/install/pkgconfig-check.sh,
+# consumer-check.sh); then removes both packages and checks nothing of them is left. Exit 0 pass,
+# 1 fail, 77 skip (not root, no apt, not allowed, or an ilmap package already installed, which it
+# will not replace).
 set -euo pipefail
 export LC_ALL=C
 cmake=$1 build=$2 src=$3 version=$4 corpus=$5
@@ -14,28 +18,28 @@ cmake=$1 build=$2 src=$3 version=$4 corpus=$5
   { echo "SKIP: installs a package system-wide; set ILMAP_SYSTEM_INSTALL_TESTS=1 (scripts/test.sh does as root)"; exit 77; }
 [[ $(id -u) -eq 0 ]] || { echo "SKIP: apt install needs root"; exit 77; }
 command -v apt-get >/dev/null || { echo "SKIP: apt-get not found"; exit 77; }
-if dpkg-query -W -f='${Status}' ilmap 2>/dev/null | grep -q "install ok installed"; then
-  echo "SKIP: an ilmap package is already installed; not replacing it"; exit 77
-fi
+for p in ilmap ilmap-dev; do
+  if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    echo "SKIP: the package $p is already installed; not replacing it"; exit 77
+  fi
+done
 trace=$corpus/traces/cs-frames.il-offsets.txt
 frames=$corpus/out/cs-frames
 [[ -f $trace && -f $frames/Ilmap.Corpus.Frames.pdb ]] || { echo "SKIP: corpus trace or cs-frames not built"; exit 77; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/ilmap-deb.XXXXXX")
 installed=0
 cleanup() {
-  [[ $installed == 1 ]] && DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq --purge ilmap >/dev/null 2>&1
+  [[ $installed == 1 ]] && DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq --purge ilmap ilmap-dev >/dev/null 2>&1
   rm -rf "$work"
 }
 trap cleanup EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
-deb=$(bash "$src/scripts/package.sh" "$build" deb | tail -n1)
-[[ -f $deb ]] || fail "scripts/package.sh made no .deb"
-# The libraries loaded with dlopen (symbol servers, NuGet packages, serve) are recommended.
-recommends=$(dpkg-deb -f "$deb" Recommends)
-for lib in libcurl4 libzip4 libmicrohttpd12; do
-  [[ ", $recommends," == *", $lib,"* ]] || fail "Recommends '$recommends' lacks $lib"
-done
+bash "$src/scripts/package.sh" "$build" deb >"$work/made.txt"
+arch=$(dpkg --print-architecture)
+deb=$(grep "/ilmap_${version}_$arch\.deb\$" "$work/made.txt") || fail "scripts/package.sh made no ilmap_${version}_$arch.deb: $(cat "$work/made.txt")"
+dev=$(grep "/ilmap-dev_${version}_$arch\.deb\$" "$work/made.txt") || fail "scripts/package.sh made no ilmap-dev_${version}_$arch.deb"
+bash "$src/tests/packages/deb-fields.sh" "$deb" "$dev" "$version" "$arch"
 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$deb" >"$work/apt.log" 2>&1 ||
   { cat "$work/apt.log"; fail "apt-get install $deb"; }
 installed=1
@@ -48,12 +52,20 @@ IFS=$'\t' read -r file line < <(awk -F'\t' 'NR > 1 && $1 !~ /^#/ && $7 + 0 > 0 {
   { cat "$work/err.txt"; fail "installed ilmap symbolicate"; }
 grep -qF " in $file:line $line" "$work/out.txt" || fail "installed ilmap symbolicate: no frame resolved to $file:line $line"
 
+# The program alone: no headers, no pkg-config module.
+[[ ! -e /usr/include/ilmap && ! -e /usr/lib/pkgconfig/ilmap.pc ]] || fail "the package ilmap installed development files"
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$dev" >"$work/apt.log" 2>&1 ||
+  { cat "$work/apt.log"; fail "apt-get install $dev"; }
 [[ $(pkg-config --modversion ilmap) == "$version" ]] || fail "pkg-config --modversion ilmap (system): $(pkg-config --modversion ilmap 2>&1)"
+(unset PKG_CONFIG_PATH PKG_CONFIG_LIBDIR LD_LIBRARY_PATH
+ bash "$src/tests/install/pkgconfig-check.sh" pkg-config cc c++ /usr/bin/ilmap "$src/tests/cache" "$corpus")
 bash "$src/tests/install/consumer-check.sh" "$cmake" "" /usr/bin/ilmap "$src/tests/cache" "$corpus"
 
-DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq --purge ilmap >"$work/apt.log" 2>&1 || { cat "$work/apt.log"; fail "apt-get remove ilmap"; }
+DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq --purge ilmap-dev ilmap >"$work/apt.log" 2>&1 ||
+  { cat "$work/apt.log"; fail "apt-get remove ilmap-dev ilmap"; }
 installed=0
-for f in /usr/bin/ilmap /usr/include/ilmap /usr/lib/cmake/ilmap /usr/lib/pkgconfig/ilmap.pc /usr/lib/libilmap.so.1; do
-  [[ ! -e $f ]] || fail "$f left after apt-get remove --purge ilmap"
+for f in /usr/bin/ilmap /usr/include/ilmap /usr/lib/cmake/ilmap /usr/lib/pkgconfig/ilmap.pc /usr/lib/pkgconfig/ilmap-libdir.pc \
+         /usr/lib/ilmap /usr/lib/libilmap.so /usr/lib/libilmap.so.1; do
+  [[ ! -e $f ]] || fail "$f left after apt-get remove --purge ilmap-dev ilmap"
 done
-echo "ok: $(basename "$deb"): apt install, symbolicate, pkg-config, find_package, apt remove"
+echo "ok: $(basename "$deb"), $(basename "$dev"): fields, apt install, symbolicate, pkg-config (shared, static), find_package, apt remove"
