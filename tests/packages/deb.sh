@@ -9,7 +9,7 @@
 # C and C++ programs build through pkg-config - shared, and static with --static - and through
 # find_package(ilmap CONFIG) without any path, and run (tests/install/pkgconfig-check.sh,
 # consumer-check.sh); then removes both packages and checks nothing of them is left. Exit 0 pass,
-# 1 fail, 77 skip (not root, no apt, not allowed, or an ilmap package already installed, which it
+# 1 fail, 77 skip (apt waits up to 5 minutes for the dpkg lock; not root, no apt, not allowed, or an ilmap package already installed, which it
 # will not replace).
 set -euo pipefail
 export LC_ALL=C
@@ -29,7 +29,7 @@ frames=$corpus/out/cs-frames
 work=$(mktemp -d "${TMPDIR:-/tmp}/ilmap-deb.XXXXXX")
 installed=0
 cleanup() {
-  [[ $installed == 1 ]] && DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq --purge ilmap ilmap-dev >/dev/null 2>&1
+  [[ $installed == 1 ]] && DEBIAN_FRONTEND=noninteractive apt-get remove -o DPkg::Lock::Timeout=300 -y -qq --purge ilmap ilmap-dev >/dev/null 2>&1
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -40,7 +40,7 @@ arch=$(dpkg --print-architecture)
 deb=$(grep "/ilmap_${version}_$arch\.deb\$" "$work/made.txt") || fail "scripts/package.sh made no ilmap_${version}_$arch.deb: $(cat "$work/made.txt")"
 dev=$(grep "/ilmap-dev_${version}_$arch\.deb\$" "$work/made.txt") || fail "scripts/package.sh made no ilmap-dev_${version}_$arch.deb"
 bash "$src/tests/packages/deb-fields.sh" "$deb" "$dev" "$version" "$arch"
-DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$deb" >"$work/apt.log" 2>&1 ||
+DEBIAN_FRONTEND=noninteractive apt-get install -o DPkg::Lock::Timeout=300 -y -qq --no-install-recommends "$deb" >"$work/apt.log" 2>&1 ||
   { cat "$work/apt.log"; fail "apt-get install $deb"; }
 installed=1
 [[ $(command -v ilmap) == /usr/bin/ilmap ]] || fail "ilmap on PATH is '$(command -v ilmap)', want /usr/bin/ilmap"
@@ -54,14 +54,14 @@ grep -qF " in $file:line $line" "$work/out.txt" || fail "installed ilmap symboli
 
 # The program alone: no headers, no pkg-config module.
 [[ ! -e /usr/include/ilmap && ! -e /usr/lib/pkgconfig/ilmap.pc ]] || fail "the package ilmap installed development files"
-DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$dev" >"$work/apt.log" 2>&1 ||
+DEBIAN_FRONTEND=noninteractive apt-get install -o DPkg::Lock::Timeout=300 -y -qq --no-install-recommends "$dev" >"$work/apt.log" 2>&1 ||
   { cat "$work/apt.log"; fail "apt-get install $dev"; }
 [[ $(pkg-config --modversion ilmap) == "$version" ]] || fail "pkg-config --modversion ilmap (system): $(pkg-config --modversion ilmap 2>&1)"
 (unset PKG_CONFIG_PATH PKG_CONFIG_LIBDIR LD_LIBRARY_PATH
  bash "$src/tests/install/pkgconfig-check.sh" pkg-config cc c++ /usr/bin/ilmap "$src/tests/cache" "$corpus")
 bash "$src/tests/install/consumer-check.sh" "$cmake" "" /usr/bin/ilmap "$src/tests/cache" "$corpus"
 
-DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq --purge ilmap-dev ilmap >"$work/apt.log" 2>&1 ||
+DEBIAN_FRONTEND=noninteractive apt-get remove -o DPkg::Lock::Timeout=300 -y -qq --purge ilmap-dev ilmap >"$work/apt.log" 2>&1 ||
   { cat "$work/apt.log"; fail "apt-get remove ilmap-dev ilmap"; }
 installed=0
 for f in /usr/bin/ilmap /usr/include/ilmap /usr/lib/cmake/ilmap /usr/lib/pkgconfig/ilmap.pc /usr/lib/pkgconfig/ilmap-libdir.pc \
