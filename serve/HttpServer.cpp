@@ -192,6 +192,8 @@ struct HttpServer::Impl {
     if (!resp) return MHD_NO;
     g_mhd->add_response_header(resp, "Content-Type", r.content_type.c_str());
     for (const auto& [name, value] : r.headers) g_mhd->add_response_header(resp, name.c_str(), value.c_str());
+    // No answer is read as another type than it says (a trace's text as HTML, for one).
+    g_mhd->add_response_header(resp, "X-Content-Type-Options", "nosniff");
     // While draining, a keep-alive client is told to go elsewhere for its next request.
     if (s.draining_.load()) g_mhd->add_response_header(resp, "Connection", "close");
     const MHD_Result ok = g_mhd->queue_response(c, r.status, resp);

@@ -1,6 +1,8 @@
 // Metrics.cpp - see Metrics.h.
 #include "serve/Metrics.h"
 
+#include "serve/Page.h"
+
 #include <cstdio>
 
 namespace ilmap::serve {
@@ -29,6 +31,7 @@ const char* Metrics::endpoint_of(std::string_view path) {
   if (path == "/healthz") return "healthz";
   if (path == "/readyz") return "readyz";
   if (path == "/metrics") return "metrics";
+  if (is_page(path)) return "page";
   return "other";
 }
 

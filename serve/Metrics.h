@@ -31,7 +31,8 @@ class Metrics {
   static constexpr std::array<double, 11> kBuckets = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
                                                       0.1,   0.25,   0.5,   1.0,  5.0};
 
-  // The endpoint label of a path: symbolicate, lookup, healthz, readyz, metrics, or other.
+  // The endpoint label of a path: symbolicate, lookup, healthz, readyz, metrics, page
+  // (the page's three files), or other.
   static const char* endpoint_of(std::string_view path);
 
   void request(std::string_view path, unsigned status, double seconds);

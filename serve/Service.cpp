@@ -12,6 +12,7 @@
 #include <fstream>
 #include <map>
 
+#include "serve/Page.h"
 #include "support/TextEscape.h"
 #include "symbolicate/IndexSentryProvider.h"
 #include "symbolicate/LookupAnswer.h"
@@ -27,6 +28,9 @@ struct Route {
   std::string_view allow; // the methods, as the Allow header lists them
 };
 constexpr Route kRoutes[] = {
+    {"/", "GET, HEAD"},  // the page (serve/Page.h), with /page.css and /page.js
+    {"/page.css", "GET, HEAD"},
+    {"/page.js", "GET, HEAD"},
     {"/symbolicate", "POST"},
     {"/healthz", "GET, HEAD"},
     {"/readyz", "GET, HEAD"},
@@ -34,7 +38,7 @@ constexpr Route kRoutes[] = {
     {"/metrics", "GET, HEAD"},
 };
 constexpr std::string_view kEndpoints =
-    "endpoints: POST /symbolicate, GET /lookup/<debug_id>/<token>/<il_offset>, GET /healthz, GET /readyz, "
+    "endpoints: GET / (the page), POST /symbolicate, GET /lookup/<debug_id>/<token>/<il_offset>, GET /healthz, GET /readyz, "
     "GET /metrics";
 
 // A request's text quoted in a message: escaped, and cut, so that an error stays one short line.
@@ -58,7 +62,8 @@ bool debug_id_chars(std::string_view s) {
 
 const Route* find_route(std::string_view path) {
   for (const Route& r : kRoutes) {
-    if (r.path.back() == '/' ? path.starts_with(r.path) : path == r.path) return &r;
+    // "/" is the page alone, not a prefix of every path.
+    if (r.path.size() > 1 && r.path.back() == '/' ? path.starts_with(r.path) : path == r.path) return &r;
   }
   return nullptr;
 }
@@ -282,7 +287,9 @@ std::optional<Response> Service::admit(const RequestHead& head) const {
     r.headers.emplace_back("Allow", std::string(route->allow));
     return r;
   }
-  if (is_health(head.path)) return std::nullopt;
+  // The page's files hold no data and a browser's address bar cannot send a token: they are
+  // answered without it, and everything the page then asks for is checked as usual.
+  if (is_health(head.path) || is_page(head.path)) return std::nullopt;
   if (!opt_.token.empty() && !bearer_ok(head.authorization, opt_.token)) {
     Response r = error_response(401, head.authorization.empty() ? "this server asks for a bearer token (Authorization: Bearer ...)"
                                                                 : "the bearer token is not the one this server was given");
@@ -311,6 +318,7 @@ Response Service::handle(const Request& request) {
     return Response{200, "text/plain; charset=utf-8", "ready\n", {}};
   }
   if (path == "/symbolicate") return symbolicate(request);
+  if (std::optional<Response> page = page_response(path)) return std::move(*page);
   if (path == "/metrics") {
     MetricsGauges g;
     g.open_caches = std::uint64_t(std::max<std::int64_t>(0, open_total_.load()));

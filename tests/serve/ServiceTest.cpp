@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "serve/Page.h"
 #include "serve/Service.h"
 #include "symbols/ModuleIndex.h"
 
@@ -90,6 +91,38 @@ TEST_F(ServiceTest, ChecksInTheDocumentedOrder) {
 TEST_F(ServiceTest, TokenMustMatchExactly) {
   for (const char* auth : {"", "Bearer", "Bearer ", "Bearer to", "Bearer tokk", "Bearer TOK", "Basic tok", "tok"})
     EXPECT_EQ(admit("POST", "/symbolicate", "text/plain", auth)->status, 401u) << auth;
+}
+
+// The page's files (serve/Page.h) are answered with no token, under a policy that allows this
+// origin only and no inline script; whatever the page then asks for still needs the token.
+TEST_F(ServiceTest, PageNeedsNoTokenAndAllowsNoOtherOrigin) {
+  for (const char* path : {"/", "/page.css", "/page.js"}) {
+    EXPECT_FALSE(admit("GET", path, "", "", std::nullopt)) << path;
+    EXPECT_FALSE(admit("HEAD", path, "", "", std::nullopt)) << path;
+    EXPECT_EQ(admit("POST", path, "text/plain", "")->status, 405u) << path;
+    Request r;
+    r.head.method = "GET", r.head.path = path;
+    const Response page = service_->handle(r);
+    EXPECT_EQ(page.status, 200u) << path;
+    EXPECT_FALSE(page.body.empty()) << path;
+    const std::string policy = header(page, "Content-Security-Policy");
+    EXPECT_NE(policy.find("default-src 'none'"), std::string::npos) << policy;
+    EXPECT_NE(policy.find("script-src 'self';"), std::string::npos) << policy;
+    EXPECT_NE(policy.find("connect-src 'self';"), std::string::npos) << policy;
+    EXPECT_EQ(policy.find("unsafe-inline"), std::string::npos) << policy;
+  }
+  EXPECT_EQ(get("/").content_type, "text/html; charset=utf-8");
+  EXPECT_EQ(get("/page.js").content_type, "text/javascript; charset=utf-8");
+  EXPECT_EQ(get("/page.css").content_type, "text/css; charset=utf-8");
+  // The script and the style come from their own paths: none is inline.
+  EXPECT_NE(get("/").body.find("<script src=\"page.js\" defer></script>"), std::string::npos);
+  EXPECT_EQ(get("/").body.find("<style"), std::string::npos);
+  // "/" is the page alone, not a prefix: other paths are still 404, and the API asks the token.
+  EXPECT_EQ(admit("GET", "/index.html", "", "")->status, 404u);
+  EXPECT_EQ(admit("GET", "/page.js/x", "", "")->status, 404u);
+  EXPECT_EQ(admit("POST", "/symbolicate", "text/plain", "")->status, 401u);
+  EXPECT_STREQ(Metrics::endpoint_of("/page.js"), "page");
+  EXPECT_STREQ(Metrics::endpoint_of("/index.html"), "other");
 }
 
 TEST_F(ServiceTest, HealthNeedsNoToken) {
