@@ -3,6 +3,8 @@
 # makes the Debian 11 sysroots of the released builds (scripts/sysroot-bullseye.sh) and the
 # chroot tests/dist runs them in.
 # Usage: scripts/install-deps.sh [--fuzz]   (--fuzz adds clang + libFuzzer runtime)
+# Headless Chromium, its driver and Selenium (for tests/page, the page of `ilmap serve` in a
+# browser) are installed too when Debian has them, and left out otherwise.
 # OpenStack Swift (for tests/s3) is installed too when Debian has it, and left out otherwise; so is
 # the linux-arm64 cross build's toolchain (Debian's g++-aarch64-linux-gnu, the :arm64 packages of
 # the libraries, qemu-user-static to run what it builds: scripts/build.sh arm64, tests/arm64).
@@ -69,6 +71,21 @@ install_arm64() {
   fi
 }
 
+# tests/page only: Debian's chromium, chromium-driver and python3-selenium (for /usr/bin/python3).
+# Optional like Swift: where they cannot be installed, tests/page skips, saying why.
+browser_pkgs=(chromium chromium-driver python3-selenium)
+install_browser() {
+  local p missing=()
+  for p in "${browser_pkgs[@]}"; do installed "$p" || missing+=("$p"); done
+  [[ ${#missing[@]} -eq 0 ]] && return 0
+  echo "install-deps: installing ${missing[*]} (for tests/page)"
+  [[ -n $updated ]] || $SUDO apt-get update -qq || true
+  updated=yes
+  if ! $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"; then
+    echo "install-deps: warning: could not install ${missing[*]}: tests/page will be skipped" >&2
+  fi
+}
+
 missing=()
 for p in "${pkgs[@]}"; do
   installed "$p" || missing+=("$p")
@@ -83,3 +100,4 @@ else
 fi
 install_s3
 install_arm64
+install_browser

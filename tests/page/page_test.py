@@ -25,6 +25,8 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
+import urllib.request
 
 SKIP = 77
 
@@ -95,6 +97,22 @@ with open(os.path.join(work, "token"), "w") as f:
     f.write("s3cret-page-token\n")
 url_a = serve("A", "--token-file", os.path.join(work, "token"))
 url_b = serve("B", "--max-body", "64KiB")
+
+# The page's files as compiled in: the bytes of serve/page/, with no token asked.
+page_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "serve", "page")
+for path, name in (("", "index.html"), ("page.css", "page.css"), ("page.js", "page.js")):
+    try:
+        with urllib.request.urlopen(url_a + path) as r:
+            body, policy = r.read(), r.headers.get("Content-Security-Policy", "")
+            check("GET /%s: serve/page/%s byte for byte, under its policy" % (path, name),
+                  body == open(os.path.join(page_dir, name), "rb").read() and "default-src 'none'" in policy,
+                  (len(body), policy))
+    except urllib.error.HTTPError as e:
+        check("GET /%s with no token: 200" % path, False, "%d %s" % (e.code, e.read()[:200]))
+if failures:
+    for p in servers:
+        p.kill()
+    sys.exit("FAIL: the service does not serve the page")
 
 downloads = os.path.join(work, "downloads")
 os.makedirs(downloads)
