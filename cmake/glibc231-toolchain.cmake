@@ -20,8 +20,9 @@
 #     2.36's headers for arm64) before the sysroot's: -nostdinc and the compiler's own list
 #     without that folder, in the same order.
 #   - Debian 12's libstdc++.a is linked statically as before; it references
-#     __libc_single_threaded (glibc 2.32) and arc4random (2.36), which cmake/glibc231-compat.c
-#     defines (hidden), linked into every program and shared library as an object.
+#     __libc_single_threaded (glibc 2.32) and arc4random (2.36), and its headers
+#     pthread_cond_clockwait (2.30), which cmake/glibc231-compat.c defines (hidden), linked into
+#     every program and shared library as an object; the binaries then need glibc 2.28 (RHEL 8).
 #   - its libgcc_eh.a references _dl_find_object (2.35): libgcc is linked shared (-shared-libgcc;
 #     CMakeLists.txt leaves out -static-libgcc when ILMAP_SHARED_LIBGCC is set), so the unwinder is
 #     the target's own libgcc_s.so.1, part of every base system.
@@ -51,7 +52,9 @@ set(_ilmap_libdir "${_ilmap_sysroot}/usr/lib/${_ilmap_triple}")
 set(CMAKE_SYSROOT "${_ilmap_sysroot}")
 set(CMAKE_LIBRARY_ARCHITECTURE ${_ilmap_triple})
 set(ILMAP_SHARED_LIBGCC ON CACHE BOOL "Link libgcc shared (set by the glibc 2.31 toolchain)" FORCE)
-set(ILMAP_GLIBC_FLOOR 2.31 CACHE STRING "The newest glibc symbol version the binaries may need" FORCE)
+# The newest glibc symbol version the binaries may need (scripts/build.sh checks it): 2.28, below
+# the sysroot's 2.31, since the compat object stands in for the few newer symbols libstdc++ uses.
+set(ILMAP_GLIBC_FLOOR 2.28 CACHE STRING "The newest glibc symbol version the binaries may need" FORCE)
 # For tests/dist and tests/arm64, which compile the C API test program as this build links and
 # run the programs on this sysroot's glibc.
 set(ILMAP_SYSROOT "${_ilmap_sysroot}" CACHE PATH "The Debian 11 sysroot of this build" FORCE)

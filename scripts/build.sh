@@ -2,7 +2,8 @@
 # Configure and build one configuration of ilmap.
 # Usage: scripts/build.sh [release|debug|sanitize|dist|arm64]   (build dir: build/<config>)
 #   release, debug, sanitize   against this machine's libraries, with the tests (Debian 12 here)
-#   dist    the released linux-x64 program and libraries, needing glibc 2.31 or newer
+#   dist    the released linux-x64 program and libraries, built against glibc 2.31 and needing
+#           2.28 or newer (ILMAP_GLIBC_FLOOR, checked at the end)
 #           (cmake/toolchain-linux-x64-glibc231.cmake), Release, without tests and benchmarks;
 #           scripts/package.sh packages it, tests/dist runs it in a Debian 11 chroot
 #   arm64   the same for linux-arm64, cross-compiled (cmake/toolchain-linux-arm64-glibc231.cmake);
@@ -33,5 +34,6 @@ if [[ "${CI:-}" == "true" ]]; then werror=ON; fi
 cmake -S . -B "build/$config" -DILMAP_WERROR="$werror" "${args[@]}" >/dev/null
 cmake --build "build/$config" -j"$jobs"
 if [[ $config == dist || $config == arm64 ]]; then
-  bash scripts/check-glibc-floor.sh "build/$config/tools/ilmap" "build/$config/capi/libilmap.so.1" 2.31
+  floor=$(sed -n 's/^ILMAP_GLIBC_FLOOR:[A-Z]*=//p' "build/$config/CMakeCache.txt")
+  bash scripts/check-glibc-floor.sh "build/$config/tools/ilmap" "build/$config/capi/libilmap.so.1" "$floor"
 fi

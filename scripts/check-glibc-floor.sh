@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/check-glibc-floor.sh BINARY... MAX - fails if any BINARY (a program or shared library)
-# references a glibc symbol version above MAX (for example 2.31): the oldest glibc it can start
+# references a glibc symbol version above MAX (for example 2.28): the oldest glibc it can start
 # with is the highest GLIBC_x.y among its dynamic symbols (objdump -T), since the loader refuses a
 # binary that names a version the system's glibc does not define. Prints, per binary, its
 # highest version and every symbol above MAX. Also fails a binary that needs a shared library
@@ -10,7 +10,7 @@
 set -euo pipefail
 
 if (( $# < 2 )) || ! [[ ${!#} =~ ^[0-9]+\.[0-9]+$ ]]; then
-  echo "usage: $0 BINARY... MAX   (MAX as 2.31)" >&2
+  echo "usage: $0 BINARY... MAX   (MAX as 2.28)" >&2
   exit 2
 fi
 max=${!#}

@@ -2,7 +2,7 @@
 # package.sh [BUILD_DIR [KIND...]] - the installable artefacts of a build, written to
 # BUILD_DIR/packages/; KIND: deb, arm64, wheel, nuget (default: all of them). The default
 # BUILD_DIR is build/dist, the released linux-x64 build (scripts/build.sh dist, made first if
-# needed), whose binaries need glibc 2.31 or newer; where it cannot be made (it needs root and
+# needed), whose binaries need glibc 2.28 or newer; where it cannot be made (it needs root and
 # debootstrap for its Debian 11 sysroot), build/release, whose binaries need this machine's glibc,
 # and it says so.
 #   ilmap_<version>_amd64.deb, ilmap-dev_<version>_amd64.deb   the Debian packages (CPack,

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # scripts/sysroot-bullseye.sh [--arch amd64|arm64] [DIR]
-#   makes a Debian 11 (bullseye, glibc 2.31) sysroot for building ilmap's released Linux artefacts
-#   against a glibc 2.31 floor (cmake/toolchain-linux-{x64,arm64}-glibc231.cmake, scripts/build.sh
-#   dist and arm64). Default DIR: build/sysroot-bullseye-<arch>.
+#   makes a Debian 11 (bullseye, glibc 2.31) sysroot for building ilmap's released Linux artefacts,
+#   which then need glibc 2.28 or newer (cmake/toolchain-linux-{x64,arm64}-glibc231.cmake,
+#   scripts/build.sh dist and arm64). Default DIR: build/sysroot-bullseye-<arch>.
 # scripts/sysroot-bullseye.sh --chroot [DIR]
 #   makes a runnable Debian 11 amd64 system (debootstrap --variant=minbase, with python3-venv) for
 #   running the released artefacts where they must run (tests/dist). Default DIR:
@@ -91,8 +91,10 @@ copy_host_packages() {
       [[ $f == /usr/share/doc/* ]] && continue
       if [[ -L $f ]]; then
         mkdir -p "$DIR$(dirname "$f")" && cp -P -f "$f" "$DIR$f"
-      elif [[ -f $f ]]; then
-        install -D -p -m 644 "$f" "$DIR$f"
+      elif [[ -f $f ]] && ! cmp -s "$f" "$DIR$f"; then
+        # Copied with the time of copying (not the package's), and only when it differs: a build
+        # made before then links or compiles again, and one made after is left alone.
+        install -D -m 644 "$f" "$DIR$f"
       fi
     done < <(dpkg -L "$pkg")
   done
@@ -130,11 +132,17 @@ relative_links() {
   say "made $fixed absolute links relative"
 }
 # cmake/glibc231-compat.c compiled against the sysroot; the toolchain links this object into
-# every program and shared library. Made on every run, so an edit of the source is taken.
+# every program and shared library. Compiled on every run, so an edit of the source is taken.
 build_compat_object() {
   command -v "$CC" >/dev/null || die "$CC not found (scripts/install-deps.sh)"
   "$CC" --sysroot="$DIR" -O2 -fPIC -fvisibility=hidden -Wall -Wextra -Werror -c cmake/glibc231-compat.c \
-    -o "$LIBDIR/ilmap-glibc231-compat.o"
+    -o "$LIBDIR/ilmap-glibc231-compat.o.new"
+  # Replaced only when it changed, so that the builds link again exactly then.
+  if cmp -s "$LIBDIR/ilmap-glibc231-compat.o.new" "$LIBDIR/ilmap-glibc231-compat.o"; then
+    rm -f "$LIBDIR/ilmap-glibc231-compat.o.new"
+  else
+    mv -f "$LIBDIR/ilmap-glibc231-compat.o.new" "$LIBDIR/ilmap-glibc231-compat.o"
+  fi
 }
 finish_sysroot() {
   relative_links
