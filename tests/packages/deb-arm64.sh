@@ -41,5 +41,5 @@ dpkg-deb -x "$dev" "$root"
  bash "$src/tests/install/pkgconfig-check.sh" pkg-config aarch64-linux-gnu-gcc aarch64-linux-gnu-g++ "$ilmap" \
    "$src/tests/cache" "$corpus" "$qemu" -L "$sysroot")
 bash "$src/tests/install/consumer-check.sh" "$cmake" "$root/usr" "$ilmap" "$src/tests/cache" "$corpus" \
-  "$src/cmake/toolchain-linux-arm64.cmake" "$qemu" -L "$sysroot"
+  "$src/tests/packages/arm64-consumer.cmake" "$qemu" -L "$sysroot"
 echo "ok: $(basename "$deb"), $(basename "$dev"): fields, qemu, pkg-config and find_package cross consumers"
