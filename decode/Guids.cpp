@@ -24,25 +24,6 @@ std::string guid_to_text(const Guid& g) {
          '-' + n.substr(20);
 }
 
-const char* cdi_kind_name(const Guid& k) {
-  using namespace guids;
-  if (k == kCdiSourceLink) return "SourceLink";
-  if (k == kCdiEmbeddedSource) return "EmbeddedSource";
-  if (k == kCdiStateMachineHoistedLocalScopes) return "StateMachineHoistedLocalScopes";
-  if (k == kCdiDynamicLocalVariables) return "DynamicLocalVariables";
-  if (k == kCdiTupleElementNames) return "TupleElementNames";
-  if (k == kCdiDefaultNamespace) return "DefaultNamespace";
-  if (k == kCdiEncLocalSlotMap) return "EncLocalSlotMap";
-  if (k == kCdiEncLambdaAndClosureMap) return "EncLambdaAndClosureMap";
-  if (k == kCdiEncStateMachineStateMap) return "EncStateMachineStateMap";
-  if (k == kCdiCompilationMetadataReferences) return "CompilationMetadataReferences";
-  if (k == kCdiCompilationOptions) return "CompilationOptions";
-  if (k == kCdiTypeDefinitionDocuments) return "TypeDefinitionDocuments";
-  if (k == kCdiAsyncMethodSteppingInformation) return "AsyncMethodSteppingInformation";
-  if (k == kCdiPrimaryConstructorInformation) return "PrimaryConstructorInformation";
-  return nullptr;
-}
-
 const char* language_name(const Guid& l) {
   if (l == guids::kLanguageCSharp) return "C#";
   if (l == guids::kLanguageVisualBasic) return "VB";

@@ -80,8 +80,6 @@ inline constexpr Guid kCdiPrimaryConstructorInformation =
     guid_from_text("9d40ace1-c703-4d0e-bf41-7243060a8fb5");
 }  // namespace guids
 
-// Short name of a known CDI kind ("SourceLink", ...) or nullptr.
-const char* cdi_kind_name(const Guid& kind);
 // Short name of a known language ("C#", "VB", "F#") or nullptr.
 const char* language_name(const Guid& language);
 

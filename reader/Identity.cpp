@@ -80,18 +80,6 @@ CacheIdentity Cache::identity() const {
   return out;
 }
 
-std::vector<std::uint32_t> Cache::embedded_source_documents() const {
-  std::vector<std::uint32_t> out;
-  auto d = details();
-  if (!d) return out;
-  if (const auto* es = static_cast<const fb::Details*>(*d)->embedded_sources())
-    for (const fb::EmbeddedSource* e : *es)
-      if (e->zstd()) out.push_back(e->document());
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
-
 Result<std::uint64_t> Cache::embedded_source_size(std::uint32_t document) const {
   auto d = details();
   if (!d) return d.error();

@@ -269,10 +269,6 @@ void GuardedRange::set_range(const void* begin, std::size_t size) noexcept {
   s.begin.store(b, std::memory_order_release);
 }
 
-bool GuardedRange::leased() const noexcept {
-  return slot_ >= 0 && g_slots[slot_].lease_fd.load(std::memory_order_acquire) >= 0;
-}
-
 GuardedRange::GuardedRange(GuardedRange&& o) noexcept : slot_(o.slot_), changed_(o.changed_) {
   o.slot_ = -1;
   o.changed_ = nullptr;

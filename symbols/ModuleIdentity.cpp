@@ -13,15 +13,6 @@
 
 namespace ilmap::symbols {
 
-const char* module_kind_name(ModuleKind k) noexcept {
-  switch (k) {
-    case ModuleKind::kPe: return "pe";
-    case ModuleKind::kPortablePdb: return "portable-pdb";
-    case ModuleKind::kWindowsPdb: return "windows-pdb";
-  }
-  return "?";
-}
-
 Result<ModuleIdentity> identify_file(std::string_view path, std::span<const std::uint8_t> bytes) {
   ModuleIdentity id;
   id.file_name = symstore_file_name(path);

@@ -19,7 +19,6 @@
 namespace ilmap::symbols {
 
 enum class ModuleKind { kPe, kPortablePdb, kWindowsPdb };
-const char* module_kind_name(ModuleKind k) noexcept;  // "pe", "portable-pdb", "windows-pdb"
 
 struct ModuleIdentity {
   ModuleKind kind = ModuleKind::kPe;

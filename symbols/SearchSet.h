@@ -240,10 +240,6 @@ struct SearchSet {
     for (const CodeViewEntry& cv : pe->info().codeview)
       e.codeview.push_back({cv.guid, cv.age, cv.stamp, cv.portable(), cv.path});
   }
-
-  void load_all() {
-    for (Entry& e : entries) load(e);
-  }
 };
 
 }  // namespace ilmap::symbols::search

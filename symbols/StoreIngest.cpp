@@ -270,10 +270,6 @@ Status check_cache_id(const std::string& path, std::span<const std::uint8_t> wan
 
 }  // namespace
 
-Status check_cache_guid(const std::string& path, std::span<const std::uint8_t> guid16) {
-  return check_cache_id(path, guid16);
-}
-
 Status check_cache(const std::string& path, const std::array<std::uint8_t, 20>& pdb_id) {
   return check_cache_id(path, pdb_id);
 }

@@ -79,8 +79,6 @@ Result<CacheOrigin> read_cache_origin(std::span<const std::uint8_t> bytes);
 
 // True when the cache at `path` opens, passes Cache::verify and records the PDB id `pdb_id`.
 Status check_cache(const std::string& path, const std::array<std::uint8_t, 20>& pdb_id);
-// The same, when only the id's GUID is known (from a key): the first 16 bytes must match.
-Status check_cache_guid(const std::string& path, std::span<const std::uint8_t> guid16);
 
 // What a key says its bytes are: a PE or PDB under its own file name ("foo.pdb/<id>/foo.pdb"),
 // the cache beside a PDB ("foo.pdb/<id>/foo.ilmap"), or anything else (file.ptr, ...), which

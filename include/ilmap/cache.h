@@ -245,8 +245,6 @@ class Cache {
   Result<std::string> embedded_source(std::uint32_t document, std::uint64_t max_bytes = std::uint64_t(64) << 20) const;
   // The size of that text, without unpacking it (the same errors but kTooLarge).
   Result<std::uint64_t> embedded_source_size(std::uint32_t document) const;
-  // The documents that have an embedded source, ascending (empty without any).
-  std::vector<std::uint32_t> embedded_source_documents() const;
   // The checksum the PDB records for document `document` (SPEC.md 3.4 DocumentDetails), so a
   // source file found elsewhere can be shown only when it is the file compiled. The hash bytes
   // are as stored (their length is not checked against the algorithm; compare both). Algorithm

@@ -62,8 +62,6 @@ class GuardedRange {
   static GuardedRange lease(int fd) noexcept;
   // Sets the range of a leased slot (the file's mapping, once made).
   void set_range(const void* begin, std::size_t size) noexcept;
-  // True while the lease is held (false once broken and released, or without one).
-  bool leased() const noexcept;
   GuardedRange(GuardedRange&& o) noexcept;
   GuardedRange& operator=(GuardedRange&& o) noexcept;
   GuardedRange(const GuardedRange&) = delete;
