@@ -1,7 +1,7 @@
 // CApiHandle.h - what an ilmap_cache handle of the C API (include/ilmap/ilmap.h) holds: a cache
 // of its own (ilmap_open*, freed by ilmap_close) or one it borrows from a symbolicator's module
 // index (ilmap_find_module: ilmap_close leaves it alone; it lives as long as the symbolicator).
-// Shared by reader/c_api.cpp and capi/.
+// Shared by reader/ReaderCApi.cpp and capi/.
 #pragma once
 
 #include <optional>
