@@ -9,7 +9,7 @@
 #include <array>
 #include <cstdint>
 
-#include "symbols/ModuleIdentity.h"  // parse_guid_text (decode/Guids.h)
+#include "decode/Guids.h"  // parse_guid_text: a GUID printed in a frame
 
 namespace ilmap::symbolicate {
 namespace {
