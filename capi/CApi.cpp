@@ -67,13 +67,13 @@ int ilmap_compile(const char* input, const char* output, const ilmap_compile_opt
   try {
     ilmap_compile_options o;
     if (!read_options(options, o)) return report(Errc::kUsage, "ilmap_compile: options->size is not set", msg, msg_size);
-    ilmap::symbols::CompileFileOptions fo;
-    fo.pdb = text_or_empty(o.pdb);
-    fo.pe = text_or_empty(o.pe);
-    fo.symbol_path = text_or_empty(o.symbol_path);
-    fo.embed_sources = o.embed_sources != 0;
-    fo.force = o.force != 0;
-    const ilmap::symbols::CompileFileResult r = ilmap::symbols::compile_file(input, output, fo);
+    ilmap::symbols::CompileFileOptions file_options;
+    file_options.pdb = text_or_empty(o.pdb);
+    file_options.pe = text_or_empty(o.pe);
+    file_options.symbol_path = text_or_empty(o.symbol_path);
+    file_options.embed_sources = o.embed_sources != 0;
+    file_options.force = o.force != 0;
+    const ilmap::symbols::CompileFileResult r = ilmap::symbols::compile_file(input, output, file_options);
     if (r.outcome == ilmap::symbols::CompileOutcome::kFailed) return report(r.error.code, r.error.message, msg, msg_size);
     // Without `from_directory`, compile_file fails rather than skips; kept for safety.
     if (r.outcome == ilmap::symbols::CompileOutcome::kSkipped)
@@ -106,21 +106,21 @@ ilmap_symbolicator* ilmap_symbolicator_open(const ilmap_symbolicator_options* op
     if (o.flags & ~kKnown) return fail(Errc::kUsage, "ilmap_symbolicator_open: unknown flags");
     if (o.search_count > 0 && !o.search) return fail(Errc::kUsage, "ilmap_symbolicator_open: search is NULL");
     if (o.download_timeout_s < 0) return fail(Errc::kUsage, "ilmap_symbolicator_open: download_timeout_s is negative");
-    ilmap::symbols::ModuleIndexOptions io;
+    ilmap::symbols::ModuleIndexOptions index_options;
     for (std::size_t i = 0; i < o.search_count; ++i) {
       if (!o.search[i] || !*o.search[i]) return fail(Errc::kUsage, "ilmap_symbolicator_open: an empty search path");
-      io.search.emplace_back(o.search[i]);
+      index_options.search.emplace_back(o.search[i]);
     }
     // As `ilmap symbolicate` without --search: the current directory.
-    if (io.search.empty()) io.search.emplace_back(".");
-    io.cache_dir = o.cache_dir ? std::string(o.cache_dir) : ilmap::symbols::default_cache_dir();
+    if (index_options.search.empty()) index_options.search.emplace_back(".");
+    index_options.cache_dir = o.cache_dir ? std::string(o.cache_dir) : ilmap::symbols::default_cache_dir();
     if (o.symbol_path && *o.symbol_path) {
       auto sp = ilmap::symbols::parse_symbol_path(o.symbol_path);
       if (!sp) return fail(sp.error().code, "symbol path: " + sp.error().message);
-      io.symbol_path = std::move(*sp);
+      index_options.symbol_path = std::move(*sp);
     }
-    if (o.download_timeout_s > 0) io.http.total_timeout_s = o.download_timeout_s;
-    auto index = ilmap::symbols::ModuleIndex::create(std::move(io));
+    if (o.download_timeout_s > 0) index_options.http.total_timeout_s = o.download_timeout_s;
+    auto index = ilmap::symbols::ModuleIndex::create(std::move(index_options));
     if (!index) return fail(index.error().code, index.error().message);
     auto* s = new ilmap_symbolicator;
     s->index = std::move(*index);

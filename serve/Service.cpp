@@ -347,30 +347,30 @@ Response Service::handle(const Request& request) {
 // the command, which reads an input that is no Sentry event as trace text, a body sent as JSON
 // that is none is an error: the client said what it sent.
 Response Service::sentry(const Request& request, const std::string& type) {
-  SentryOptions so;
-  so.max_input_bytes = std::size_t(opt_.max_body);
+  SentryOptions sentry_options;
+  sentry_options.max_input_bytes = std::size_t(opt_.max_body);
   SourceProvider sources(SourceOptions{opt_.source_roots, SourceOptions{}.max_source_bytes, {}, {}, {}});
   if (opt_.source_context) {
-    so.sources = &sources;
-    if (request.context) so.context_lines = *request.context;
+    sentry_options.sources = &sources;
+    if (request.context) sentry_options.context_lines = *request.context;
   } else {
-    so.source_context = false;
+    sentry_options.source_context = false;
   }
-  if (opt_.max_frames) so.max_frames = std::size_t(opt_.max_frames);
+  if (opt_.max_frames) sentry_options.max_frames = std::size_t(opt_.max_frames);
   SentryStats stats;
   Response r;
   r.content_type = type;
   Status st;
   const bool batch = type == "application/json" && looks_like_batch_request(request.body);
   if (batch) {
-    so.overwrite = true;  // the frames were sent to be resolved
+    sentry_options.overwrite = true;  // the frames were sent to be resolved
     r.content_type = "application/json";
   }
   {
     Lease index = lease();
     symbolicate::IndexSentryProvider provider(*index);
-    st = batch ? symbolicate_batch(request.body, r.body, provider, so, stats)
-               : symbolicate_sentry_text(request.body, r.body, provider, so, stats);
+    st = batch ? symbolicate_batch(request.body, r.body, provider, sentry_options, stats)
+               : symbolicate_sentry_text(request.body, r.body, provider, sentry_options, stats);
   }
   if (batch && r.body.size()) r.body += '\n';
   if (!st && batch) return error_response(st.error().code == Errc::kTooLarge ? 413 : 400, st.error().message);
@@ -432,16 +432,18 @@ Response Service::symbolicate(const Request& request) {
       return error_response(400, "?context: this server does not return source text (start it with --source-context)");
     return sentry(request, type);
   }
-  symbolicate::SymbolicateOptions so;
-  so.columns = request.columns, so.urls = request.urls, so.json = request.json;
+  symbolicate::SymbolicateOptions symbolicate_options;
+  symbolicate_options.columns = request.columns;
+  symbolicate_options.urls = request.urls;
+  symbolicate_options.json = request.json;
   if (!request.context_text.empty() && !request.context)
     return error_response(400, "?context=" + quoted(request.context_text) + ": not a number of lines from 0 to 100");
   SourceProvider sources(SourceOptions{opt_.source_roots, SourceOptions{}.max_source_bytes, {}, {}, {}});
   if (request.context) {
     if (!opt_.source_context)
       return error_response(400, "?context: this server does not return source text (start it with --source-context)");
-    so.context = *request.context;
-    so.sources = &sources;
+    symbolicate_options.context = *request.context;
+    symbolicate_options.sources = &sources;
   }
   Response r;
   if (request.json) r.content_type = "application/x-ndjson";
@@ -450,7 +452,7 @@ Response Service::symbolicate(const Request& request) {
     using Clock = std::chrono::steady_clock;
     const Clock::time_point start = Clock::now();
     Lease index = lease();
-    symbolicate::Symbolicator s(*index, so, [&r](std::string_view out) { r.body.append(out); });
+    symbolicate::Symbolicator s(*index, symbolicate_options, [&r](std::string_view out) { r.body.append(out); });
     // In pieces of about 64 KiB that end at a line's end (so the output is the one of text()
     // on the whole), with the caps checked between them.
     constexpr std::size_t kPiece = 64 * 1024;

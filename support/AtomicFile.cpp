@@ -126,7 +126,8 @@ int write_all(int fd, std::span<const std::uint8_t> bytes) {
 // Reserves the file's blocks before writing: a full disk fails here, before any byte is
 // written, and on ext4 the rename that replaces an existing cache then has no delayed
 // allocation to force (its auto_da_alloc flushes a delalloc file's pages synchronously inside
-// rename(2): 2-3 ms for a 0.5 MB cache, more than the compile itself). File systems without
+// rename(2), which cost more than the compile itself: the figure is in docs/benchmarks-history.md,
+// "rename(2) over an existing cache flushed the new file"). File systems without
 // fallocate are written as before. Returns 0 or an errno value.
 int preallocate(int fd, std::size_t size) {
   if (size == 0) return 0;

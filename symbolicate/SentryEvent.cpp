@@ -92,9 +92,9 @@ class EventSymbolicator {
   EventSymbolicator(SentryModuleProvider& provider, const SentryOptions& options, SentryStats& stats)
       : provider_(provider), options_(options), stats_(stats) {
     if (!options.sources) {
-      SourceOptions so;
-      so.max_source_bytes = options.max_source_bytes;
-      own_sources_ = std::make_unique<SourceProvider>(std::move(so));
+      SourceOptions source_options;
+      source_options.max_source_bytes = options.max_source_bytes;
+      own_sources_ = std::make_unique<SourceProvider>(std::move(source_options));
     }
     sources_ = options.sources ? options.sources : own_sources_.get();
   }

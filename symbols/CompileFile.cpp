@@ -110,13 +110,13 @@ Status collect_names(const std::string& input, const DebugInput& d, const Compil
 
 CompileFileResult compile_file(const std::string& input, const std::string& output, const CompileFileOptions& o) {
   CompileFileResult r;
-  DebugInputOptions io;
+  DebugInputOptions input_options;
   const std::uint64_t cap = o.max_decompressed;
-  io.pe.max_embedded_pdb = static_cast<std::uint32_t>(std::min<std::uint64_t>(cap, UINT32_MAX));
-  io.pdb = o.pdb;
-  io.allow_missing_pdb = o.from_directory;
-  io.windows_pdbs = true;
-  auto in = open_debug_input(input, io);
+  input_options.pe.max_embedded_pdb = static_cast<std::uint32_t>(std::min<std::uint64_t>(cap, UINT32_MAX));
+  input_options.pdb = o.pdb;
+  input_options.allow_missing_pdb = o.from_directory;
+  input_options.windows_pdbs = true;
+  auto in = open_debug_input(input, input_options);
   // The symbol path: a PE whose PDB is not found locally gets it from there (verified there;
   // then matched like `pdb`). In directory mode, one the symbol path lacks is skipped.
   const bool pdb_absent = in ? ((*in)->missing == MissingPdb::kNotPresent || (*in)->missing == MissingPdb::kMismatch)
@@ -124,8 +124,8 @@ CompileFileResult compile_file(const std::string& input, const std::string& outp
   if (o.pdb.empty() && !o.symbol_path.empty() && !is_pdb_name(input) && pdb_absent) {
     auto fetched = resolve_with_symbol_path(o.symbol_path, input, false, o.download_timeout_s);
     if (fetched) {
-      io.pdb = fetched->path;
-      in = open_debug_input(input, io);
+      input_options.pdb = fetched->path;
+      in = open_debug_input(input, input_options);
     } else if (!o.from_directory || fetched.error().code != Errc::kNotFound) {
       return failed(std::move(r), fetched.error());
     }
@@ -170,12 +170,12 @@ CompileFileResult compile_file(const std::string& input, const std::string& outp
     r.outcome = CompileOutcome::kUpToDate;
     return r;
   }
-  CacheBuildOptions bo;
-  bo.embed_sources = o.embed_sources;
-  bo.max_embedded_source = static_cast<std::size_t>(cap);
-  bo.threads = std::max(1u, o.threads);
+  CacheBuildOptions build_options;
+  build_options.embed_sources = o.embed_sources;
+  build_options.max_embedded_source = static_cast<std::size_t>(cap);
+  build_options.threads = std::max(1u, o.threads);
   CacheStats stats;
-  auto bytes = compile_module(module, bo, &stats);
+  auto bytes = compile_module(module, build_options, &stats);
   // An input truncated while mapped reads as zeros (the mapping guard): that, not whatever the
   // zeros decoded to, is the error, and nothing is written.
   for (const FileBytes* f : {&d.file, &d.sibling})

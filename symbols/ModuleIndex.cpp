@@ -209,10 +209,10 @@ struct ModuleIndex::Impl : search::SearchSet {
     ModuleSource module = module_source(in);
     if (!pe_bytes.empty()) add_method_names(module, pe_bytes, in.path);
     for (const std::string& w : module.warnings) note(w);
-    CacheBuildOptions bo;
-    bo.zstd_level = 3;
-    bo.embed_sources = opt.embed_sources;
-    auto bytes = compile_module(module, bo);
+    CacheBuildOptions build_options;
+    build_options.zstd_level = 3;
+    build_options.embed_sources = opt.embed_sources;
+    auto bytes = compile_module(module, build_options);
     if (!bytes) return {nullptr, Miss::kBadFile, in.path + ": " + bytes.error().message};
     std::error_code ec;
     if (!path.empty()) fs::create_directories(fs::path(path).parent_path(), ec);
@@ -300,15 +300,15 @@ struct ModuleIndex::Impl : search::SearchSet {
       if (const Cache* c = ready_cache(path, id, true))
         return with_outside({c, Miss::kNone, {}}, recorded_outside_pdb(e, *cv, id));
     }
-    DebugInputOptions io;
-    io.windows_pdbs = true;  // a PE naming a Windows PDB: accepted when its GUID + DBI age match
-    auto in = open_debug_input(e.path, io);
+    DebugInputOptions input_options;
+    input_options.windows_pdbs = true;  // a PE naming a Windows PDB: accepted when its GUID + DBI age match
+    auto in = open_debug_input(e.path, input_options);
     if (!in && cv && (in.error().code == Errc::kNotFound || in.error().code == Errc::kMismatch)) {
       bool mismatch = in.error().code == Errc::kMismatch;
       const std::string other = find_pdb(*cv, id, mismatch);
       if (!other.empty()) {
-        io.pdb = other;
-        in = open_debug_input(e.path, io);
+        input_options.pdb = other;
+        in = open_debug_input(e.path, input_options);
       } else if (!resolved_cache.empty()) {  // verified by the resolver (id and checksums)
         auto c = Cache::open(resolved_cache);
         if (c) {
@@ -361,9 +361,9 @@ struct ModuleIndex::Impl : search::SearchSet {
     const std::string path = std::move(*p);
     const KeyedLocks::Guard held = single_flight(path);
     if (const Cache* c = ready_cache(path, *e.pdb_id, false)) return {c, Miss::kNone, {}};
-    DebugInputOptions io;
-    io.windows_pdbs = true;
-    auto in = open_debug_input(e.path, io);
+    DebugInputOptions input_options;
+    input_options.windows_pdbs = true;
+    auto in = open_debug_input(e.path, input_options);
     if (!in) return {nullptr, Miss::kBadFile, in.error().message};
     return compile(**in, {}, path);
   }
@@ -460,9 +460,9 @@ struct ModuleIndex::Impl : search::SearchSet {
       note("from the symbol path: " + r->path);
       return {keep(std::move(*c), r->path), Miss::kNone, {}};
     }
-    DebugInputOptions io;
-    io.windows_pdbs = windows_age.has_value();
-    auto in = open_debug_input(r->path, io);
+    DebugInputOptions input_options;
+    input_options.windows_pdbs = windows_age.has_value();
+    auto in = open_debug_input(r->path, input_options);
     if (!in) return {nullptr, Miss::kBadFile, in.error().message};
     if (windows_age) {
       const auto& m = (*in)->msf;

@@ -79,20 +79,20 @@ bool is_input_ext(const std::string& e) { return e == ".pdb" || e == ".dll" || e
 // One input: symbols::compile_file, its outcome turned into the job's message and exit code.
 // `threads`: the threads this input may use to encode its point blocks.
 void run_job(Job& job, const CompileOptions& o, unsigned threads) {
-  symbols::CompileFileOptions fo;
-  fo.pdb = o.pdb;
-  fo.pe = o.pe;
-  fo.embed_sources = o.embed_sources;
-  fo.force = o.force;
-  fo.fsync = o.fsync;
-  fo.max_decompressed = o.max_decompressed;
+  symbols::CompileFileOptions file_options;
+  file_options.pdb = o.pdb;
+  file_options.pe = o.pe;
+  file_options.embed_sources = o.embed_sources;
+  file_options.force = o.force;
+  file_options.fsync = o.fsync;
+  file_options.max_decompressed = o.max_decompressed;
   // --symbol-path (or $_NT_SYMBOL_PATH): a PE whose PDB is not found locally gets it from there.
-  if (o.pdb.empty()) fo.symbol_path = symbol_path_or_env(o.symbol_path);
-  fo.download_timeout_s = o.download_timeout_s;
-  fo.threads = threads;
-  fo.from_directory = job.from_directory;
-  fo.collides_with = job.collides_with;
-  symbols::CompileFileResult r = symbols::compile_file(job.input, job.output, fo);
+  if (o.pdb.empty()) file_options.symbol_path = symbol_path_or_env(o.symbol_path);
+  file_options.download_timeout_s = o.download_timeout_s;
+  file_options.threads = threads;
+  file_options.from_directory = job.from_directory;
+  file_options.collides_with = job.collides_with;
+  symbols::CompileFileResult r = symbols::compile_file(job.input, job.output, file_options);
   job.warnings = std::move(r.warnings);
   switch (r.outcome) {
     case symbols::CompileOutcome::kFailed:
@@ -204,12 +204,25 @@ const char* json_outcome_name(Outcome c) {
   return "failed";
 }
 
-void print_json(const std::vector<Job>& jobs, const std::size_t (&count)[4]) {
+// How many jobs ended each way: the summary line and the JSON's totals.
+struct Tally {
+  std::size_t compiled = 0, up_to_date = 0, skipped = 0, failed = 0;
+  void add(Outcome c) {
+    switch (c) {
+      case Outcome::kCompiled: ++compiled; break;
+      case Outcome::kUpToDate: ++up_to_date; break;
+      case Outcome::kSkipped: ++skipped; break;
+      case Outcome::kFailed: ++failed; break;
+    }
+  }
+};
+
+void print_json(const std::vector<Job>& jobs, const Tally& tally) {
   nlohmann::ordered_json j;
-  j["compiled"] = count[0];
-  j["up_to_date"] = count[1];
-  j["skipped"] = count[2];
-  j["failed"] = count[3];
+  j["compiled"] = tally.compiled;
+  j["up_to_date"] = tally.up_to_date;
+  j["skipped"] = tally.skipped;
+  j["failed"] = tally.failed;
   j["results"] = nlohmann::ordered_json::array();
   for (const Job& job : jobs) {
     nlohmann::ordered_json r;
@@ -278,9 +291,9 @@ int run_compile(const CompileOptions& o) {
   worker();
   for (auto& t : pool) t.join();
   int rc = 0;
-  std::size_t count[4] = {0, 0, 0, 0};
+  Tally tally;
   for (const Job& j : jobs) {
-    ++count[static_cast<int>(j.outcome)];
+    tally.add(j.outcome);
     for (const std::string& w : j.warnings) std::fprintf(stderr, "ilmap: warning: %s\n", escape_text(w).c_str());
     if (j.outcome == Outcome::kFailed) {
       std::fprintf(stderr, "%s\n", escape_text(j.message).c_str());
@@ -290,10 +303,10 @@ int run_compile(const CompileOptions& o) {
     }
   }
   if (o.json) {
-    print_json(jobs, count);
-  } else if ((jobs.size() > 1 || any_directory) && (count[3] || !o.quiet)) {
-    std::fprintf(count[3] ? stderr : stdout, "%zu compiled, %zu up to date, %zu skipped, %zu failed\n",
-                 count[0], count[1], count[2], count[3]);
+    print_json(jobs, tally);
+  } else if ((jobs.size() > 1 || any_directory) && (tally.failed || !o.quiet)) {
+    std::fprintf(tally.failed ? stderr : stdout, "%zu compiled, %zu up to date, %zu skipped, %zu failed\n",
+                 tally.compiled, tally.up_to_date, tally.skipped, tally.failed);
   }
   return rc;
 }

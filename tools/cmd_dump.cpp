@@ -313,10 +313,11 @@ int run_dump(const DumpOptions& o) {
     if (!f) return report(f.error());
     return report(Error{Errc::kNotFound, o.input + ": method names come from a PE: dump the .dll/.exe, or a cache compiled with it (--pe)"});
   }
-  DebugInputOptions io;
-  io.pe.max_embedded_pdb = static_cast<std::uint32_t>(std::min<std::uint64_t>(o.max_decompressed, UINT32_MAX));
-  io.windows_pdbs = true;
-  auto in = open_debug_input(o.input, io);
+  DebugInputOptions input_options;
+  input_options.pe.max_embedded_pdb =
+      static_cast<std::uint32_t>(std::min<std::uint64_t>(o.max_decompressed, UINT32_MAX));
+  input_options.windows_pdbs = true;
+  auto in = open_debug_input(o.input, input_options);
   if (!in) return report(in.error());
   if (const Status& cs = (*in)->checksum_status; !cs.ok())
     std::fprintf(stderr, "ilmap: warning: %s\n", escape_text(cs.message()).c_str());

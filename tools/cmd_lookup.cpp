@@ -107,14 +107,14 @@ std::string answer_text(const Answer& a, bool functions) {
 // A PE or PDB given as CACHE (no symbol path): its cache, compiled into (or reused from) the
 // cache directory as symbolicate does; `o.cache` becomes that cache's path.
 Status compile_into_cache_dir(LookupOptions& o) {
-  symbols::ModuleIndexOptions io;
-  io.search = {o.cache};
-  io.cache_dir = o.cache_dir.empty() ? symbols::default_cache_dir() : o.cache_dir;
-  if (io.cache_dir.empty())
+  symbols::ModuleIndexOptions index_options;
+  index_options.search = {o.cache};
+  index_options.cache_dir = o.cache_dir.empty() ? symbols::default_cache_dir() : o.cache_dir;
+  if (index_options.cache_dir.empty())
     return Error{Errc::kUsage, o.cache + " is a PE or PDB, and there is no cache directory to compile it into: "
                                          "give --cache-dir DIR (or set XDG_CACHE_HOME or HOME)"};
-  const std::string io_dir = io.cache_dir;
-  auto index = symbols::ModuleIndex::create(std::move(io));
+  const std::string io_dir = index_options.cache_dir;
+  auto index = symbols::ModuleIndex::create(std::move(index_options));
   if (!index) return index.error();
   const symbols::ModuleAnswer& a = (*index)->by_path(o.cache);
   if (!a.cache) {

@@ -105,14 +105,15 @@ Status read_token(const std::string& path, std::string& token) {
 }
 
 int run_serve(const ServeArgs& a) {
-  serve::ServerOptions so;
-  if (Status st = parse_listen(a.listen, so.host, so.port); !st) return report_error(st.error());
-  if (a.port >= 0) so.port = static_cast<std::uint16_t>(a.port);
-  so.max_concurrent = a.max_concurrent;
-  so.connection_limit = a.max_connections;
-  so.timeout_s = a.timeout_s;
-  so.receive_timeout_s = a.receive_timeout_s;
-  so.log = log_line;
+  serve::ServerOptions server_options;
+  if (Status st = parse_listen(a.listen, server_options.host, server_options.port); !st)
+    return report_error(st.error());
+  if (a.port >= 0) server_options.port = static_cast<std::uint16_t>(a.port);
+  server_options.max_concurrent = a.max_concurrent;
+  server_options.connection_limit = a.max_connections;
+  server_options.timeout_s = a.timeout_s;
+  server_options.receive_timeout_s = a.receive_timeout_s;
+  server_options.log = log_line;
 
   serve::ServiceOptions svc;
   svc.max_body = a.max_body;
@@ -132,28 +133,28 @@ int run_serve(const ServeArgs& a) {
   if (!a.token_file.empty())
     if (Status st = read_token(a.token_file, svc.token); !st) return report_error(st.error());
 
-  symbols::ModuleIndexOptions io;
-  io.search = a.search.empty() ? std::vector<std::string>{"."} : a.search;
-  io.cache_dir = a.cache_dir.empty() ? symbols::default_cache_dir() : a.cache_dir;
+  symbols::ModuleIndexOptions index_options;
+  index_options.search = a.search.empty() ? std::vector<std::string>{"."} : a.search;
+  index_options.cache_dir = a.cache_dir.empty() ? symbols::default_cache_dir() : a.cache_dir;
   if (const std::string spec = symbol_path_or_env(a.symbol_path); !spec.empty()) {
     auto sp = symbols::parse_symbol_path(spec);
     if (!sp) return report_error({sp.error().code, "--symbol-path: " + sp.error().message});
-    io.symbol_path = std::move(*sp);
+    index_options.symbol_path = std::move(*sp);
   }
-  io.http.total_timeout_s = a.download_timeout_s;
-  io.http.counter = svc.downloads.get();
-  io.miss_ttl_s = a.miss_ttl_s;
-  io.single_flight = std::make_shared<KeyedLocks>();
-  io.compiled_epoch = std::make_shared<std::atomic<std::uint64_t>>(0);
-  io.embed_sources = svc.source_context;  // the PDBs' embedded sources, for source context
-  io.touch_reused = true;
-  if (a.verbose) io.note = log_line;
-  svc.cache_dir = io.cache_dir;
+  index_options.http.total_timeout_s = a.download_timeout_s;
+  index_options.http.counter = svc.downloads.get();
+  index_options.miss_ttl_s = a.miss_ttl_s;
+  index_options.single_flight = std::make_shared<KeyedLocks>();
+  index_options.compiled_epoch = std::make_shared<std::atomic<std::uint64_t>>(0);
+  index_options.embed_sources = svc.source_context;  // the PDBs' embedded sources, for source context
+  index_options.touch_reused = true;
+  if (a.verbose) index_options.note = log_line;
+  svc.cache_dir = index_options.cache_dir;
   // A cache directory the server cannot write would make every worker compile every module
   // again, in every request, saying nothing: refused at start, with the reason.
-  if (Status st = check_writable_directory(io.cache_dir); !st)
+  if (Status st = check_writable_directory(index_options.cache_dir); !st)
     return report_error({st.error().code, "--cache-dir: " + st.error().message});
-  auto made = serve::Service::create([io] { return symbols::ModuleIndex::create(io); }, svc);
+  auto made = serve::Service::create([index_options] { return symbols::ModuleIndex::create(index_options); }, svc);
   if (!made) return report_error(made.error());
   serve::Service& service = **made;
 
@@ -167,7 +168,7 @@ int run_serve(const ServeArgs& a) {
   ::pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   ::signal(SIGPIPE, SIG_IGN);
 
-  auto server = serve::HttpServer::start(service, so);
+  auto server = serve::HttpServer::start(service, server_options);
   if (!server) return report_error(server.error());
   // The first line on standard error: scripts and tests read the port from it (--port 0).
   log_line("listening on " + (*server)->url());

@@ -172,20 +172,21 @@ Status feed_then_pump(int fd, const std::string& name, std::string& text, sym::S
 }
 
 int run_symbolicate(const SymbolicateArgs& a) {
-  sym::ModuleIndexOptions io;
+  sym::ModuleIndexOptions index_options;
   // No --search: the current directory, as dotnet-stack searches it.
-  io.search = a.search.empty() ? std::vector<std::string>{"."} : a.search;
-  io.cache_dir = a.cache_dir.empty() ? sym::default_cache_dir() : a.cache_dir;
+  index_options.search = a.search.empty() ? std::vector<std::string>{"."} : a.search;
+  index_options.cache_dir = a.cache_dir.empty() ? sym::default_cache_dir() : a.cache_dir;
   if (const std::string spec = symbol_path_or_env(a.symbol_path); !spec.empty()) {
     auto sp = symbols::parse_symbol_path(spec);
     if (!sp) return report_error({sp.error().code, "--symbol-path: " + sp.error().message});
-    io.symbol_path = std::move(*sp);
+    index_options.symbol_path = std::move(*sp);
   }
-  io.http.total_timeout_s = a.download_timeout_s;
+  index_options.http.total_timeout_s = a.download_timeout_s;
   // --context shows the embedded sources of the PDBs compiled here too.
-  io.embed_sources = a.context >= 0;
-  if (a.verbose) io.note = [](const std::string& s) { std::fprintf(stderr, "ilmap: %s\n", escape_text(s).c_str()); };
-  auto index = sym::ModuleIndex::create(std::move(io));
+  index_options.embed_sources = a.context >= 0;
+  if (a.verbose)
+    index_options.note = [](const std::string& s) { std::fprintf(stderr, "ilmap: %s\n", escape_text(s).c_str()); };
+  auto index = sym::ModuleIndex::create(std::move(index_options));
   if (!index) return report_error(index.error());
   SourceOptions source_options;
   for (const std::string& spec : a.source_roots) {
@@ -207,13 +208,15 @@ int run_symbolicate(const SymbolicateArgs& a) {
     };
   }
   SourceProvider sources(std::move(source_options));
-  sym::SymbolicateOptions so;
-  so.columns = a.columns, so.urls = a.urls, so.json = a.json;
-  if (a.context >= 0) so.context = std::uint32_t(a.context);
-  so.sources = &sources;
-  so.color = use_color(a.color);
+  sym::SymbolicateOptions symbolicate_options;
+  symbolicate_options.columns = a.columns;
+  symbolicate_options.urls = a.urls;
+  symbolicate_options.json = a.json;
+  if (a.context >= 0) symbolicate_options.context = std::uint32_t(a.context);
+  symbolicate_options.sources = &sources;
+  symbolicate_options.color = use_color(a.color);
   bool write_failed = false;
-  sym::Symbolicator s(**index, so, [&](std::string_view out) {
+  sym::Symbolicator s(**index, symbolicate_options, [&](std::string_view out) {
     if (!write_failed && std::fwrite(out.data(), 1, out.size(), stdout) != out.size()) write_failed = true;
   });
   const auto idle = [&] {
@@ -223,7 +226,7 @@ int run_symbolicate(const SymbolicateArgs& a) {
   sym::IndexSentryProvider sentry_provider(**index);
   SentryOptions sentry_options;
   sentry_options.sources = &sources;
-  if (so.context) sentry_options.context_lines = *so.context;
+  if (symbolicate_options.context) sentry_options.context_lines = *symbolicate_options.context;
   SentryStats sentry_stats;
   bool saw_sentry = false, saw_text = false;
   int rc = 0;

@@ -71,7 +71,7 @@ int run(int argc, char** argv) {
   // into "changed while in use" errors (include/ilmap/mapping_guard.h).
   ilmap::install_mapping_guard();
   // `ilmap --version` alone, what build scripts run to check the tool: the line CLI11's version
-  // flag prints, without setting up any command (they were a third of its time).
+  // flag prints, without setting up any command (what that saves: BENCHMARKS.md, "Process start").
   if (argc == 2 && std::string_view(argv[1]) == "--version") return std::puts("ilmap " ILMAP_VERSION_STRING) < 0 ? 2 : 0;
   // `--config FILE` is an option of ilmap, not of a command, so CLI11 takes it only before the
   // command's name; written after it (`ilmap serve --config f.toml`, as users do), it is moved in
