@@ -51,6 +51,10 @@ int info_cache(const std::string& path, bool json) {
     j["source_size"] = id->source_size();
     j["source_xxh3"] = format("%016llx", static_cast<unsigned long long>(id->source_xxh3()));
     j["compiler_version"] = str(id->compiler_version());
+    // Format 2.1's identity fields 17 and 18 (SPEC.md 3.2): the hash a PE's PdbChecksum names,
+    // absent from 2.0 caches and from a Windows PDB's, and where the document URLs came from.
+    if (id->pdb_sha256()) j["pdb_sha256"] = hex_of(id->pdb_sha256());
+    j["package_source_urls"] = id->package_source_urls();
   }
   const std::uint64_t points = cache->point_count();
   const std::uint64_t point_bytes = cache->point_section_bytes();
