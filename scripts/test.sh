@@ -5,9 +5,37 @@
 # run every ctest test in both (the sanitizer build leaves out labels "oracle" and "dotnet"; tests
 # needing dotnet or ../shared skip where those are absent),
 # the instruction-count guard on the Release build (scripts/perf-guard.sh), then the fuzz targets for a fixed time when clang's libFuzzer is available.
+#
+# scripts/test.sh --quick: the contributor's loop (CONTRIBUTING.md). No dependency installation,
+# no sanitizer or arm64 build, no guard, no fuzzing: the Release build of the program and of the
+# unit test binaries only, then the ctest tests labelled `unit` or `cli` (the end-to-end `cli`
+# cases and the three `hostile` CLI checks). Exit 0 when they all pass (or skip).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs="${ILMAP_JOBS:-2}"
+if [[ ${1:-} == --quick ]]; then
+  # The targets those labels run: the program, the golden bad files the CLI cases read, and one
+  # GoogleTest binary per layer (tests/CMakeLists.txt ilmap_layer_tests, with msf, names and
+  # sentry). Building only these keeps a header change from rebuilding benchmarks and fuzzers.
+  quick_targets=(ilmap ilmap_make_golden ilmap_support_tests ilmap_decode_tests ilmap_msf_tests
+                 ilmap_names_tests ilmap_compiler_tests ilmap_symbols_tests ilmap_symbolicate_tests
+                 ilmap_sentry_tests ilmap_serve_tests)
+  start=$SECONDS
+  # -Werror as CI builds; otherwise the build folder keeps the setting it was configured with
+  # (changing it would recompile every file).
+  werror=()
+  if [[ "${CI:-}" == "true" ]]; then werror=(-DILMAP_WERROR=ON); fi
+  cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release "${werror[@]}" >/dev/null
+  cmake --build build/release -j"$jobs" --target "${quick_targets[@]}"
+  printf '== quick build took %dm%02ds\n' $(((SECONDS - start) / 60)) $(((SECONDS - start) % 60))
+  rc=0
+  ctest --test-dir build/release --output-on-failure -j"$jobs" -L '^(unit|cli)$' || rc=1
+  printf '== quick: all took %dm%02ds\n' $(((SECONDS - start) / 60)) $(((SECONDS - start) % 60))
+  exit $rc
+elif [[ $# -gt 0 ]]; then
+  echo "usage: scripts/test.sh [--quick]" >&2
+  exit 1
+fi
 # As root (CI), packages.deb may install and remove the Debian package system-wide
 # (tests/packages/CMakeLists.txt).
 if [[ $(id -u) -eq 0 ]]; then export ILMAP_SYSTEM_INSTALL_TESTS=1; fi
