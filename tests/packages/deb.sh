@@ -58,8 +58,8 @@ DEBIAN_FRONTEND=noninteractive apt-get install -o DPkg::Lock::Timeout=300 -y -qq
   { cat "$work/apt.log"; fail "apt-get install $dev"; }
 [[ $(pkg-config --modversion ilmap) == "$version" ]] || fail "pkg-config --modversion ilmap (system): $(pkg-config --modversion ilmap 2>&1)"
 (unset PKG_CONFIG_PATH PKG_CONFIG_LIBDIR LD_LIBRARY_PATH
- bash "$src/tests/install/pkgconfig-check.sh" pkg-config cc c++ /usr/bin/ilmap "$src/tests/cache" "$corpus")
-bash "$src/tests/install/consumer-check.sh" "$cmake" "" /usr/bin/ilmap "$src/tests/cache" "$corpus"
+ bash "$src/tests/install/pkgconfig-check.sh" pkg-config cc c++ /usr/bin/ilmap "$src/tests/reader" "$corpus")
+bash "$src/tests/install/consumer-check.sh" "$cmake" "" /usr/bin/ilmap "$src/tests/reader" "$corpus"
 
 DEBIAN_FRONTEND=noninteractive apt-get remove -o DPkg::Lock::Timeout=300 -y -qq --purge ilmap-dev ilmap >"$work/apt.log" 2>&1 ||
   { cat "$work/apt.log"; fail "apt-get remove ilmap-dev ilmap"; }

@@ -27,7 +27,7 @@ ilmap compile pe/Ilmap.Corpus.Frames.dll --pe pe/Ilmap.Corpus.Frames.dll -o x.il
 ilmap dump --methods alone/frames.pdb; echo "dump --methods of a PDB: exit $?"
 # A format 1.0 cache (written before format 2.0) is refused by its major version, with both
 # versions named; `compile` over it rebuilds it (a 1.x cache is never up to date).
-old=$CORPUS/../tests/cache/format-1.0.ilmap
+old=$CORPUS/../tests/reader/format-1.0.ilmap
 cp "$old" old.ilmap
 ilmap info old.ilmap > /dev/null; echo "info 1.0: exit $?"
 ilmap compile -q pe/Ilmap.Corpus.Frames.pdb -o old.ilmap; echo "compile over 1.0: exit $?"

@@ -10,5 +10,5 @@ ilmap lines f.ilmap Program.cs:16707566; echo "exit $?"
 ilmap lines f.ilmap Nope.cs:3; echo "exit $?"
 ilmap lines f.ilmap gram.cs:3; echo "exit $?"
 ilmap lines f.ilmap Program.cs:100000; echo "exit $?"
-cp "$CORPUS/../tests/cache/format-1.0.ilmap" old.ilmap
+cp "$CORPUS/../tests/reader/format-1.0.ilmap" old.ilmap
 ilmap lines old.ilmap Program.cs:3; echo "exit $?"

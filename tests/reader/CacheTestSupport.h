@@ -1,4 +1,4 @@
-// CacheTestSupport.h - inputs and in-memory caches shared by the tests/cache GoogleTest binaries.
+// CacheTestSupport.h - inputs and in-memory caches shared by the tests/reader GoogleTest binaries.
 //
 // Inputs come from two places, read where they are (never copied):
 //   ILMAP_TEST_SHARED_DIR  = ${ILMAP_SHARED_DIR}/corpus-public: every *.pdb of every folder except win_*
