@@ -39,7 +39,7 @@ dpkg-deb -x "$dev" "$root"
  export PKG_CONFIG_PATH="" PKG_CONFIG_SYSROOT_DIR=$root PKG_CONFIG_ALLOW_SYSTEM_LIBS=1 PKG_CONFIG_ALLOW_SYSTEM_CFLAGS=1
  export LD_LIBRARY_PATH=$root/usr/lib
  bash "$src/tests/install/pkgconfig-check.sh" pkg-config aarch64-linux-gnu-gcc aarch64-linux-gnu-g++ "$ilmap" \
-   "$src/tests/cache" "$corpus" "$qemu" -L "$sysroot")
-bash "$src/tests/install/consumer-check.sh" "$cmake" "$root/usr" "$ilmap" "$src/tests/cache" "$corpus" \
+   "$src/tests/reader" "$corpus" "$qemu" -L "$sysroot")
+bash "$src/tests/install/consumer-check.sh" "$cmake" "$root/usr" "$ilmap" "$src/tests/reader" "$corpus" \
   "$src/tests/packages/arm64-consumer.cmake" "$qemu" -L "$sysroot"
 echo "ok: $(basename "$deb"), $(basename "$dev"): fields, qemu, pkg-config and find_package cross consumers"
