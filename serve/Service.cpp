@@ -388,7 +388,7 @@ Response Service::sentry(const Request& request, const std::string& type) {
   r.headers.emplace_back("X-Ilmap-Frames", std::to_string(stats.frames));
   r.headers.emplace_back("X-Ilmap-Resolved", std::to_string(stats.resolved));
   r.headers.emplace_back("X-Ilmap-Unresolved", std::to_string(stats.left()));
-  if (so.sources) add_no_context_header(sources, r);
+  if (sentry_options.sources) add_no_context_header(sources, r);
   return r;
 }
 
@@ -486,7 +486,7 @@ Response Service::symbolicate(const Request& request) {
   r.headers.emplace_back("X-Ilmap-Frames", std::to_string(stats.frames));
   r.headers.emplace_back("X-Ilmap-Resolved", std::to_string(stats.resolved));
   r.headers.emplace_back("X-Ilmap-Unresolved", std::to_string(unresolved));
-  if (so.sources) add_no_context_header(sources, r);
+  if (symbolicate_options.sources) add_no_context_header(sources, r);
   return r;
 }
 

@@ -339,7 +339,7 @@ struct ModuleIndex::Impl : search::SearchSet {
       held = single_flight(path);
       if (const Cache* c = ready_cache(path, pid.bytes, true)) return {c, Miss::kNone, {}};
     }
-    const bool outside = io.pdb.empty() && d.source == PdbSource::kSibling && outside_search(d.pdb_path, e.path);
+    const bool outside = input_options.pdb.empty() && d.source == PdbSource::kSibling && outside_search(d.pdb_path, e.path);
     if (outside) note(e.path + ": its PDB is read from outside the search set, where its CodeView entry records it: " + d.pdb_path);
     return with_outside(compile(d, file->bytes(), path), outside ? d.pdb_path : std::string());
   }
