@@ -1,6 +1,7 @@
 // CApi.cpp - the C API's compile, module resolution and symbolication (the end of
 // include/ilmap/ilmap.h): thin calls of symbols/compile_file, symbols/ModuleIndex and
-// symbolicate/Symbolicator, the same code `ilmap compile` and `ilmap symbolicate` run.
+// symbolicate/Symbolicator, the same code `ilmap compile` and `ilmap symbolicate` run, set up
+// from the same symbols/ResolveConfig they fill from their arguments.
 // Nothing throws through the C boundary: allocation failures become ILMAP_E_IO.
 #include <algorithm>
 #include <cstdlib>
@@ -18,7 +19,7 @@
 #include "symbolicate/Symbolicator.h"
 #include "symbols/CompileFile.h"
 #include "symbols/ModuleIndex.h"
-#include "symbols/SymbolPath.h"
+#include "symbols/ResolveConfig.h"
 
 struct ilmap_symbolicator {
   std::unique_ptr<ilmap::symbols::ModuleIndex> index;
@@ -67,12 +68,13 @@ int ilmap_compile(const char* input, const char* output, const ilmap_compile_opt
   try {
     ilmap_compile_options o;
     if (!read_options(options, o)) return report(Errc::kUsage, "ilmap_compile: options->size is not set", msg, msg_size);
-    ilmap::symbols::CompileFileOptions file_options;
+    ilmap::symbols::ResolveConfig config;  // as `ilmap compile` builds its own
+    config.symbol_path = text_or_empty(o.symbol_path);
+    config.compile.embed_sources = o.embed_sources != 0;
+    config.compile.force = o.force != 0;
+    ilmap::symbols::CompileFileOptions file_options = config.compile_file_options();
     file_options.pdb = text_or_empty(o.pdb);
     file_options.pe = text_or_empty(o.pe);
-    file_options.symbol_path = text_or_empty(o.symbol_path);
-    file_options.embed_sources = o.embed_sources != 0;
-    file_options.force = o.force != 0;
     const ilmap::symbols::CompileFileResult r = ilmap::symbols::compile_file(input, output, file_options);
     if (r.outcome == ilmap::symbols::CompileOutcome::kFailed) return report(r.error.code, r.error.message, msg, msg_size);
     // Without `from_directory`, compile_file fails rather than skips; kept for safety.
@@ -106,21 +108,17 @@ ilmap_symbolicator* ilmap_symbolicator_open(const ilmap_symbolicator_options* op
     if (o.flags & ~kKnown) return fail(Errc::kUsage, "ilmap_symbolicator_open: unknown flags");
     if (o.search_count > 0 && !o.search) return fail(Errc::kUsage, "ilmap_symbolicator_open: search is NULL");
     if (o.download_timeout_s < 0) return fail(Errc::kUsage, "ilmap_symbolicator_open: download_timeout_s is negative");
-    ilmap::symbols::ModuleIndexOptions index_options;
+    ilmap::symbols::ResolveConfig config;  // as `ilmap symbolicate` builds its own
     for (std::size_t i = 0; i < o.search_count; ++i) {
       if (!o.search[i] || !*o.search[i]) return fail(Errc::kUsage, "ilmap_symbolicator_open: an empty search path");
-      index_options.search.emplace_back(o.search[i]);
+      config.search.emplace_back(o.search[i]);  // none: the current directory
     }
-    // As `ilmap symbolicate` without --search: the current directory.
-    if (index_options.search.empty()) index_options.search.emplace_back(".");
-    index_options.cache_dir = o.cache_dir ? std::string(o.cache_dir) : ilmap::symbols::default_cache_dir();
-    if (o.symbol_path && *o.symbol_path) {
-      auto sp = ilmap::symbols::parse_symbol_path(o.symbol_path);
-      if (!sp) return fail(sp.error().code, "symbol path: " + sp.error().message);
-      index_options.symbol_path = std::move(*sp);
-    }
-    if (o.download_timeout_s > 0) index_options.http.total_timeout_s = o.download_timeout_s;
-    auto index = ilmap::symbols::ModuleIndex::create(std::move(index_options));
+    if (o.cache_dir) config.cache_dir = std::string(o.cache_dir);
+    if (o.symbol_path) config.symbol_path = o.symbol_path;
+    if (o.download_timeout_s > 0) config.download_timeout_s = o.download_timeout_s;
+    auto index_options = config.module_index_options();
+    if (!index_options) return fail(index_options.error().code, "symbol path: " + index_options.error().message);
+    auto index = ilmap::symbols::ModuleIndex::create(std::move(*index_options));
     if (!index) return fail(index.error().code, index.error().message);
     auto* s = new ilmap_symbolicator;
     s->index = std::move(*index);

@@ -9,11 +9,11 @@
 // A ModuleIndex is not thread-safe (it memoizes answers and keeps Cache pointers in maps), so
 // the service keeps a pool of them, one per worker: a request takes one for its time, and
 // requests beyond the number of workers wait for one. The indexes share one KeyedLocks
-// (ModuleIndexOptions::single_flight), so a module many requests ask for at once is downloaded
-// and compiled once: the others wait for it and then reuse its cache. An index that holds more
-// than `max_open` caches, or that was made before an eviction from the cache directory, is
-// replaced by a fresh one when it comes back to the pool, which bounds the open mappings and
-// lets the space of evicted files go. Health endpoints never take an index.
+// (ResolveConfig::shared_by_workers, ModuleIndexOptions::single_flight), so a module many
+// requests ask for at once is downloaded and compiled once: the others wait for it and then
+// reuse its cache. An index that holds more than `max_open` caches, or that was made before an
+// eviction from the cache directory, is replaced by a fresh one when it comes back to the pool,
+// which bounds the open mappings and lets the space of evicted files go. Health endpoints never take an index.
 #pragma once
 
 #include <atomic>

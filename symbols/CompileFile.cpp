@@ -111,7 +111,7 @@ Status collect_names(const std::string& input, const DebugInput& d, const Compil
 CompileFileResult compile_file(const std::string& input, const std::string& output, const CompileFileOptions& o) {
   CompileFileResult r;
   DebugInputOptions input_options;
-  const std::uint64_t cap = o.max_decompressed;
+  const std::uint64_t cap = o.compile.max_decompressed;
   input_options.pe.max_embedded_pdb = static_cast<std::uint32_t>(std::min<std::uint64_t>(cap, UINT32_MAX));
   input_options.pdb = o.pdb;
   input_options.allow_missing_pdb = o.from_directory;
@@ -166,12 +166,12 @@ CompileFileResult compile_file(const std::string& input, const std::string& outp
   ModuleSource module = module_source(d);
   if (Status s = collect_names(input, d, o, module); !s) return failed(std::move(r), s.error());
   r.warnings = std::move(module.warnings);
-  if (!o.force && up_to_date(*target, module, o.embed_sources)) {
+  if (!o.compile.force && up_to_date(*target, module, o.compile.embed_sources)) {
     r.outcome = CompileOutcome::kUpToDate;
     return r;
   }
   CacheBuildOptions build_options;
-  build_options.embed_sources = o.embed_sources;
+  build_options.embed_sources = o.compile.embed_sources;
   build_options.max_embedded_source = static_cast<std::size_t>(cap);
   build_options.threads = std::max(1u, o.threads);
   CacheStats stats;
@@ -188,7 +188,7 @@ CompileFileResult compile_file(const std::string& input, const std::string& outp
       return failed(std::move(r), {Errc::kIo, format("%s: cannot create directory %s: %s", output.c_str(),
                                                      parent.string().c_str(), ec.message().c_str())});
   }
-  if (Status s = write_output(*target, *bytes, o.fsync); !s) return failed(std::move(r), s.error());
+  if (Status s = write_output(*target, *bytes, o.compile.fsync); !s) return failed(std::move(r), s.error());
   for (const std::string& w : stats.warnings) r.warnings.push_back(input + ": " + w);
   r.outcome = CompileOutcome::kCompiled;
   r.points = stats.points;

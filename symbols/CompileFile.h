@@ -17,15 +17,23 @@
 
 namespace ilmap::symbols {
 
-struct CompileFileOptions {
-  std::string pdb;  // the PDB of a PE input ("" = where the PE's debug directory says)
-  std::string pe;   // the PE of a PDB input, for method names ("" = a same-named one beside it)
+// How a cache is compiled, whatever asks for it (`ilmap compile`, the C API's ilmap_compile, a
+// ResolveConfig: symbols/ResolveConfig.h): the settings every input of a run shares.
+struct CompileOptions {
   bool embed_sources = false;
   bool force = false;  // write even when the cache is up to date
   bool fsync = false;
   std::uint64_t max_decompressed = std::uint64_t(512) << 20;  // one embedded PDB or source
+};
+
+// One input's compile: the shared settings, where a missing PDB is fetched from, and what
+// belongs to this input alone.
+struct CompileFileOptions {
+  CompileOptions compile;
   std::string symbol_path;  // where a PE's PDB is fetched from when not found locally ("" = none)
   long download_timeout_s = HttpOptions{}.total_timeout_s;
+  std::string pdb;  // the PDB of a PE input ("" = where the PE's debug directory says)
+  std::string pe;   // the PE of a PDB input, for method names ("" = a same-named one beside it)
   unsigned threads = 1;  // threads that encode the point blocks
   // Directory mode of `ilmap compile`: a PE without a usable PDB is skipped rather than an error,
   // and a PE whose PDB the symbol path lacks too.

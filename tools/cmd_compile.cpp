@@ -23,6 +23,7 @@
 #include "tools/Commands.h"
 #include "tools/HelpFormatter.h"
 #include "symbols/CompileFile.h"
+#include "symbols/ResolveConfig.h"
 #include "tools/SymbolPathOption.h"
 #include "support/TextEscape.h"
 
@@ -31,21 +32,18 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct CompileOptions {
+struct CompileArgs {
   std::vector<std::string> inputs;
   std::string out;
   std::string out_dir;
-  bool embed_sources = false;
-  bool force = false;
+  symbols::CompileOptions compile;  // --embed-sources, --force, --fsync, --max-decompressed
   bool quiet = false;
-  bool fsync = false;
   unsigned jobs = 0;
   std::string pdb;                   // --pdb: the PDB of the one PE input
   std::string pe;                    // --pe: the PE of the one PDB input (method names)
   std::vector<std::string> include;  // --include globs (directory mode)
   std::vector<std::string> exclude;  // --exclude globs (directory mode)
   bool json = false;
-  std::uint64_t max_decompressed = std::uint64_t(512) << 20;  // one embedded PDB or source
   std::string symbol_path;           // --symbol-path: where a PE's PDB is fetched from when not found locally
   long download_timeout_s = symbols::HttpOptions{}.total_timeout_s;
 };
@@ -77,18 +75,9 @@ bool is_input_ext(const std::string& e) { return e == ".pdb" || e == ".dll" || e
 
 
 // One input: symbols::compile_file, its outcome turned into the job's message and exit code.
-// `threads`: the threads this input may use to encode its point blocks.
-void run_job(Job& job, const CompileOptions& o, unsigned threads) {
-  symbols::CompileFileOptions file_options;
-  file_options.pdb = o.pdb;
-  file_options.pe = o.pe;
-  file_options.embed_sources = o.embed_sources;
-  file_options.force = o.force;
-  file_options.fsync = o.fsync;
-  file_options.max_decompressed = o.max_decompressed;
-  // --symbol-path (or $_NT_SYMBOL_PATH): a PE whose PDB is not found locally gets it from there.
-  if (o.pdb.empty()) file_options.symbol_path = symbol_path_or_env(o.symbol_path);
-  file_options.download_timeout_s = o.download_timeout_s;
+// `file_options`: what every input of the run shares (compile settings, --pdb, --pe, the
+// symbol path); `threads`: the threads this input may use to encode its point blocks.
+void run_job(Job& job, symbols::CompileFileOptions file_options, unsigned threads) {
   file_options.threads = threads;
   file_options.from_directory = job.from_directory;
   file_options.collides_with = job.collides_with;
@@ -128,7 +117,7 @@ bool glob_match(const std::string& glob, const fs::path& rel) {
 
 // --include (any must match when given) and --exclude (none may match), on the path relative
 // to the listed directory and on the file name.
-bool selected(const CompileOptions& o, const fs::path& rel) {
+bool selected(const CompileArgs& o, const fs::path& rel) {
   if (!o.include.empty() &&
       std::none_of(o.include.begin(), o.include.end(), [&](const std::string& g) { return glob_match(g, rel); }))
     return false;
@@ -140,7 +129,7 @@ bool selected(const CompileOptions& o, const fs::path& rel) {
 // .exe beside them (a PE's PDB is read through the PE, so that a stale PDB is reported as a
 // mismatch instead of being compiled as if it were the PE's; --include/--exclude select among
 // these, they never turn such a PDB into an input of its own). Sorted for determinism.
-Status expand_inputs(const CompileOptions& o, std::vector<Job>& jobs) {
+Status expand_inputs(const CompileArgs& o, std::vector<Job>& jobs) {
   std::map<std::string, std::string> out_of;  // output -> input, to detect collisions
   auto add = [&](const fs::path& input, const fs::path& output, bool from_directory) -> Status {
     auto [it, fresh] = out_of.emplace(output.string(), input.string());
@@ -249,7 +238,7 @@ bool is_stdout(const std::string& path) {
   return ::fstat(1, &a) == 0 && ::stat(path.c_str(), &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
-int run_compile(const CompileOptions& o) {
+int run_compile(const CompileArgs& o) {
   if (!o.out.empty() && !o.out_dir.empty())
     return report_error({Errc::kUsage, "-o and --out-dir cannot be used together"});
   if (!o.out.empty() && (o.inputs.size() != 1 || std::filesystem::is_directory(o.inputs[0])))
@@ -282,9 +271,17 @@ int run_compile(const CompileOptions& o) {
   const unsigned n = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(jobs.size())));
   // Fewer inputs than threads: a large input encodes its point blocks with the rest.
   const unsigned per_input = std::max(1u, threads / n);
+  symbols::ResolveConfig config;
+  config.compile = o.compile;
+  // --symbol-path (or $_NT_SYMBOL_PATH): a PE whose PDB is not found locally gets it from there.
+  if (o.pdb.empty()) config.symbol_path = symbol_path_or_env(o.symbol_path);
+  config.download_timeout_s = o.download_timeout_s;
+  symbols::CompileFileOptions file_options = config.compile_file_options();
+  file_options.pdb = o.pdb;
+  file_options.pe = o.pe;
   std::atomic<std::size_t> next{0};
   auto worker = [&] {
-    for (std::size_t i; (i = next.fetch_add(1)) < jobs.size();) run_job(jobs[i], o, per_input);
+    for (std::size_t i; (i = next.fetch_add(1)) < jobs.size();) run_job(jobs[i], file_options, per_input);
   };
   std::vector<std::thread> pool;
   for (unsigned i = 1; i < n; ++i) pool.emplace_back(worker);
@@ -314,7 +311,7 @@ int run_compile(const CompileOptions& o) {
 }  // namespace
 
 void register_compile(CLI::App& app, int& rc) {
-  auto o = std::make_shared<CompileOptions>();
+  auto o = std::make_shared<CompileArgs>();
   CLI::App* cmd = app.add_subcommand(
       "compile",
       "Compile PDBs (Portable or Windows/MSF, or PEs carrying or naming one) into ilmap caches.\n"
@@ -352,11 +349,11 @@ void register_compile(CLI::App& app, int& rc) {
   cmd->add_option("--exclude", o->exclude, "Directory mode: leave out files matching this glob (path relative to the directory, or file name); repeatable")
       ->allow_extra_args(false);
   cmd->add_flag("--json", o->json, "Print one JSON object on stdout: counts and the result of each input");
-  cmd->add_flag("--embed-sources", o->embed_sources, "Store the PDB's embedded sources (zstd) in the cache");
-  cmd->add_flag("--force", o->force, "Rebuild even if the cache is up to date");
+  cmd->add_flag("--embed-sources", o->compile.embed_sources, "Store the PDB's embedded sources (zstd) in the cache");
+  cmd->add_flag("--force", o->compile.force, "Rebuild even if the cache is up to date");
   cmd->add_flag("-q,--quiet", o->quiet, "Print only errors");
-  cmd->add_flag("--fsync", o->fsync, "Flush each cache to disk before renaming it into place (survives a power failure; slower). Without it writes are still atomic: an error or a kill never leaves a partial file");
-  cmd->add_option("--max-decompressed", o->max_decompressed,
+  cmd->add_flag("--fsync", o->compile.fsync, "Flush each cache to disk before renaming it into place (survives a power failure; slower). Without it writes are still atomic: an error or a kill never leaves a partial file");
+  cmd->add_option("--max-decompressed", o->compile.max_decompressed,
                   "Largest embedded PDB or embedded source to inflate (bytes, or with a unit: "
                   "64KiB, 512MiB; default 512MiB). A larger declared size is refused before "
                   "any allocation")

@@ -38,6 +38,7 @@
 #include "symbolicate/QueryParse.h"
 #include "tools/SymbolPathOption.h"
 #include "symbols/ModuleIndex.h"
+#include "symbols/ResolveConfig.h"
 #include "support/TextEscape.h"
 #include "ilmap/cache.h"
 #include "ilmap/mapping_guard.h"
@@ -107,14 +108,16 @@ std::string answer_text(const Answer& a, bool functions) {
 // A PE or PDB given as CACHE (no symbol path): its cache, compiled into (or reused from) the
 // cache directory as symbolicate does; `o.cache` becomes that cache's path.
 Status compile_into_cache_dir(LookupOptions& o) {
-  symbols::ModuleIndexOptions index_options;
-  index_options.search = {o.cache};
-  index_options.cache_dir = o.cache_dir.empty() ? symbols::default_cache_dir() : o.cache_dir;
-  if (index_options.cache_dir.empty())
+  symbols::ResolveConfig config;
+  config.search = {o.cache};
+  if (!o.cache_dir.empty()) config.cache_dir = o.cache_dir;
+  const std::string cache_dir = config.cache_directory();
+  if (cache_dir.empty())
     return Error{Errc::kUsage, o.cache + " is a PE or PDB, and there is no cache directory to compile it into: "
                                          "give --cache-dir DIR (or set XDG_CACHE_HOME or HOME)"};
-  const std::string io_dir = index_options.cache_dir;
-  auto index = symbols::ModuleIndex::create(std::move(index_options));
+  auto index_options = config.module_index_options();  // no symbol path: cannot fail
+  if (!index_options) return index_options.error();
+  auto index = symbols::ModuleIndex::create(std::move(*index_options));
   if (!index) return index.error();
   const symbols::ModuleAnswer& a = (*index)->by_path(o.cache);
   if (!a.cache) {
@@ -123,7 +126,7 @@ Status compile_into_cache_dir(LookupOptions& o) {
   }
   const std::string file = (*index)->file_of(a.cache);
   if (file.empty())
-    return Error{Errc::kIo, o.cache + ": its cache could not be written to the cache directory " + io_dir + ""};
+    return Error{Errc::kIo, o.cache + ": its cache could not be written to the cache directory " + cache_dir};
   o.cache = file;
   return {};
 }

@@ -14,6 +14,7 @@
 #include "serve/HttpServer.h"
 #include "serve/Service.h"
 #include "symbols/ModuleIndex.h"
+#include "symbols/ResolveConfig.h"
 #include "symbols/SymbolPath.h"
 #include "support/AtomicFile.h"
 #include "tools/Commands.h"
@@ -133,28 +134,27 @@ int run_serve(const ServeArgs& a) {
   if (!a.token_file.empty())
     if (Status st = read_token(a.token_file, svc.token); !st) return report_error(st.error());
 
-  symbols::ModuleIndexOptions index_options;
-  index_options.search = a.search.empty() ? std::vector<std::string>{"."} : a.search;
-  index_options.cache_dir = a.cache_dir.empty() ? symbols::default_cache_dir() : a.cache_dir;
-  if (const std::string spec = symbol_path_or_env(a.symbol_path); !spec.empty()) {
-    auto sp = symbols::parse_symbol_path(spec);
-    if (!sp) return report_error({sp.error().code, "--symbol-path: " + sp.error().message});
-    index_options.symbol_path = std::move(*sp);
-  }
-  index_options.http.total_timeout_s = a.download_timeout_s;
-  index_options.http.counter = svc.downloads.get();
-  index_options.miss_ttl_s = a.miss_ttl_s;
-  index_options.single_flight = std::make_shared<KeyedLocks>();
-  index_options.compiled_epoch = std::make_shared<std::atomic<std::uint64_t>>(0);
-  index_options.embed_sources = svc.source_context;  // the PDBs' embedded sources, for source context
-  index_options.touch_reused = true;
-  if (a.verbose) index_options.note = log_line;
-  svc.cache_dir = index_options.cache_dir;
+  // Modules are found as symbolicate finds them (symbols/ResolveConfig.h), by every worker's
+  // index at once: one download and compile per module, and misses that expire.
+  symbols::ResolveConfig config;
+  config.search = a.search;
+  if (!a.cache_dir.empty()) config.cache_dir = a.cache_dir;
+  config.symbol_path = symbol_path_or_env(a.symbol_path);
+  config.download_timeout_s = a.download_timeout_s;
+  config.downloads = svc.downloads.get();
+  config.miss_ttl_s = a.miss_ttl_s;
+  config.shared_by_workers = true;
+  config.touch_reused = true;  // the --cache-max-size eviction goes by last use
+  config.compile.embed_sources = svc.source_context;  // the PDBs' embedded sources, for source context
+  if (a.verbose) config.note = log_line;
+  auto index_options = config.module_index_options();
+  if (!index_options) return report_error({index_options.error().code, "--symbol-path: " + index_options.error().message});
+  svc.cache_dir = index_options->cache_dir;
   // A cache directory the server cannot write would make every worker compile every module
   // again, in every request, saying nothing: refused at start, with the reason.
-  if (Status st = check_writable_directory(index_options.cache_dir); !st)
+  if (Status st = check_writable_directory(svc.cache_dir); !st)
     return report_error({st.error().code, "--cache-dir: " + st.error().message});
-  auto made = serve::Service::create([index_options] { return symbols::ModuleIndex::create(index_options); }, svc);
+  auto made = serve::Service::create([o = std::move(*index_options)] { return symbols::ModuleIndex::create(o); }, svc);
   if (!made) return report_error(made.error());
   serve::Service& service = **made;
 

@@ -14,6 +14,7 @@
 #include "tools/Commands.h"
 #include "symbols/HttpGet.h"
 #include "symbols/ModuleIndex.h"
+#include "symbols/ResolveConfig.h"
 #include "symbolicate/IndexSentryProvider.h"
 #include "symbolicate/SentryEvent.h"
 #include "symbolicate/SourceProvider.h"
@@ -171,43 +172,91 @@ Status feed_then_pump(int fd, const std::string& name, std::string& text, sym::S
   return pump(fd, name, tail, s, idle, long_line);
 }
 
-int run_symbolicate(const SymbolicateArgs& a) {
-  sym::ModuleIndexOptions index_options;
-  // No --search: the current directory, as dotnet-stack searches it.
-  index_options.search = a.search.empty() ? std::vector<std::string>{"."} : a.search;
-  index_options.cache_dir = a.cache_dir.empty() ? sym::default_cache_dir() : a.cache_dir;
-  if (const std::string spec = symbol_path_or_env(a.symbol_path); !spec.empty()) {
-    auto sp = symbols::parse_symbol_path(spec);
-    if (!sp) return report_error({sp.error().code, "--symbol-path: " + sp.error().message});
-    index_options.symbol_path = std::move(*sp);
+// The summary line of trace text: frames, resolved, and why the rest were not (which modules
+// were not found).
+void print_text_summary(const sym::SymbolicateStats& st) {
+  std::string unresolved;
+  std::uint64_t missed = 0;
+  for (std::size_t i = 0; i < st.unresolved.size(); ++i) {
+    if (!st.unresolved[i]) continue;
+    missed += st.unresolved[i];
+    unresolved += (unresolved.empty() ? "" : ", ") + std::to_string(st.unresolved[i]) + " " +
+                  sym::reason_name(sym::Reason(i));
+    if (sym::Reason(i) == sym::Reason::kModuleNotFound && !st.missing_modules.empty()) {
+      // Which modules: a trace's own program, not in the search set, is the usual one.
+      for (std::size_t k = 0; k < st.missing_modules.size(); ++k)
+        unresolved += (k ? ", " : " (") + escape_text(st.missing_modules[k]);
+      unresolved += st.more_missing ? ", ...)" : ")";
+    }
   }
-  index_options.http.total_timeout_s = a.download_timeout_s;
+  std::fprintf(stderr, "ilmap symbolicate: %llu frames, %llu resolved", static_cast<unsigned long long>(st.frames),
+               static_cast<unsigned long long>(st.resolved));
+  if (missed) std::fprintf(stderr, ", %llu unresolved (%s)", static_cast<unsigned long long>(missed), unresolved.c_str());
+  if (st.with_lines) std::fprintf(stderr, "; %llu already had lines", static_cast<unsigned long long>(st.with_lines));
+  std::fprintf(stderr, "\n");
+}
+
+// Not only with -v: a frame answered from a file the user did not point at (the build's obj/
+// folder, through the path the DLL records) must not pass for one of the search set.
+void print_outside_pdbs(const sym::SymbolicateStats& st) {
+  if (st.outside_pdbs.empty()) return;
+  constexpr std::size_t kNamed = 5;
+  const std::size_t n = st.outside_pdbs.size();
+  std::string named;
+  for (std::size_t i = 0; i < n && i < kNamed; ++i)
+    named += (i ? ", " : "") + escape_text(st.outside_pdbs[i].first) + " <- " + escape_text(st.outside_pdbs[i].second);
+  if (n > kNamed) named += ", ...";
+  std::fprintf(stderr, "ilmap symbolicate: %zu module%s resolved from %s outside the search folders: %s\n", n,
+               n == 1 ? "" : "s", n == 1 ? "a PDB" : "PDBs", named.c_str());
+}
+
+// -v: a note of the module index or the source provider, on standard error.
+void note_line(const std::string& s) { std::fprintf(stderr, "ilmap: %s\n", escape_text(s).c_str()); }
+
+// Where modules are found, as `serve` and the C API say it too (symbols/ResolveConfig.h).
+symbols::ResolveConfig resolve_config(const SymbolicateArgs& a) {
+  symbols::ResolveConfig config;
+  config.search = a.search;  // none: the current directory, as dotnet-stack searches it
+  if (!a.cache_dir.empty()) config.cache_dir = a.cache_dir;
+  config.symbol_path = symbol_path_or_env(a.symbol_path);
+  config.download_timeout_s = a.download_timeout_s;
   // --context shows the embedded sources of the PDBs compiled here too.
-  index_options.embed_sources = a.context >= 0;
-  if (a.verbose)
-    index_options.note = [](const std::string& s) { std::fprintf(stderr, "ilmap: %s\n", escape_text(s).c_str()); };
-  auto index = sym::ModuleIndex::create(std::move(index_options));
-  if (!index) return report_error(index.error());
-  SourceOptions source_options;
+  config.compile.embed_sources = a.context >= 0;
+  if (a.verbose) config.note = note_line;
+  return config;
+}
+
+// --source-root and --fetch-sources: where --context and Sentry events read sources from.
+Result<SourceOptions> make_source_options(const SymbolicateArgs& a, const symbols::ResolveConfig& config) {
+  SourceOptions o;
   for (const std::string& spec : a.source_roots) {
     auto root = parse_source_root(spec);  // checked when parsed; the directory may have gone since
-    if (!root) return report_error({root.error().code, "--source-root " + root.error().message});
-    source_options.roots.push_back(std::move(*root));
+    if (!root) return Error{root.error().code, "--source-root " + root.error().message};
+    o.roots.push_back(std::move(*root));
   }
-  if (a.verbose) source_options.note = [](const std::string& s) { std::fprintf(stderr, "ilmap: %s\n", escape_text(s).c_str()); };
+  if (a.verbose) o.note = note_line;
   if (a.fetch_sources) {
-    source_options.download_dir = (a.cache_dir.empty() ? sym::default_cache_dir() : a.cache_dir) + "/sources";
-    symbols::HttpOptions http;
-    http.total_timeout_s = a.download_timeout_s;
-    source_options.fetch = [http](const std::string& url, std::uint64_t max_bytes) -> Result<std::string> {
-      symbols::HttpOptions o = http;
-      o.max_bytes = max_bytes;
-      auto body = symbols::http_get(url, {}, o);
+    o.download_dir = config.cache_directory() + "/sources";
+    o.fetch = [http = config.http_options()](const std::string& url, std::uint64_t max_bytes) -> Result<std::string> {
+      symbols::HttpOptions limited = http;
+      limited.max_bytes = max_bytes;
+      auto body = symbols::http_get(url, {}, limited);
       if (!body) return body.error();
       return std::string(body->begin(), body->end());
     };
   }
-  SourceProvider sources(std::move(source_options));
+  return o;
+}
+
+int run_symbolicate(const SymbolicateArgs& a) {
+  const symbols::ResolveConfig config = resolve_config(a);
+  auto index_options = config.module_index_options();
+  if (!index_options) return report_error({index_options.error().code, "--symbol-path: " + index_options.error().message});
+  auto index = sym::ModuleIndex::create(std::move(*index_options));
+  if (!index) return report_error(index.error());
+  auto source_options = make_source_options(a, config);
+  if (!source_options) return report_error(source_options.error());
+  SourceProvider sources(std::move(*source_options));
   sym::SymbolicateOptions symbolicate_options;
   symbolicate_options.columns = a.columns;
   symbolicate_options.urls = a.urls;
@@ -288,40 +337,9 @@ int run_symbolicate(const SymbolicateArgs& a) {
   }
   if (write_failed) return 2;  // main reports the failed stdout
   const sym::SymbolicateStats& st = s.stats();
-  std::string unresolved;
-  std::uint64_t missed = 0;
-  for (std::size_t i = 0; i < st.unresolved.size(); ++i) {
-    if (!st.unresolved[i]) continue;
-    missed += st.unresolved[i];
-    unresolved += (unresolved.empty() ? "" : ", ") + std::to_string(st.unresolved[i]) + " " +
-                  sym::reason_name(sym::Reason(i));
-    if (sym::Reason(i) == sym::Reason::kModuleNotFound && !st.missing_modules.empty()) {
-      // Which modules: a trace's own program, not in the search set, is the usual one.
-      for (std::size_t k = 0; k < st.missing_modules.size(); ++k)
-        unresolved += (k ? ", " : " (") + escape_text(st.missing_modules[k]);
-      unresolved += st.more_missing ? ", ...)" : ")";
-    }
-  }
-  if (saw_text || !saw_sentry) {
-    std::fprintf(stderr, "ilmap symbolicate: %llu frames, %llu resolved", static_cast<unsigned long long>(st.frames),
-                 static_cast<unsigned long long>(st.resolved));
-    if (missed) std::fprintf(stderr, ", %llu unresolved (%s)", static_cast<unsigned long long>(missed), unresolved.c_str());
-    if (st.with_lines) std::fprintf(stderr, "; %llu already had lines", static_cast<unsigned long long>(st.with_lines));
-    std::fprintf(stderr, "\n");
-  }
+  if (saw_text || !saw_sentry) print_text_summary(st);
   if (saw_sentry) std::fprintf(stderr, "ilmap symbolicate: %s", sentry_stats.summary().c_str());
-  if (!st.outside_pdbs.empty()) {
-    // Not only with -v: a frame answered from a file the user did not point at (the build's
-    // obj/ folder, through the path the DLL records) must not pass for one of the search set.
-    constexpr std::size_t kNamed = 5;
-    const std::size_t n = st.outside_pdbs.size();
-    std::string named;
-    for (std::size_t i = 0; i < n && i < kNamed; ++i)
-      named += (i ? ", " : "") + escape_text(st.outside_pdbs[i].first) + " <- " + escape_text(st.outside_pdbs[i].second);
-    if (n > kNamed) named += ", ...";
-    std::fprintf(stderr, "ilmap symbolicate: %zu module%s resolved from %s outside the search folders: %s\n", n,
-                 n == 1 ? "" : "s", n == 1 ? "a PDB" : "PDBs", named.c_str());
-  }
+  print_outside_pdbs(st);
   // Why --context showed no source for some frames, once per reason (not per frame).
   if (a.context >= 0) std::fputs(sources.miss_summary("ilmap symbolicate: ").c_str(), stderr);
   if (a.verbose) {
