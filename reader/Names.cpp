@@ -157,6 +157,33 @@ std::size_t Cache::state_machine_methods(std::uint32_t kickoff, std::vector<std:
   return tokens.size();
 }
 
+// SPEC.md 6.4. The token's own answer first: a kickoff stub's frame (the runtime prints it
+// too, under the same token) is answered from the stub's points, and C# stubs have none, so a
+// state machine's frame falls through to its methods. The methods that answer must agree,
+// since an offset of one method says nothing about another's (an iterator's MoveNext and its
+// finally methods both have points).
+FrameAnswer Cache::lookup_frame(std::uint32_t token, std::uint32_t il_offset, std::string_view printed,
+                                std::vector<std::uint32_t>& scratch) const {
+  FrameAnswer a;
+  a.result = lookup(token, il_offset);
+  if (a.result || state_machine_methods(token, scratch) == 0) return a;
+  for (std::uint32_t t : scratch) {
+    if (!printed.empty()) {
+      const auto m = method_name(t);
+      if (!m || m->coreclr != printed) continue;
+    }
+    const auto r = lookup(t, il_offset);
+    if (!r) continue;
+    if (!a.result) {
+      a.result = r;
+      a.state_machine_method = t;
+    } else if (a.result->file != r->file || a.result->line != r->line || a.result->column != r->column) {
+      return {};  // the methods disagree: no answer
+    }
+  }
+  return a;
+}
+
 std::optional<std::array<std::uint8_t, 16>> Cache::mvid() const noexcept {
   const fb::Guid* g = impl_->names ? impl_->names->mvid() : nullptr;
   if (!g && impl_->root->identity()) g = impl_->root->identity()->mvid();

@@ -129,6 +129,24 @@ int ilmap_locate_row(const ilmap_cache* cache, uint32_t row, uint32_t il_offset,
   return cache->cache->changed() ? ILMAP_E_IO : ILMAP_E_NOT_FOUND;
 }
 
+int ilmap_locate_frame(const ilmap_cache* cache, uint32_t token, uint32_t il_offset, const char* printed,
+                       size_t printed_len, ilmap_location* out, uint32_t* state_machine_method) {
+  if (state_machine_method) *state_machine_method = 0;
+  if (!cache || !out || (!printed && printed_len)) return ILMAP_E_USAGE;
+  try {
+    std::vector<std::uint32_t> scratch;
+    const ilmap::FrameAnswer a =
+        cache->cache->lookup_frame(token, il_offset, printed ? std::string_view(printed, printed_len) : std::string_view{}, scratch);
+    if (fill(a.result, out)) {
+      if (state_machine_method) *state_machine_method = a.state_machine_method;
+      return ILMAP_OK;
+    }
+  } catch (...) {
+    return ILMAP_E_IO;  // out of memory for the state machine's method list
+  }
+  return cache->cache->changed() ? ILMAP_E_IO : ILMAP_E_NOT_FOUND;
+}
+
 int ilmap_verify(const ilmap_cache* cache, char* msg, size_t msg_size) {
   if (!cache) return ILMAP_E_USAGE;
   try {

@@ -13,20 +13,13 @@ Answer answer(const Cache& cache, std::uint32_t rid, std::uint32_t il, std::vect
   const std::uint32_t token = 0x06000000u | rid;
   if (function && rid < 0x01000000u)
     if (const auto n = cache.method_name(token)) a.function = n->coreclr;
-  a.result = cache.lookup_row(rid, il);
-  if (a.result || !state_machines || rid >= 0x01000000u || cache.state_machine_methods(token, scratch) == 0)
+  if (!state_machines || rid >= 0x01000000u) {
+    a.result = cache.lookup_row(rid, il);
     return a;
-  for (std::uint32_t t : scratch) {
-    const auto r = cache.lookup(t, il);
-    if (!r) continue;
-    if (a.result && (a.result->file != r->file || a.result->line != r->line || a.result->column != r->column)) {
-      a.result.reset();  // its state machine's methods disagree: no answer
-      a.via = 0;
-      return a;
-    }
-    if (!a.result) a.via = t;
-    a.result = r;
   }
+  FrameAnswer f = cache.lookup_frame(token, il, {}, scratch);  // SPEC.md 6.4
+  a.result = f.result;
+  a.via = f.state_machine_method;
   return a;
 }
 

@@ -359,7 +359,9 @@ class EventSymbolicator {
       if (stats_.why_not.size() < kMaxWhyNot || stats_.why_not.count(img.why_not)) ++stats_.why_not[img.why_not];
       return FrameStatus::kMissing;
     }
-    const auto r = img.cache->lookup(token, static_cast<std::uint32_t>(*il));
+    // An async or iterator frame sent under its kickoff method's token: the one fallback rule
+    // (SPEC.md 6.4); the SDK's `function` is not CoreCLR's text, so no printed text filters.
+    const auto r = img.cache->lookup_frame(token, static_cast<std::uint32_t>(*il), {}, machine_scratch_).result;
     if (!r || r->line == 0 || img.cache->changed()) {
       ++stats_.no_line;
       return FrameStatus::kMissingSymbol;
@@ -429,6 +431,7 @@ class EventSymbolicator {
   MemberEdits* edits_ = nullptr;                          // batch_text: what write() sets
   std::size_t frames_in_event_ = 0;
   std::unordered_map<std::size_t, ImageCache> images_;
+  std::vector<std::uint32_t> machine_scratch_;  // Cache::lookup_frame's
   std::unique_ptr<SourceProvider> own_sources_;  // embedded sources only, when the caller gives none
   SourceProvider* sources_ = nullptr;
 };

@@ -199,38 +199,6 @@ struct Agreement {
 };
 }  // namespace
 
-// CoreCLR prints a state machine's MoveNext frame with the kickoff method's name AND token
-// (StackTrace's state-machine rewrite), while the IL offset is MoveNext's. So when `token` is a
-// kickoff method (names section), the frame is answered by the methods of its state machine
-// that print as `text` (MoveNext; the others have no visible points): resolved when those that
-// answer agree. Otherwise, and without names, by `token` itself.
-std::optional<LookupResult> Symbolicator::lookup_frame(const Cache* c, std::uint32_t token, std::uint32_t il,
-                                                       std::string_view text) {
-  if (c->has_method_names()) {
-    const std::pair<const Cache*, std::uint32_t> k{c, token};
-    auto it = machines_.find(k);
-    if (it == machines_.end()) {
-      std::vector<std::uint32_t> parts;
-      c->state_machine_methods(token, parts);
-      it = machines_.emplace(k, std::move(parts)).first;
-    }
-    if (!it->second.empty()) {
-      std::optional<LookupResult> answer;
-      for (std::uint32_t t : it->second) {
-        const auto m = c->method_name(t);
-        if (!m || (!text.empty() && m->coreclr != text)) continue;
-        const auto r = c->lookup(t, il);
-        if (!r) continue;
-        if (answer && (answer->file != r->file || answer->line != r->line || answer->column != r->column))
-          return std::nullopt;
-        answer = r;
-      }
-      if (answer) return answer;
-    }
-  }
-  return c->lookup(token, il);
-}
-
 // Mono prints an async lambda's frame with the lambda's name and the IL offset of its state
 // machine's MoveNext. The names section gives every method of that state machine the lambda's
 // Mono text, but the name index keys them under their own CoreCLR names (CoreCLR prints an async
@@ -274,7 +242,13 @@ bool Symbolicator::resolve(const ParsedFrame& f, const Modules* modules, bool to
       ans = {a.cache, a.miss, a.cache && !index_.outside_pdb_of(a.cache).empty()};
     }
     if (!ans.cache) return fail(f, reason_of(ans.miss), f.module);
-    const auto r = lookup_frame(ans.cache, f.token, f.il_offset, f.format == FrameFormat::kPst ? std::string_view{} : f.method);
+    // CoreCLR prints a state machine's frame with its kickoff method's name and token and
+    // MoveNext's IL offset: the one fallback rule (SPEC.md 6.4), filtered by the text printed
+    // (ProductionStackTrace's text is not CoreCLR's rewrite: none).
+    const auto r = ans.cache
+                       ->lookup_frame(f.token, f.il_offset, f.format == FrameFormat::kPst ? std::string_view{} : f.method,
+                                      machine_scratch_)
+                       .result;
     if (!r) return fail(f, Reason::kNoPoint, f.module);
     ++stats_.resolved;
     if (ans.outside) note_outside(ans.cache, f.module);

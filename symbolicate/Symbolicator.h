@@ -144,13 +144,7 @@ class Symbolicator {
   bool resolve_android(const ParsedFrame& f, std::string& out);
   void want_context(const Cache* c, const LookupResult& r);
   void append_context(std::string& out, std::string_view eol);
-  std::optional<LookupResult> lookup_frame(const Cache* c, std::uint32_t token, std::uint32_t il, std::string_view text);
   const std::vector<std::uint32_t>& mono_state_machine(const Cache* c, std::string_view mono_text);
-  struct PairHash {
-    std::size_t operator()(const std::pair<const Cache*, std::uint32_t>& p) const noexcept {
-      return std::hash<const void*>()(p.first) ^ (std::size_t(p.second) * 0x9E3779B97F4A7C15ull);
-    }
-  };
 
   ModuleIndex& index_;
   SymbolicateOptions opt_;
@@ -166,7 +160,7 @@ class Symbolicator {
   };
   std::vector<PendingContext> pending_;
   bool collect_context_ = false;  // the frames rewritten now stand in a text line (not a JSON string)
-  std::unordered_map<std::pair<const Cache*, std::uint32_t>, std::vector<std::uint32_t>, PairHash> machines_;
+  std::vector<std::uint32_t> machine_scratch_;  // Cache::lookup_frame's
   std::map<std::pair<const Cache*, std::string>, std::vector<std::uint32_t>> mono_machines_;
   // The IL of the modules (their PEs, each opened once), for Android-form overloads; and the
   // method text of the frame printed just above the current one ("" at the top of a trace: the

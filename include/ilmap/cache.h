@@ -74,6 +74,12 @@ struct MethodNameView {
   bool bad_signature = false; // the signature did not decode: "(<bad signature>)"
 };
 
+// A stack frame's answer (Cache::lookup_frame, SPEC.md 6.4).
+struct FrameAnswer {
+  std::optional<LookupResult> result;
+  std::uint32_t state_machine_method = 0;  // the state machine's method that answered, else 0
+};
+
 // One binding of a source line (SPEC.md 6.2): a method and the IL offset and span of its
 // sequence point, from the reverse line index (SPEC.md 3.7).
 struct LineMatch {
@@ -187,6 +193,16 @@ class Cache {
   // kickoff method's token with MoveNext's IL offset. Replaces `tokens`; returns their count (0
   // without names, for a method that is no kickoff method, or for a state-machine method).
   std::size_t state_machine_methods(std::uint32_t kickoff, std::vector<std::uint32_t>& tokens) const;
+  // The answer to a stack frame that printed `token` and `il_offset` (SPEC.md 6.4): the
+  // lookup's; else, for an async or iterator method's token (CoreCLR prints its state machine's
+  // frames under it, with MoveNext's IL offset), the answer of its state machine's methods, the
+  // first in token order that has one, when all that have one agree on the document path, start
+  // line and start column. `printed`, the method text the frame printed ("NS.C.M(Int32 n)+MoveNext()"
+  // for an iterator's MoveNext; empty when the frame gave none), keeps only the state machine's
+  // methods whose CoreCLR text it is. The one rule every entry point applies (`ilmap lookup`,
+  // symbolicate, serve, Sentry events, ilmap_locate_frame); `scratch` is reused between calls.
+  FrameAnswer lookup_frame(std::uint32_t token, std::uint32_t il_offset, std::string_view printed,
+                           std::vector<std::uint32_t>& scratch) const;
   // Module MVID (#GUID byte order), from the names section or else the PE identity.
   std::optional<std::array<std::uint8_t, 16>> mvid() const noexcept;
   std::string_view assembly_name() const noexcept;  // empty without names or Assembly row

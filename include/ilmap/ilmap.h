@@ -119,6 +119,17 @@ int ilmap_locate(const ilmap_cache* cache, uint32_t token, uint32_t il_offset, i
 /* Same, by method row number (1-based): ilmap_lookup_row with status results. */
 int ilmap_locate_row(const ilmap_cache* cache, uint32_t row, uint32_t il_offset, ilmap_location* out);
 
+/* The answer to a stack frame that printed `token` and `il_offset`, with the state-machine
+ * fallback of SPEC.md 6.4 (what `ilmap lookup`, `ilmap symbolicate`, `ilmap serve` and Sentry
+ * events answer): ilmap_locate's answer; else, for an async or iterator method's token, that of
+ * its state machine's methods when those that answer agree. `printed` (`printed_len` bytes,
+ * UTF-8; NULL with 0 when the frame printed none) is the method text CoreCLR printed
+ * ("NS.C.M(Int32 n)+MoveNext()"): only state-machine methods whose CoreCLR text it is are asked.
+ * *state_machine_method (may be NULL) gets the token of the state-machine method that answered,
+ * else 0. Statuses as ilmap_locate's; ILMAP_E_USAGE also for NULL `printed` with a length. */
+int ilmap_locate_frame(const ilmap_cache* cache, uint32_t token, uint32_t il_offset, const char* printed,
+                       size_t printed_len, ilmap_location* out, uint32_t* state_machine_method);
+
 /* Full check (checksum + structure). Returns ILMAP_OK or an error code. */
 int ilmap_verify(const ilmap_cache* cache, char* msg, size_t msg_size);
 
