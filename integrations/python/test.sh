@@ -110,6 +110,13 @@ echo "$corpus/$dll" >"$data/pe_path"
 mkdir "$work/store-in" && cp "$corpus/$dll" "$corpus/$pdb" "$work/store-in/"
 "$ilmap" store add "$data/store" "$work/store-in" >/dev/null
 "$ilmap" info "$data/frames.ilmap" | awk '$1 == "sequence_points:" { print $2 }' >"$data/points"
+# Every method of frames.ilmap at IL offsets 0..255, and what `ilmap lookup` answers for each
+# (one line a query, "??:0:0" for none): the state-machine fallback the binding must share.
+methods=$("$ilmap" info "$data/frames.ilmap" | awk '$1 == "methods:" { print $2 }')
+for ((row = 1; row <= methods; row++)); do
+  for ((il = 0; il < 256; il++)); do printf '0x%08x %d\n' $((0x06000000 | row)) "$il"; done
+done >"$data/lookup-queries.txt"
+"$ilmap" lookup "$data/frames.ilmap" <"$data/lookup-queries.txt" >"$data/lookup-answers.txt"
 "$ilmap" symbolicate --columns --search "$(dirname "$corpus/$dll")" --cache-dir "$work/sym-cache" \
   "$corpus/traces/cs-frames.il-offsets.txt" >"$data/symbolicate-columns.txt" 2>/dev/null
 

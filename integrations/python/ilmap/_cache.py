@@ -220,52 +220,32 @@ class Cache(_Handle):
         file that changed under the mapping (see `changed`).
 
         CoreCLR prints an async or iterator frame with the kickoff method's token and the IL
-        offset of its state machine's MoveNext. When the token has no point at the offset and
-        `state_machines` is true (the default, as `ilmap lookup` does), the methods the cache
-        names as the kickoff's state machines (same full name, same CoreCLR text) are asked
-        instead; their answer counts when they all agree, and Location.method is then the
-        text CoreCLR prints for that frame ("NS.C.M(Int32 n)+MoveNext()" for an iterator).
+        offset of its state machine's MoveNext. With `state_machines` true (the default) the
+        answer is the state-machine fallback of SPEC.md 6.4, the one `ilmap lookup`, symbolicate,
+        serve and Sentry events apply (ilmap_locate_frame): when the token has no point at the
+        offset, its state machine's methods are asked, and the first in token order that answers
+        counts when all that answer agree on document, line and column; Location.method is then
+        the text CoreCLR prints for that method ("NS.C.M(Int32 n)+MoveNext()" for an iterator).
         """
         h = self._h()
         if not 0 <= token <= 0xFFFFFFFF or il_offset < 0 or il_offset > 0xFFFFFFFF:
             return None
         loc = _native.Location()
-        status = _lib.ilmap_locate(h, token, il_offset, ctypes.byref(loc))
-        if status == Status.OK:
-            return self._location(loc, token)
-        if status != Status.NOT_FOUND:  # the file changed under the cache (see `changed`)
+        if not state_machines:
+            status = _lib.ilmap_locate(h, token, il_offset, ctypes.byref(loc))
+            return self._location(loc, token) if status == Status.OK else None
+        # The library's rule, not a copy of it here: the binding answers what the CLI answers.
+        via = ctypes.c_uint32()
+        status = _lib.ilmap_locate_frame(h, token, il_offset, None, 0, ctypes.byref(loc), ctypes.byref(via))
+        if status != Status.OK:  # no answer, or the file changed under the cache (see `changed`)
             return None
-        if state_machines:
-            return self._state_machine_lookup(token, il_offset)
-        return None
+        return self._location(loc, via.value or token)
 
     def _location(self, loc: _native.Location, token: int) -> Location:
         return Location(file=_text(loc.file, loc.file_len) or "", line=loc.line, column=loc.column,
                         end_line=loc.end_line, end_column=loc.end_column,
                         language=(loc.language or b"unknown").decode("ascii"), url=_text(loc.url, loc.url_len),
                         il_offset=loc.il_offset, method=self.method_name(token))
-
-    def _state_machine_lookup(self, token: int, il_offset: int) -> Optional[Location]:
-        kickoff = self.method_name(token)
-        if kickoff is None:
-            return None
-        # The full name find_methods takes: the text before the parameters, without the
-        # generic method parameters ("NS.Outer`1.Inner.M[T](T x)" -> "NS.Outer`1.Inner.M").
-        full = kickoff.split("(", 1)[0]
-        if full.endswith("]") and "[" in full:
-            full = full[:full.rindex("[")]
-        answers = {}
-        for other in self.find_methods(full):
-            name = self.method_name(other)
-            if other == token or name not in (kickoff, kickoff + "+MoveNext()"):
-                continue  # another overload's state machine, or the kickoff itself
-            loc = _native.Location()
-            if _lib.ilmap_lookup(self._h(), other, il_offset, ctypes.byref(loc)) == 1:
-                answers[other] = self._location(loc, other)
-        places = {(a.file, a.line, a.column, a.end_line, a.end_column) for a in answers.values()}
-        if len(places) != 1:
-            return None
-        return answers[min(answers)]
 
     def method_name(self, token: int, flavor: Flavor = Flavor.CORECLR) -> Optional[str]:
         """The name of MethodDef `token` as the runtime of `flavor` prints it in a frame, or None

@@ -143,6 +143,8 @@ _fn("ilmap_file_changed", _INT, _P)
 _fn("ilmap_lookup", _INT, _P, _U32, _U32, ctypes.POINTER(Location))
 _fn("ilmap_locate", _INT, _P, _U32, _U32, ctypes.POINTER(Location))
 _fn("ilmap_locate_row", _INT, _P, _U32, _U32, ctypes.POINTER(Location))
+_fn("ilmap_locate_frame", _INT, _P, _U32, _U32, ctypes.c_char_p, _SZ, ctypes.POINTER(Location),
+    ctypes.POINTER(_U32))
 _fn("ilmap_verify", _INT, _P, _CHARS, _SZ)
 _fn("ilmap_method_name", _INT, _P, _U32, _INT, ctypes.POINTER(_P), _PSZ)
 _fn("ilmap_find_method", _SZ, _P, ctypes.c_char_p, _SZ, ctypes.POINTER(_U32), _SZ)

@@ -8,9 +8,11 @@ with names), pdb-only.ilmap (from the PDB alone), sources.ilmap (--embed-sources
 ("key value" lines), lines.tsv and lines-all-methods.tsv (query, then `ilmap lines` output,
 without and with --all-methods), source (the embedded file's
 path), not-a-cache, pe_path (the corpus PE frames.ilmap was compiled from), points (its
-sequence points, as `ilmap info` counts them), symbolicate-columns.txt (`ilmap symbolicate
---columns` of the runtime's IL-offset trace), store (a folder store that `ilmap store add` made
-of that PE and its PDB); ILMAP_TEST_CORPUS is the corpus folder; ILMAP_TEST_VENV the venv.
+sequence points, as `ilmap info` counts them), lookup-queries.txt and lookup-answers.txt (every
+method of frames.ilmap at IL offsets 0..255, "TOKEN OFFSET" a line, and `ilmap lookup`'s answer
+to each), symbolicate-columns.txt (`ilmap symbolicate --columns` of the runtime's IL-offset
+trace), store (a folder store that `ilmap store add` made of that PE and its PDB);
+ILMAP_TEST_CORPUS is the corpus folder; ILMAP_TEST_VENV the venv.
 """
 
 from __future__ import annotations
@@ -87,6 +89,23 @@ def test_runtime_trace(cache):
     assert seen > 40
     # Without the state-machine step, the C API's own answer: none for a kickoff token.
     assert cache.lookup(0x0600000E, 0x69, state_machines=False) is None
+
+
+def test_lookup_is_the_cli_rule(cache):
+    """Cache.lookup answers every method at every IL offset 0..255 as `ilmap lookup` does: one
+    state-machine fallback (SPEC.md 6.4, ilmap_locate_frame), not a rule of the binding's own
+    (before, 946 of these 16384 answers differed, e.g. 0x0600003b+14, which the CLI leaves none)."""
+    queries = (DIR / "lookup-queries.txt").read_text().splitlines()
+    answers = (DIR / "lookup-answers.txt").read_text(encoding="utf-8").splitlines()
+    assert len(queries) == len(answers) > 10000
+    differ = []
+    for query, want in zip(queries, answers):
+        token, il = query.split()
+        loc = cache.lookup(int(token, 16), int(il))
+        got = "%s:%d:%d" % (loc.file, loc.line, loc.column) if loc else "??:0:0"
+        if got != want:
+            differ.append((query, got, want))
+    assert not differ, differ[:5]
 
 
 def test_mono_flavour_and_find_methods(cache):
