@@ -22,6 +22,7 @@
 #include "format/ilmap_lines_format.h"
 #include "ilmap/cache.h"
 #include "ilmap_generated.h"
+#include "support/StatTime.h"
 
 namespace ilmap {
 
@@ -41,7 +42,7 @@ struct FileStamp {
            mtime.tv_nsec == o.mtime.tv_nsec && ctime.tv_sec == o.ctime.tv_sec && ctime.tv_nsec == o.ctime.tv_nsec;
   }
   static FileStamp of(const struct stat& st) noexcept {
-    return {st.st_dev, st.st_ino, st.st_size, st.st_mtim, st.st_ctim};
+    return {st.st_dev, st.st_ino, st.st_size, stat_mtime(st), stat_ctime(st)};
   }
 };
 

@@ -2,12 +2,18 @@
 # Install ilmap's build and test dependencies from Debian packages (idempotent). debootstrap
 # makes the Debian 11 sysroots of the released builds (scripts/sysroot-bullseye.sh) and the
 # chroot tests/dist runs them in.
-# Usage: scripts/install-deps.sh [--fuzz]   (--fuzz adds clang + libFuzzer runtime)
+# Usage: scripts/install-deps.sh [--fuzz] [--windows]
+#   --fuzz     adds clang + libFuzzer runtime
+#   --windows  adds the win-x64 toolchain (below); scripts/test.sh does not build for Windows yet,
+#              so CI does not install it
+# Unknown options are refused (exit 2).
 # Headless Chromium, its driver and Selenium (for tests/page, the page of `ilmap serve` in a
 # browser) are installed too when Debian has them, and left out otherwise.
 # OpenStack Swift (for tests/s3) is installed too when Debian has it, and left out otherwise; so is
 # the linux-arm64 cross build's toolchain (Debian's g++-aarch64-linux-gnu, the :arm64 packages of
-# the libraries, qemu-user-static to run what it builds: scripts/build.sh arm64, tests/arm64).
+# the libraries, qemu-user-static to run what it builds: scripts/build.sh arm64, tests/arm64), and
+# with --windows the win-x64 one (mingw-w64, Wine, a deb-src entry for scripts/windows-deps.sh:
+# scripts/build.sh windows, tests/windows).
 set -euo pipefail
 
 pkgs=(
@@ -24,9 +30,14 @@ pkgs=(
   valgrind wrk
   python3-venv python3-pip python3-setuptools python3-wheel python3-pytest
 )
-if [[ "${1:-}" == "--fuzz" ]]; then
-  pkgs+=(clang libclang-rt-14-dev)
-fi
+windows=no
+for arg in "$@"; do
+  case $arg in
+    --fuzz) pkgs+=(clang libclang-rt-14-dev) ;;
+    --windows) windows=yes ;;
+    *) echo "usage: scripts/install-deps.sh [--fuzz] [--windows]" >&2; exit 2 ;;
+  esac
+done
 # tests/s3 only: a one-node OpenStack Swift with s3api (about 70 packages, 50 s). Optional: where
 # they cannot be installed (another distribution, no Swift), install-deps still succeeds and
 # tests/s3 skips, saying why.
@@ -86,6 +97,36 @@ install_browser() {
   fi
 }
 
+# win-x64 (scripts/build.sh windows, tests/windows): mingw-w64's GCC 12 with POSIX threads, Wine
+# to run what it builds, Debian's mingw zlib; zstd and libdeflate are built for Windows from
+# Debian's source packages by scripts/windows-deps.sh, which needs a deb-src entry: added here
+# for the same mirror and suites as the system's own deb entries (read from its .sources files).
+# Optional like arm64: where they cannot be installed, tests/windows skips, saying why.
+windows_pkgs=(g++-mingw-w64-x86-64-posix wine64 wine libz-mingw-w64-dev dpkg-dev)
+add_deb_src() {
+  local list=/etc/apt/sources.list.d/ilmap-deb-src.sources f
+  [[ -f $list ]] && return 0
+  apt-cache showsrc libzstd 2>/dev/null | grep -q '^Package:' && return 0
+  for f in /etc/apt/sources.list.d/*.sources; do
+    [[ -f $f && $f != "$list" ]] || continue
+    # Each deb stanza again as deb-src (stanzas are separated by blank lines).
+    awk 'BEGIN { RS = ""; ORS = "\n\n" } /(^|\n)Types:[^\n]*deb([ \n]|$)/ { sub(/Types:[^\n]*/, "Types: deb-src"); print }' "$f"
+  done | $SUDO tee "$list.tmp" >/dev/null
+  if [[ -s $list.tmp ]]; then $SUDO mv "$list.tmp" "$list"; updated=""; else $SUDO rm -f "$list.tmp"; fi
+}
+install_windows() {
+  local p missing=()
+  for p in "${windows_pkgs[@]}"; do installed "$p" || missing+=("$p"); done
+  add_deb_src || echo "install-deps: warning: could not add a deb-src entry: scripts/windows-deps.sh cannot fetch sources" >&2
+  [[ -n $updated ]] || $SUDO apt-get update -qq || true
+  updated=yes
+  [[ ${#missing[@]} -eq 0 ]] && return 0
+  echo "install-deps: installing ${missing[*]} (for the win-x64 build)"
+  if ! $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"; then
+    echo "install-deps: warning: could not install ${missing[*]}: tests/windows will be skipped" >&2
+  fi
+}
+
 missing=()
 for p in "${pkgs[@]}"; do
   installed "$p" || missing+=("$p")
@@ -101,3 +142,4 @@ fi
 install_s3
 install_arm64
 install_browser
+if [[ $windows == yes ]]; then install_windows; fi

@@ -26,6 +26,12 @@
 #include <thread>
 #include <vector>
 
+#ifdef _WIN32
+// Temporaries are renamed over their target while open: opened so that Windows allows that
+// (support/win32/include/posix_compat.h).
+#define open ilmap_win_open
+#endif
+
 namespace ilmap {
 namespace {
 

@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "support/AtomicFile.h"
+#include "support/StatTime.h"
 #include "support/TextEscape.h"
 #include "symbols/S3Store.h"
 
@@ -179,9 +180,9 @@ class Watcher {
       const std::string name = it->path().filename().string();
       if (name.empty() || name[0] == '.' || !is_package_name(name)) continue;
       struct stat st {};
-      if (::lstat(it->path().c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+      if (::lstat(it->path().string().c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
       if (settle > 0) {
-        const auto mtime = std::chrono::system_clock::from_time_t(st.st_mtim.tv_sec) + std::chrono::nanoseconds(st.st_mtim.tv_nsec);
+        const auto mtime = std::chrono::system_clock::from_time_t(stat_mtime(st).tv_sec) + std::chrono::nanoseconds(stat_mtime(st).tv_nsec);
         if (std::chrono::duration<double>(now - mtime).count() < settle) continue;
       }
       out.push_back(name);

@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "support/StatTime.h"
 #include "tools/Commands.h"
 #include "decode/DebugInput.h"
 #include "tools/LineReader.h"
@@ -166,7 +167,7 @@ struct Stamp {
 std::optional<Stamp> stamp_of(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return std::nullopt;
-  return Stamp{st.st_dev, st.st_ino, st.st_size, st.st_mtim, st.st_ctim};
+  return Stamp{st.st_dev, st.st_ino, st.st_size, ilmap::stat_mtime(st), ilmap::stat_ctime(st)};
 }
 
 // The cache a batch answers from, opened again when the file changes. The old Cache stays in

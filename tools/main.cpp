@@ -95,6 +95,10 @@ int run(int argc, char** argv) {
       "mismatched.\n`ilmap help CMD` (or `ilmap CMD --help`) describes one command.",
       "ilmap"};
   app.formatter(std::make_shared<ilmap::cli::HelpFormatter>());
+  // Options are spelt --name everywhere: on Windows CLI11 would also take "/name", so that an
+  // input path such as /work/app.pdb (Wine, MSYS) read as an unknown option. Before the
+  // commands are added: they inherit it.
+  app.allow_windows_style_options(false);
   app.require_subcommand(1);
   app.set_version_flag("--version", "ilmap " ILMAP_VERSION_STRING);
   // `ilmap --config FILE CMD ...`: options from a TOML file (CLI11's reader), each command's under

@@ -26,7 +26,7 @@ class Decoder {
   Result<std::uint32_t> type(unsigned depth, bool allow_void);
 
  private:
-  __attribute__((format(printf, 2, 3))) Error fail(const char* fmt, ...) {
+  ILMAP_PRINTF(2, 3) Error fail(const char* fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     char what[160];

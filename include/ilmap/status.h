@@ -104,8 +104,16 @@ class [[nodiscard]] Result {
   std::variant<T, Error> v_;
 };
 
+// printf-style checking of format strings: mingw-w64's `printf` archetype is Microsoft's (no
+// %zu); ilmap's Windows build uses mingw's C99 printf (__USE_MINGW_ANSI_STDIO), which is GNU's.
+#if defined(__MINGW32__)
+#define ILMAP_PRINTF(fmt, args) __attribute__((format(gnu_printf, fmt, args)))
+#else
+#define ILMAP_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+#endif
+
 // Formats like snprintf into a std::string (for error messages).
-__attribute__((format(printf, 1, 2))) inline std::string format(const char* fmt, ...) {
+ILMAP_PRINTF(1, 2) inline std::string format(const char* fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   va_list ap2;

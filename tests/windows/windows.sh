@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# windows.sh LINUX_ILMAP WINDOWS_BUILD_DIR REPO_ROOT SHARED_DIR - the win-x64 build (scripts/build.sh
+# windows: cross-compiled with mingw-w64) run under Wine against the Linux build of the same sources:
+#   - ilmap.exe is a PE32+ x86-64 program that needs only Windows' own DLLs, and says the same version;
+#   - it compiles every PDB of corpus/out (with its PE where one lies beside it) and of
+#     SHARED_DIR/corpus-public into the same bytes as the Linux program;
+#   - its lookups of every frame of corpus/runtime-frames.tsv (the .NET runtime's) and its
+#     symbolicate of the runtime's recorded trace print what the Linux program prints, and a CRLF
+#     copy of the trace comes out CRLF, byte for byte as the Linux program writes it;
+#   - `ilmap serve`, which this build does not have, says so and exits 1.
+# Wine runs in a prefix made under the test's temporary folder, with one `wineserver -p` kept for
+# the whole test (each program then starts in about 0.1 s instead of seconds), killed at the end.
+# Exit 0 pass, 1 fail, 77 skip (no Windows build, no wine64).
+set -uo pipefail
+export LC_ALL=C
+lin=$(realpath "$1") win=$2 root=$(realpath "$3") shared=$4
+wine=$(command -v wine64 || { [[ -x /usr/lib/wine/wine64 ]] && echo /usr/lib/wine/wine64; } || command -v wine || true)
+[[ -n $wine ]] || { echo "SKIP: wine64 not installed (Debian wine64; scripts/install-deps.sh)"; exit 77; }
+wineserver=$(command -v wineserver || { [[ -x /usr/lib/wine/wineserver64 ]] && echo /usr/lib/wine/wineserver64; } || true)
+[[ -n $wineserver ]] || { echo "SKIP: wineserver not installed (Debian wine64; scripts/install-deps.sh)"; exit 77; }
+[[ -f $win/tools/ilmap.exe ]] || { echo "SKIP: no win-x64 build in $win (scripts/build.sh windows)"; exit 77; }
+exe=$(realpath "$win/tools/ilmap.exe")
+work=$(mktemp -d "${TMPDIR:-/tmp}/ilmap-windows.XXXXXX")
+export WINEPREFIX=$work/prefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml=" WINEARCH=win64
+cleanup() {
+  "$wineserver" -k >/dev/null 2>&1
+  rm -rf "$work"
+}
+trap cleanup EXIT
+export XDG_CACHE_HOME=$work/xdg HOME=$work/home
+unset _NT_SYMBOL_PATH
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# The prefix (wineboot: about 10 s, once), then a persistent server for the runs that follow.
+start=$SECONDS
+mkdir -p "$WINEPREFIX"
+"$wineserver" -p
+"$wine" wineboot --init >/dev/null 2>&1
+w() { "$wine" "$exe" "$@"; }
+# Wine maps the Unix root as drive Z:, so Linux paths work as they are; Z:\ forms are checked too.
+echo "     wine prefix made in $((SECONDS - start)) s ($("$wine" --version 2>/dev/null))"
+
+format=$(x86_64-w64-mingw32-objdump -f "$exe" 2>/dev/null | sed -n 's/.*file format //p' || true)
+[[ -z $format || $format == pei-x86-64 ]] || fail "ilmap.exe is a '$format' file, not pei-x86-64"
+if command -v x86_64-w64-mingw32-objdump >/dev/null; then
+  dlls=$(x86_64-w64-mingw32-objdump -p "$exe" | sed -n 's/^\s*DLL Name: //p' | tr 'A-Z' 'a-z' | sort | tr '\n' ' ')
+  for d in $dlls; do
+    case $d in kernel32.dll|msvcrt.dll|bcrypt.dll|advapi32.dll|shell32.dll|user32.dll|ws2_32.dll|ntdll.dll) ;;
+      *) fail "ilmap.exe needs $d, which is not part of Windows (static runtime expected)" ;; esac
+  done
+  echo "ok   ilmap.exe imports only Windows' own DLLs: $dlls"
+fi
+vw=$(w --version | tr -d '\r') vl=$("$lin" --version)
+[[ $vw == "$vl" ]] || fail "versions differ: $vw / $vl"
+
+# Compile: the same bytes (or the same exit code and message). A PDB with a same-named PE
+# beside it is compiled from the PE (names).
+inputs=()
+for pdb in "$root"/corpus/out/*/*.pdb "$shared"/corpus-public/*/*.pdb "$shared"/corpus-public/*.pdb; do
+  [[ -f $pdb ]] || continue
+  pe="${pdb%.pdb}.dll"
+  [[ -f $pe ]] && inputs+=("$pe") || inputs+=("$pdb")
+done
+[[ ${#inputs[@]} -ge 10 ]] || fail "only ${#inputs[@]} corpus inputs found"
+same=0 n=0
+for in in "${inputs[@]}"; do
+  n=$((n + 1))
+  rc_l=0 rc_w=0
+  "$lin" compile -q "$in" -o "$work/lin-$n.ilmap" 2>"$work/lin.err" || rc_l=$?
+  w compile -q "$in" -o "$work/win-$n.ilmap" 2>"$work/win.err" || rc_w=$?
+  if [[ $rc_l -ne $rc_w ]]; then fail "$in: exit $rc_w on Windows, $rc_l on Linux: $(head -c 300 "$work/win.err")"; continue; fi
+  if [[ $rc_l -ne 0 ]]; then
+    cmp -s "$work/lin.err" "$work/win.err" && same=$((same + 1)) || fail "$in: the messages differ"
+    continue
+  fi
+  cmp -s "$work/lin-$n.ilmap" "$work/win-$n.ilmap" && same=$((same + 1)) || fail "$in: the Windows cache differs from the Linux one"
+done
+[[ $same -eq $n ]] && echo "ok   $n corpus inputs compile to the same bytes on Windows and Linux"
+
+# The same through a drive-letter path with backslashes (Z: is the Unix root under Wine).
+frames_dll=$root/corpus/out/cs-frames/Ilmap.Corpus.Frames.dll
+"$lin" compile -q "$frames_dll" -o "$work/frames.ilmap"
+w compile -q "Z:${frames_dll//\//\\}" -o "Z:${work//\//\\}\\frames-z.ilmap" 2>"$work/z.err" \
+  && cmp -s "$work/frames.ilmap" "$work/frames-z.ilmap" \
+  && echo "ok   a Z:\\...\\Ilmap.Corpus.Frames.dll path compiles to the same bytes" \
+  || fail "drive-letter path: $(head -c 300 "$work/z.err")"
+
+# Lookups of the runtime's frames, on the Linux-compiled cache of their module.
+awk -F'\t' 'NR > 1 && !/^#/ && $3 == "Ilmap.Corpus.Frames" { print $4, $5 }' "$root/corpus/runtime-frames.tsv" >"$work/queries"
+[[ $(wc -l <"$work/queries") -ge 40 ]] || fail "few runtime frames: $(wc -l <"$work/queries")"
+w lookup --batch "$work/frames.ilmap" <"$work/queries" >"$work/win.lookups" 2>&1
+"$lin" lookup --batch "$work/frames.ilmap" <"$work/queries" >"$work/lin.lookups" 2>&1
+if cmp -s "$work/win.lookups" "$work/lin.lookups" && [[ -s $work/win.lookups ]]; then
+  echo "ok   $(wc -l <"$work/queries") runtime frames: the same lookups on Windows and Linux"
+else
+  fail "lookups differ: $(diff "$work/lin.lookups" "$work/win.lookups" | head -n 4)"
+fi
+
+# symbolicate of the runtime's trace, as it is (LF) and as a CRLF copy: the same bytes out.
+trace=$root/corpus/traces/cs-frames.il-offsets.txt
+sed 's/$/\r/' "$trace" >"$work/trace-crlf.txt"
+for t in "$trace" "$work/trace-crlf.txt"; do
+  kind=LF
+  [[ $t == "$trace" ]] || kind=CRLF
+  w symbolicate --search "$root/corpus/out/cs-frames" --cache-dir "$work/c-win" "$t" >"$work/win.sym" 2>"$work/win.sym.err"
+  "$lin" symbolicate --search "$root/corpus/out/cs-frames" --cache-dir "$work/c-lin" "$t" >"$work/lin.sym" 2>/dev/null
+  if cmp -s "$work/win.sym" "$work/lin.sym" && grep -q ':line [0-9]' "$work/win.sym"; then
+    echo "ok   symbolicate of the runtime's trace ($kind): the same bytes on Windows and Linux"
+  else
+    fail "symbolicate ($kind) differs: $(diff "$work/lin.sym" "$work/win.sym" | head -n 4 | cat -A | head -c 400) $(head -c 300 "$work/win.sym.err")"
+  fi
+  if [[ $kind == CRLF ]]; then
+    crlf=$(grep -c $'\r$' "$work/win.sym") lines=$(wc -l <"$work/win.sym")
+    [[ $crlf -eq $lines && $lines -gt 0 ]] && echo "ok   the CRLF trace stays CRLF: $crlf of $lines lines" \
+      || fail "the CRLF trace came out with $crlf CRLF lines of $lines"
+  fi
+done
+
+# The commands this build lacks say so (exit 1, usage).
+rc=0
+w serve --port 0 >"$work/serve.out" 2>&1 || rc=$?
+if [[ $rc -eq 1 ]] && grep -q "'serve' is not available in this build" "$work/serve.out"; then
+  echo "ok   serve: not available in this build (exit 1)"
+else
+  fail "serve: exit $rc, $(head -c 200 "$work/serve.out")"
+fi
+
+echo "     $((SECONDS - start)) s under Wine in all"
+[[ $fails -eq 0 ]] || { echo "$fails failed"; exit 1; }
+echo "all passed"
