@@ -43,7 +43,7 @@ mapfile -t sources < <(cd / && dotnet nuget list source --format short 2>/dev/nu
 work=$(mktemp -d "${TMPDIR:-/tmp}/ilmap-install.XXXXXX")
 checkout="$work/ilmap"
 # The folder README's commands make a source of: package.sh's output, as README names it.
-feed_rel=$(sed -n 's|^dotnet nuget add source "\$PWD/\([^"]*\)".*|\1|p' "$readme" | head -n 1)
+feed_rel=$(sed -n 's|^dotnet nuget add source "\$PWD/\([^"]*\)".*|\1|p' "$readme" | sed -n 1p)
 [ -n "$feed_rel" ] || fail "README.md has no line 'dotnet nuget add source \"\$PWD/FOLDER\"'"
 feed="$checkout/$feed_rel"
 project="$work/App"
@@ -90,18 +90,21 @@ for rid in linux-x64 linux-arm64; do
     dbg="$out/unpacked/sym/runtimes/$rid/native/libilmap.so.debug"
     [ -f "$lib" ] || fail "the Ilmap package lacks runtimes/$rid/native/libilmap.so"
     ! readelf -S -W "$lib" | grep -E '\.symtab|\.debug_' || fail "$rid's libilmap.so is not stripped"
-    readelf -S -W "$lib" | grep -q '\.gnu_debuglink' || fail "$rid's libilmap.so does not name its debug file"
+    readelf -S -W "$lib" | grep '\.gnu_debuglink' >/dev/null || fail "$rid's libilmap.so does not name its debug file"
     [ ! -e "$out/unpacked/pkg/runtimes/$rid/native/libilmap.so.debug" ] || fail "the Ilmap package carries $rid's debug file"
     [ -f "$dbg" ] || fail "the symbols package lacks runtimes/$rid/native/libilmap.so.debug"
-    readelf -S -W "$dbg" | grep -q '\.symtab' || fail "$rid's libilmap.so.debug has no symbol table"
+    readelf -S -W "$dbg" | grep '\.symtab' >/dev/null || fail "$rid's libilmap.so.debug has no symbol table"
     [ "$(build_id "$lib")" = "$(build_id "$dbg")" ] || fail "$rid: the debug file's build id is not the library's"
     echo "ok: $rid libilmap.so $(stat -c %s "$lib") bytes, stripped; debug file $(stat -c %s "$dbg") bytes, build id $(build_id "$lib")"
 done
 
 echo "== 2. README's commands, as a new user"
 # README's block: the ```sh block of "## Install" that adds the NuGet source.
-block=$(awk '/^## /{inst = ($0 == "## Install")} inst' "$readme" \
-    | awk '/^```sh$/{b=1; t=""; next} /^```$/{if (b && t ~ /dotnet nuget add source/) {printf "%s", t; exit} b=0; next} b{t = t $0 "\n"}')
+# One awk reading the file: a pipe into an awk that exits at the block would end the first one
+# with SIGPIPE now and then, and pipefail with set -e would stop the test without a word.
+block=$(awk '/^## /{inst = ($0 == "## Install")} !inst{next}
+    /^```sh$/{b=1; t=""; next} /^```$/{if (b && t ~ /dotnet nuget add source/) {printf "%s", t; exit} b=0; next}
+    b{t = t $0 "\n"}' "$readme")
 [ -n "$block" ] || fail "README.md's Install section has no \`\`\`sh block that adds a NuGet source"
 printf '%s\n' "$block" >"$out/readme-commands.sh"
 # Every .NET command of the install table is a line of the block.

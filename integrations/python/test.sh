@@ -41,7 +41,8 @@ wheel=$("$here/build-wheel.sh" "$build" "$work/wheels" | tail -n 1)
 # Tagged manylinux_X_Y_<arch> with X.Y the newest glibc version the library needs, as objdump
 # (not setup.py's own reading) lists its symbols.
 glibc=$(objdump -T "$build/capi/libilmap.so.1" | grep -o 'GLIBC_[0-9]*\.[0-9]*' | sed 's/GLIBC_//' | sort -V | tail -n 1)
-arch=$(objdump -f "$build/capi/libilmap.so.1" | grep -q aarch64 && echo aarch64 || echo x86_64)
+arch=x86_64
+if objdump -f "$build/capi/libilmap.so.1" | grep aarch64 >/dev/null; then arch=aarch64; fi
 want_wheel="ilmap-$project_version-py3-none-manylinux_${glibc/./_}_$arch.whl"
 [[ ${wheel##*/} == "$want_wheel" ]] || { echo "FAIL: wheel name ${wheel##*/} (want $want_wheel)"; exit 1; }
 "$python" -m venv --system-site-packages "$work/venv"

@@ -114,7 +114,7 @@ if /usr/bin/python3 -c 'import setuptools' 2>/dev/null && /usr/bin/python3 -c 'i
   wheel=$(bash "$root/integrations/python/build-wheel.sh" "$arm" "$work/wheel" 2>"$work/wheel.err" | tail -n 1)
   need=$(objdump -T "$arm/capi/libilmap.so.1" | grep -o 'GLIBC_[0-9]*\.[0-9]*' | sed 's/GLIBC_//' | sort -V | tail -n 1)
   want="ilmap-$("$x64" --version | awk '{ print $2 }')-py3-none-manylinux_${need/./_}_aarch64.whl"
-  if [[ ${wheel##*/} == "$want" ]] && /usr/bin/python3 -m zipfile -l "$wheel" | grep -q 'ilmap/_lib/libilmap.so.1 '; then
+  if [[ ${wheel##*/} == "$want" ]] && /usr/bin/python3 -m zipfile -l "$wheel" | grep 'ilmap/_lib/libilmap.so.1 ' >/dev/null; then
     echo "ok   the arm64 wheel is $want, with its library"
   else
     fail "the arm64 wheel is '${wheel##*/}', want $want: $(head -c 200 "$work/wheel.err")"
