@@ -10,7 +10,7 @@
 . "$(dirname "$0")/../common.sh"
 need "$FRAMES.dll" "$FRAMES.pdb" "$CORPUS/traces/cs-frames.il-offsets.txt" "$CORPUS/runtime-frames.tsv"
 command -v python3 >/dev/null || { echo "python3 not found"; exit 77; }
-[ -n "$ILMAP_LIB" ] && [ -f "$ILMAP_LIB" ] || { echo "ILMAP_LIB (libilmap.so) not built"; exit 77; }
+[ -n "$ILMAP_LIB" ] && [ -f "$ILMAP_LIB" ] || { echo "SKIP: no ILMAP_LIB (libilmap.so not built, or a sanitizer build, whose library cannot be loaded into python3)"; exit 77; }
 mkdir in && cp "$FRAMES.dll" "$FRAMES.pdb" in/
 # The async and iterator frames of the Frames assembly: scenario, frame index, token, offset, text.
 awk '/^== /{s=$2; n=0; next} /^   at /{ if ((s == "async" || s == "iterator") &&
