@@ -96,7 +96,7 @@ int run(int argc, char** argv) {
       "ilmap"};
   app.formatter(std::make_shared<ilmap::cli::HelpFormatter>());
   // Options are spelt --name everywhere: on Windows CLI11 would also take "/name", so that an
-  // input path such as /work/app.pdb (Wine, MSYS) read as an unknown option. Before the
+  // input path such as /home/me/app.pdb (Wine, MSYS) read as an unknown option. Before the
   // commands are added: they inherit it.
   app.allow_windows_style_options(false);
   app.require_subcommand(1);
