@@ -26,7 +26,9 @@ fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 ok() { echo "ok   $*"; }
 
-floor=$(sed -n 's/^ILMAP_GLIBC_FLOOR:[A-Z]*=//p' "$dist/CMakeCache.txt")
+# A value of the dist build's CMake cache (the toolchain records its floor and sysroot there).
+cache() { sed -n "s/^$1:[A-Z]*=//p" "$dist/CMakeCache.txt"; }
+floor=$(cache ILMAP_GLIBC_FLOOR)
 [[ -n $floor ]] || { echo "FAIL: $dist/CMakeCache.txt has no ILMAP_GLIBC_FLOOR: not a dist build"; exit 1; }
 if bash "$root/scripts/check-glibc-floor.sh" "$dist/tools/ilmap" "$dist/capi/libilmap.so.1" "$floor" >"${TMPDIR:-/tmp}/ilmap-floor.$$" 2>&1; then
   ok "floor: $(tr '\n' ' ' <"${TMPDIR:-/tmp}/ilmap-floor.$$")"
@@ -54,7 +56,7 @@ if ! bash "$root/scripts/sysroot-bullseye.sh" --chroot "$chroot_dir" >"${TMPDIR:
   skip "cannot make a Debian 11 chroot: $reason"
 fi
 rm -f "${TMPDIR:-/tmp}/ilmap-chroot.$$"
-sysroot=$(sed -n 's/^ILMAP_SYSROOT:[A-Z]*=//p' "$dist/CMakeCache.txt")
+sysroot=$(cache ILMAP_SYSROOT)
 [[ -d $sysroot ]] || { fail "the dist build names no sysroot in its CMakeCache.txt"; exit 1; }
 
 # What the chroot runs, under /opt/ilmap-test (made again each run).
@@ -81,7 +83,6 @@ mount -t proc proc "$chroot_dir/proc" || { fail "cannot mount /proc in the chroo
 proc_mounted=yes
 export XDG_CACHE_HOME=$work/xdg HOME=$work/home
 # Compiled and linked as the dist build compiles and links (its sysroot, include and link flags).
-cache() { sed -n "s/^$1:[A-Z]*=//p" "$dist/CMakeCache.txt"; }
 # shellcheck disable=SC2046
 if ! gcc --sysroot="$sysroot" $(cache CMAKE_C_FLAGS) $(cache CMAKE_EXE_LINKER_FLAGS) -std=c11 -O1 -I"$root/include" \
     "$root/tests/capi/capi_test.c" -L"$dist/capi" -lilmap -o "$t/capi_test" 2>"$work/cc.err"; then
