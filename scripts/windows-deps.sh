@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build the win-x64 libraries ilmap needs that Debian ships no mingw-w64 package for, from
 # Debian's own source packages, into build/windows-deps/ (once: a stamp names what was built).
-# Usage: scripts/windows-deps.sh [DIR]   (default build/windows-deps; scripts/build.sh windows runs it)
+# Usage: scripts/windows-deps.sh [DIR]   (default $ILMAP_WINDOWS_DEPS, else build/windows-deps;
+#        scripts/build.sh windows runs it; the toolchain file reads the same variable)
 #
 # What goes where (DIR/include, DIR/lib; cmake/toolchain-windows-x64.cmake reads both):
 #   zstd        Debian's `libzstd` source package, lib/ only, a static archive (make, mingw gcc)
@@ -15,7 +16,7 @@
 # the system's deb entries (apt-get source: no other download).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out="${1:-build/windows-deps}"
+out="${1:-${ILMAP_WINDOWS_DEPS:-build/windows-deps}}"
 mkdir -p "$out"
 out=$(realpath "$out")
 cc=x86_64-w64-mingw32-gcc-posix

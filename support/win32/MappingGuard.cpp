@@ -17,7 +17,6 @@ int mapping_lease_signal() noexcept { return 0; }
 GuardedRange::GuardedRange(const void*, std::size_t) noexcept {}
 GuardedRange GuardedRange::lease(int) noexcept { return {}; }
 void GuardedRange::set_range(const void*, std::size_t) noexcept {}
-bool GuardedRange::leased() const noexcept { return false; }
 GuardedRange::GuardedRange(GuardedRange&& o) noexcept : slot_(o.slot_), changed_(o.changed_) { o.reset(); }
 GuardedRange& GuardedRange::operator=(GuardedRange&& o) noexcept {
   slot_ = o.slot_, changed_ = o.changed_;

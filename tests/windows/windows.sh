@@ -8,38 +8,13 @@
 #     symbolicate of the runtime's recorded trace print what the Linux program prints, and a CRLF
 #     copy of the trace comes out CRLF, byte for byte as the Linux program writes it;
 #   - `ilmap serve`, which this build does not have, says so and exits 1.
-# Wine runs in a prefix made under the test's temporary folder, with one `wineserver -p` kept for
-# the whole test (each program then starts in about 0.1 s instead of seconds), killed at the end.
+# Wine runs as wine-env.sh sets it up (a prefix under the test's temporary folder, one
+# `wineserver -p` for the whole test).
 # Exit 0 pass, 1 fail, 77 skip (no Windows build, no wine64).
 set -uo pipefail
 export LC_ALL=C
 lin=$(realpath "$1") win=$2 root=$(realpath "$3") shared=$4
-wine=$(command -v wine64 || { [[ -x /usr/lib/wine/wine64 ]] && echo /usr/lib/wine/wine64; } || command -v wine || true)
-[[ -n $wine ]] || { echo "SKIP: wine64 not installed (Debian wine64; scripts/install-deps.sh)"; exit 77; }
-wineserver=$(command -v wineserver || { [[ -x /usr/lib/wine/wineserver64 ]] && echo /usr/lib/wine/wineserver64; } || true)
-[[ -n $wineserver ]] || { echo "SKIP: wineserver not installed (Debian wine64; scripts/install-deps.sh)"; exit 77; }
-[[ -f $win/tools/ilmap.exe ]] || { echo "SKIP: no win-x64 build in $win (scripts/build.sh windows)"; exit 77; }
-exe=$(realpath "$win/tools/ilmap.exe")
-work=$(mktemp -d "${TMPDIR:-/tmp}/ilmap-windows.XXXXXX")
-export WINEPREFIX=$work/prefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml=" WINEARCH=win64
-cleanup() {
-  "$wineserver" -k >/dev/null 2>&1
-  rm -rf "$work"
-}
-trap cleanup EXIT
-export XDG_CACHE_HOME=$work/xdg HOME=$work/home
-unset _NT_SYMBOL_PATH
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-
-# The prefix (wineboot: about 10 s, once), then a persistent server for the runs that follow.
-start=$SECONDS
-mkdir -p "$WINEPREFIX"
-"$wineserver" -p
-"$wine" wineboot --init >/dev/null 2>&1
-w() { "$wine" "$exe" "$@"; }
-# Wine maps the Unix root as drive Z:, so Linux paths work as they are; Z:\ forms are checked too.
-echo "     wine prefix made in $((SECONDS - start)) s ($("$wine" --version 2>/dev/null))"
+. "$(dirname "$0")/wine-env.sh"
 
 format=$(x86_64-w64-mingw32-objdump -f "$exe" 2>/dev/null | sed -n 's/.*file format //p' || true)
 [[ -z $format || $format == pei-x86-64 ]] || fail "ilmap.exe is a '$format' file, not pei-x86-64"
@@ -126,6 +101,4 @@ else
   fail "serve: exit $rc, $(head -c 200 "$work/serve.out")"
 fi
 
-echo "     $((SECONDS - start)) s under Wine in all"
-[[ $fails -eq 0 ]] || { echo "$fails failed"; exit 1; }
-echo "all passed"
+wine_finish
