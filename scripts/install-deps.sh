@@ -4,15 +4,15 @@
 # chroot tests/dist runs them in.
 # Usage: scripts/install-deps.sh [--fuzz] [--windows]
 #   --fuzz     adds clang + libFuzzer runtime
-#   --windows  adds the win-x64 toolchain (below); scripts/test.sh does not build for Windows yet,
-#              so CI does not install it
+#   --windows  accepted and ignored: the win-x64 toolchain (below) is now always installed, since
+#              scripts/test.sh builds and tests the Windows build
 # Unknown options are refused (exit 2).
 # Headless Chromium, its driver and Selenium (for tests/page, the page of `ilmap serve` in a
 # browser) are installed too when Debian has them, and left out otherwise.
 # OpenStack Swift (for tests/s3) is installed too when Debian has it, and left out otherwise; so is
 # the linux-arm64 cross build's toolchain (Debian's g++-aarch64-linux-gnu, the :arm64 packages of
 # the libraries, qemu-user-static to run what it builds: scripts/build.sh arm64, tests/arm64), and
-# with --windows the win-x64 one (mingw-w64, Wine, a deb-src entry for scripts/windows-deps.sh:
+# the win-x64 one (mingw-w64, Wine, a deb-src entry for scripts/windows-deps.sh:
 # scripts/build.sh windows, tests/windows).
 set -euo pipefail
 
@@ -30,11 +30,10 @@ pkgs=(
   valgrind wrk
   python3-venv python3-pip python3-setuptools python3-wheel python3-pytest
 )
-windows=no
 for arg in "$@"; do
   case $arg in
     --fuzz) pkgs+=(clang libclang-rt-14-dev) ;;
-    --windows) windows=yes ;;
+    --windows) ;;
     *) echo "usage: scripts/install-deps.sh [--fuzz] [--windows]" >&2; exit 2 ;;
   esac
 done
@@ -142,4 +141,4 @@ fi
 install_s3
 install_arm64
 install_browser
-if [[ $windows == yes ]]; then install_windows; fi
+install_windows

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: install dependencies, build Release (and the released linux-x64 and
-# linux-arm64 builds with their glibc 2.31 floor, for tests/dist and tests/arm64) and the
+# linux-arm64 builds with their glibc 2.31 floor, for tests/dist and tests/arm64, and the win-x64
+# build, for tests/windows under Wine) and the
 # ASan+UBSan configuration,
 # run every ctest test in both (the sanitizer build leaves out labels "oracle" and "dotnet"; tests
 # needing dotnet or ../shared skip where those are absent),
@@ -85,6 +86,14 @@ for config in release sanitize; do
       else
         echo "== build arm64 skipped: the cross compiler or qemu-user-static is not installed"
       fi
+    fi
+    # win-x64 (mingw-w64, its own zstd and libdeflate from Debian's sources): run under Wine by
+    # tests/windows in the Release tests.
+    if command -v x86_64-w64-mingw32-g++-posix >/dev/null; then
+      phase "build windows"
+      bash scripts/build.sh windows || status=1
+    else
+      echo "== build windows skipped: mingw-w64 (g++-mingw-w64-x86-64-posix) is not installed"
     fi
   fi
   phase "test $config"

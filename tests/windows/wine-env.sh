@@ -6,9 +6,9 @@
 # tally and exits 0 or 1). It exits 77 (skip), saying why, where wine64 or the build is absent.
 # Wine maps the Unix root as drive Z:, so Linux paths work as they are.
 wine=$(command -v wine64 || { [[ -x /usr/lib/wine/wine64 ]] && echo /usr/lib/wine/wine64; } || command -v wine || true)
-[[ -n $wine ]] || { echo "SKIP: wine64 not installed (Debian wine64; scripts/install-deps.sh --windows)"; exit 77; }
+[[ -n $wine ]] || { echo "SKIP: wine64 not installed (Debian wine64; scripts/install-deps.sh)"; exit 77; }
 wineserver=$(command -v wineserver || { [[ -x /usr/lib/wine/wineserver64 ]] && echo /usr/lib/wine/wineserver64; } || true)
-[[ -n $wineserver ]] || { echo "SKIP: wineserver not installed (Debian wine64; scripts/install-deps.sh --windows)"; exit 77; }
+[[ -n $wineserver ]] || { echo "SKIP: wineserver not installed (Debian wine64; scripts/install-deps.sh)"; exit 77; }
 [[ -f $win/tools/ilmap.exe ]] || { echo "SKIP: no win-x64 build in $win (scripts/build.sh windows)"; exit 77; }
 exe=$(realpath "$win/tools/ilmap.exe")
 work=$(mktemp -d "${TMPDIR:-/tmp}/ilmap-windows.XXXXXX")
