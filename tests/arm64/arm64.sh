@@ -46,27 +46,9 @@ machine=$(readelf -h "$arm/tools/ilmap" | awk -F: '/Machine:/ { gsub(/^ +/, "", 
 [[ $(a64 --version) == "$("$x64" --version)" ]] || fail "versions differ: $(a64 --version) / $("$x64" --version)"
 
 # Compile: the same bytes. A PDB with a same-named PE beside it is compiled from the PE (names).
-inputs=()
-for pdb in "$root"/corpus/out/*/*.pdb "$shared"/corpus-public/*/*.pdb "$shared"/corpus-public/*.pdb; do
-  [[ -f $pdb ]] || continue
-  pe="${pdb%.pdb}.dll"
-  [[ -f $pe ]] && inputs+=("$pe") || inputs+=("$pdb")
-done
-[[ ${#inputs[@]} -ge 10 ]] || fail "only ${#inputs[@]} corpus inputs found"
-same=0 n=0
-for in in "${inputs[@]}"; do
-  n=$((n + 1))
-  rc_x=0 rc_a=0
-  "$x64" compile -q "$in" -o "$work/x64-$n.ilmap" 2>"$work/x64.err" || rc_x=$?
-  a64 compile -q "$in" -o "$work/a64-$n.ilmap" 2>"$work/a64.err" || rc_a=$?
-  if [[ $rc_x -ne $rc_a ]]; then fail "$in: exit $rc_a on arm64, $rc_x on x64"; continue; fi
-  if [[ $rc_x -ne 0 ]]; then
-    cmp -s "$work/x64.err" "$work/a64.err" && same=$((same + 1)) || fail "$in: the messages differ"
-    continue
-  fi
-  cmp -s "$work/x64-$n.ilmap" "$work/a64-$n.ilmap" && same=$((same + 1)) || fail "$in: the arm64 cache differs from the x64 one"
-done
-[[ $same -eq $n ]] && echo "ok   $n corpus inputs compile to the same bytes on arm64 and x64"
+. "$root/tests/common/same-compile.sh"
+corpus_inputs "$root" "$shared"
+same_compiles "$x64" a64 arm64
 
 # Lookups of the runtime's frames, on the arm64-compiled cache of their module.
 frames_dll=$root/corpus/out/cs-frames/Ilmap.Corpus.Frames.dll

@@ -31,27 +31,9 @@ vw=$(w --version | tr -d '\r') vl=$("$lin" --version)
 
 # Compile: the same bytes (or the same exit code and message). A PDB with a same-named PE
 # beside it is compiled from the PE (names).
-inputs=()
-for pdb in "$root"/corpus/out/*/*.pdb "$shared"/corpus-public/*/*.pdb "$shared"/corpus-public/*.pdb; do
-  [[ -f $pdb ]] || continue
-  pe="${pdb%.pdb}.dll"
-  [[ -f $pe ]] && inputs+=("$pe") || inputs+=("$pdb")
-done
-[[ ${#inputs[@]} -ge 10 ]] || fail "only ${#inputs[@]} corpus inputs found"
-same=0 n=0
-for in in "${inputs[@]}"; do
-  n=$((n + 1))
-  rc_l=0 rc_w=0
-  "$lin" compile -q "$in" -o "$work/lin-$n.ilmap" 2>"$work/lin.err" || rc_l=$?
-  w compile -q "$in" -o "$work/win-$n.ilmap" 2>"$work/win.err" || rc_w=$?
-  if [[ $rc_l -ne $rc_w ]]; then fail "$in: exit $rc_w on Windows, $rc_l on Linux: $(head -c 300 "$work/win.err")"; continue; fi
-  if [[ $rc_l -ne 0 ]]; then
-    cmp -s "$work/lin.err" "$work/win.err" && same=$((same + 1)) || fail "$in: the messages differ"
-    continue
-  fi
-  cmp -s "$work/lin-$n.ilmap" "$work/win-$n.ilmap" && same=$((same + 1)) || fail "$in: the Windows cache differs from the Linux one"
-done
-[[ $same -eq $n ]] && echo "ok   $n corpus inputs compile to the same bytes on Windows and Linux"
+. "$root/tests/common/same-compile.sh"
+corpus_inputs "$root" "$shared"
+same_compiles "$lin" w Windows
 
 # The same through a drive-letter path with backslashes (Z: is the Unix root under Wine).
 frames_dll=$root/corpus/out/cs-frames/Ilmap.Corpus.Frames.dll
