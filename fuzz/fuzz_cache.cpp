@@ -8,6 +8,7 @@
 // each method's first visible point's line.
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -26,6 +27,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     ilmap_location loc;
     (void)ilmap_lookup(c, 0x06000001, 0, &loc);
     (void)ilmap_lookup_row(c, 1, 0xFFFFFFFF, &loc);
+    std::uint32_t machine = 0;
+    (void)ilmap_locate_frame(c, 0x06000001, 0, reinterpret_cast<const char*>(data), size < 32 ? size : 32, &loc, &machine);
     (void)ilmap_verify(c, msg, sizeof msg);
     const char* text = nullptr;
     std::size_t len = 0;
@@ -66,6 +69,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       ILMAP_FUZZ_CHECK(cache->method_name(t) || !verified.ok(), "find_methods answered a token without a name");
   }
   std::vector<CachePoint> pts;
+  std::vector<std::uint32_t> scratch;
+  // A frame's printed text: the cache's own first CoreCLR name when it has one (so the state
+  // machine filter meets a real name), else bytes of the input.
+  std::string frame_text(reinterpret_cast<const char*>(data), size < 64 ? size : 64);
+  if (auto n = cache->method_name(0x06000001u)) frame_text = std::string(n->coreclr) + "+MoveNext()";
   const std::uint32_t limit = methods < 2048 ? methods + 1 : 2048;
   for (std::uint32_t rid = 0; rid <= limit; ++rid) {
     for (std::uint32_t il : {0u, 1u, 7u, 0x100u, 0x7FFFFFFFu, 0xFFFFFFFFu}) {
@@ -76,6 +84,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       }
       (void)cache->lookup(0x06000000u | rid, il);
       (void)cache->lookup(0x02000000u | rid, il);
+      // The frame rule (SPEC.md 6.4) answers what the lookup answers when it answers, whatever
+      // text the frame printed; only where it finds nothing may a state machine's method answer.
+      const auto plain = cache->lookup(0x06000000u | rid, il);
+      for (std::string_view printed : {std::string_view{}, std::string_view(frame_text)}) {
+        const FrameAnswer a = cache->lookup_frame(0x06000000u | rid, il, printed, scratch);
+        if (plain) {
+          ILMAP_FUZZ_CHECK(a.result && a.state_machine_method == 0 && a.result->il_offset == plain->il_offset &&
+                               a.result->document == plain->document && a.result->line == plain->line,
+                           "lookup_frame differs from the lookup that answered");
+        } else if (a.result) {
+          ILMAP_FUZZ_CHECK(a.state_machine_method != 0 && a.result->document < docs,
+                           "lookup_frame answered without a state machine where the lookup did not");
+        }
+      }
     }
     pts.clear();
     Status s = cache->points(rid, pts);

@@ -123,6 +123,49 @@ int main(int argc, char** argv) {
   CHECK(ilmap_lookup_row(cache, token & 0xFFFFFFu, il, &by_row) == 1, "no answer by row");
   CHECK(by_row.line == loc.line && by_row.column == loc.column && by_row.file == loc.file, "row answer differs");
 
+  /* ilmap_locate_frame (SPEC.md 6.4): a frame of an ordinary method answers as ilmap_locate does,
+   * whatever method text it printed (the text only picks among state-machine methods), and says no
+   * state machine answered; misuse is refused, and *state_machine_method is cleared every time. */
+  {
+    ilmap_location plain, framed;
+    uint32_t sm = 0xDEADBEEFu;
+    CHECK(ilmap_locate(cache, token, il, &plain) == ILMAP_OK, "ilmap_locate found nothing");
+    memset(&framed, 0x5A, sizeof framed);
+    CHECK(ilmap_locate_frame(cache, token, il, NULL, 0, &framed, &sm) == ILMAP_OK, "locate_frame without text");
+    CHECK(sm == 0 && framed.line == plain.line && framed.column == plain.column && framed.file == plain.file &&
+              framed.il_offset == plain.il_offset,
+          "locate_frame answered line %u (state machine 0x%08x), ilmap_locate %u", (unsigned)framed.line,
+          (unsigned)sm, (unsigned)plain.line);
+    /* A long text that names nothing, with NULs and bytes that are not UTF-8. */
+    enum { kLong = 1 << 20 };
+    char* junk = (char*)malloc(kLong);
+    CHECK(junk != NULL, "malloc");
+    if (junk) {
+      for (size_t i = 0; i < kLong; ++i) junk[i] = (char)(i * 131u + 7u);
+      sm = 0xDEADBEEFu;
+      CHECK(ilmap_locate_frame(cache, token, il, junk, kLong, &framed, &sm) == ILMAP_OK && sm == 0 &&
+                framed.line == plain.line && framed.file == plain.file,
+            "locate_frame with a junk text: line %u, state machine 0x%08x", (unsigned)framed.line, (unsigned)sm);
+      free(junk);
+    }
+    sm = 0xDEADBEEFu;
+    CHECK(ilmap_locate_frame(NULL, token, il, NULL, 0, &framed, &sm) == ILMAP_E_USAGE && sm == 0, "NULL cache");
+    sm = 0xDEADBEEFu;
+    CHECK(ilmap_locate_frame(cache, token, il, NULL, 0, NULL, &sm) == ILMAP_E_USAGE && sm == 0, "NULL out");
+    sm = 0xDEADBEEFu;
+    CHECK(ilmap_locate_frame(cache, token, il, NULL, 5, &framed, &sm) == ILMAP_E_USAGE && sm == 0,
+          "NULL text with a length");
+    CHECK(ilmap_locate_frame(cache, token, il, "", 0, &framed, NULL) == ILMAP_OK && framed.line == plain.line,
+          "empty text, no state-machine output");
+    sm = 0xDEADBEEFu;
+    CHECK(ilmap_locate_frame(cache, 0x02000000u | (token & 0xFFFFFFu), il, NULL, 0, &framed, &sm) == ILMAP_E_NOT_FOUND &&
+              sm == 0,
+          "TypeDef token answered");
+    CHECK(ilmap_locate_frame(cache, 0x06000000u | (methods + 1), il, "x", 1, &framed, &sm) == ILMAP_E_NOT_FOUND,
+          "row past the end answered");
+    CHECK(ilmap_locate_frame(cache, token, 0xFFFFFFFFu, NULL, 0, &framed, &sm) == ILMAP_E_NOT_FOUND, "offset -1 answered");
+  }
+
   /* Misses: a row past the end, row 0. */
   ilmap_location miss;
   memset(&miss, 0x5A, sizeof miss);
