@@ -1,5 +1,29 @@
 // Lookup.cpp - the normative lookup (SPEC.md section 6) and the points of a method in PDB
 // order (5.3, 5.5). Every read is bounded by the block's range: a corrupt block gives no answer.
+//
+// The lookup on one screen (SPEC.md 4, 5, 6; what each step refuses is in section 6):
+//
+//   token 0x06RRRRRR, IL offset x            (x >= 2^31, another table, r = 0 or r > M: none)
+//     |  method directory (4): group g = (r-1)/64 -> MethodGroup{base, high}
+//     |    e(r) = base + block_ends[r-1] (+ block_ends_high[high + k] << 16 in a wide group)
+//     |    b(r) = base, or e(r-1) within the group            -> the block is [b, e)
+//     v
+//   block [b, e) of point_blocks (5.1):
+//     [profile: 5 bytes, only when block_profile_index[r-1] = 0; else block_profiles[i-1]]
+//     [V][H][base_line][base_doc]      each 0/1/2/4 bytes, as the profile's length codes say
+//     [IL column: V entries of s = ceil(w_il/8) bytes]            <- searched, byte-aligned
+//     [bit string: V records (line col dline ecol doc), then H records (il doc)]
+//     [16 zero bytes of tail padding after the last block: loads need no bounds checks]
+//     |  n = number of IL column entries <= x (sorted: halving to 64, three probes, then
+//     |  eight at once with SSE2 in count_le); n = 0: none
+//     v
+//   visible record n-1: line = base_line + line, doc = base_doc + doc; documents[doc] gives
+//   path, URL and language from the strings (3.3, 3.8)  -> LookupResult
+//
+// Hidden records are never read by a lookup: they never answer and never end the walk (6), so
+// the last visible record at or before x is the runtime's answer. The profile table, each
+// profile's decoded layout (BlockLayout) and the directory's vectors are found once at open
+// (CacheOpen.cpp); a lookup is then a handful of dependent loads.
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
