@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # package.sh [BUILD_DIR [KIND...]] - the installable artefacts of a build, written to
-# BUILD_DIR/packages/; KIND: deb, arm64, wheel, nuget (default: all of them). The default
+# BUILD_DIR/packages/; KIND: deb, arm64, windows, wheel, nuget (default: all of them). The default
 # BUILD_DIR is build/dist, the released linux-x64 build (scripts/build.sh dist, made first if
 # needed), whose binaries need glibc 2.28 or newer; where it cannot be made (it needs root and
 # debootstrap for its Debian 11 sysroot), build/release, whose binaries need this machine's glibc,
@@ -19,10 +19,14 @@
 #   Ilmap.<version>.symbols.nupkg         the debug files of the Ilmap package's stripped
 #                                         libilmap.so (runtimes/RID/native/libilmap.so.debug)
 #   ilmap_<version>_arm64.deb, ilmap-dev_<version>_arm64.deb   the same two for linux-arm64
+#   ilmap-<version>-win-x64.zip           win-x64: ilmap.exe, ilmap.dll (the C API), its header, import
+#                                         library and .def, LICENSE, README.txt (package-windows-zip.sh)
 # linux-arm64 (scripts/build.sh arm64, cross-compiled against its Debian 11 sysroot) is built when
 # Debian's cross compiler is installed and the sysroot can be made, and then goes into the wheels
 # and the NuGet packages too; the NuGet packages need dotnet and the wheel python3's pip and wheel:
-# each one whose tool is missing is left out, and said so. Prints the path of each artefact.
+# each one whose tool is missing is left out, and said so. win-x64 (scripts/build.sh windows,
+# cross-compiled with mingw-w64, into build/windows) is built when mingw-w64 is installed, and
+# then goes into the NuGet packages too. Prints the path of each artefact.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 note() { echo "package: $*" >&2; }
@@ -37,7 +41,7 @@ else
   build=$root/build/release
   note "the released build (scripts/build.sh dist) needs root and debootstrap: packaging build/release, whose binaries need this machine's glibc"
 fi
-kinds=" ${*:-deb arm64 wheel nuget} "
+kinds=" ${*:-deb arm64 windows wheel nuget} "
 want() { [[ $kinds == *" $1 "* ]]; }
 if [[ ! -f $build/CMakeCache.txt ]]; then
   (cd "$root" && bash scripts/build.sh release)
@@ -82,6 +86,19 @@ else
   rm -rf "$out/arm64-cpack" "$out/cpack-arm64.log"
 fi
 
+# win-x64: the zip (scripts/package-windows-zip.sh), from the cross build (incremental after the
+# first: ccache, and scripts/windows-deps.sh's dependencies are built once).
+windows=$root/build/windows
+if ! want windows; then
+  windows=""
+elif ! command -v x86_64-w64-mingw32-g++-posix >/dev/null; then
+  windows=""
+  note "no win-x64 build: x86_64-w64-mingw32-g++-posix is not installed (scripts/install-deps.sh --windows)"
+else
+  (cd "$root" && bash scripts/build.sh windows >/dev/null)
+  bash "$root/scripts/package-windows-zip.sh" "$windows" "$out" >/dev/null
+fi
+
 # Python wheel.
 if ! want wheel; then
   :
@@ -100,7 +117,7 @@ elif command -v dotnet >/dev/null; then
   source "$root/integrations/dotnet/env.sh"
   # The native files, libilmap.so stripped and its debug file kept for Ilmap's .symbols.nupkg.
   native=$(mktemp -d "${TMPDIR:-/tmp}/ilmap-native.XXXXXX")
-  bash "$root/integrations/dotnet/stage-native.sh" "$native" "$build" ${arm64:+"$arm64"} \
+  bash "$root/integrations/dotnet/stage-native.sh" "$native" "$build" "$arm64" "$windows" \
     || { rm -rf "$native"; exit 1; }
   for p in Ilmap Ilmap.Build Ilmap.Tool; do
     dotnet pack "$root/integrations/dotnet/$p/$p.csproj" -c Release -o "$out" "${ilmap_restore_args[@]}" \
@@ -113,6 +130,6 @@ else
   note "no NuGet packages: dotnet is not installed"
 fi
 shopt -s nullglob
-made=("$out"/*.deb "$out"/*.whl "$out"/*.nupkg)
+made=("$out"/*.deb "$out"/*.zip "$out"/*.whl "$out"/*.nupkg)
 [[ ${#made[@]} -gt 0 ]] || { echo "package: nothing was made" >&2; exit 1; }
 printf '%s\n' "${made[@]}"
