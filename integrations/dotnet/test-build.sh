@@ -16,8 +16,10 @@
 #   4. DebugType=embedded: the cache is made from the assembly, and dumps like it;
 #   5. dotnet publish copies the cache to the publish folder, and not the ilmap program;
 #   6. a corrupt PDB fails the build with ilmap's message;
-#   7. a machine the package has no ilmap program for (-p:_IlmapHostRid=win-x64): the build
+#   7. a machine the package has no ilmap program for (-p:_IlmapHostRid=osx-arm64): the build
 #      succeeds with one warning ILMAP003 and no cache; with IlmapExe given, the cache is made;
+#      the program the targets pick for each RID (IlmapExe evaluated with -p:_IlmapHostRid=...):
+#      tools/linux-x64/ilmap, tools/win-x64/ilmap.exe (when packed), none for win-arm64;
 #   8. IlmapShowILOffsets=true puts the runtime's switch into Sample.runtimeconfig.json, and the
 #      sample without its PDB prints "token 0x...+0x..." in its exception's stack trace, which
 #      `ilmap lookup` resolves to the line of the throw; without the property it prints none;
@@ -25,6 +27,9 @@
 #      and IlmapInSymbolPackage=true has each framework's .ilmap in the .snupkg beside its .pdb
 #      (and not in the .nupkg), and so in a .symbols.nupkg; without IlmapInSymbolPackage its
 #      .snupkg holds the .pdbs alone.
+# With ILMAP_WINDOWS_BUILD (scripts/build.sh windows) the packages carry win-x64 too: each file a
+# PE32+ x86-64 image (objdump -f: pei-x86-64), and the ilmap.dll taken out of the Ilmap .nupkg
+# answers the C API test under Wine (tests/windows/capi.sh; ILMAP_CAPI_TEST is the Linux one).
 # Exit 77 (skip) without dotnet or when the packages cannot be restored.
 set -euo pipefail
 if [ $# -ne 3 ]; then
@@ -52,6 +57,13 @@ if [ -n "${ILMAP_ARM64_BUILD:-}" ] && [ -x "$ILMAP_ARM64_BUILD/tools/ilmap" ] &&
     mkdir -p "$out/native/linux-arm64"
     cp "$ILMAP_ARM64_BUILD/tools/ilmap" "$out/native/linux-arm64/ilmap"
     cp -L "$ILMAP_ARM64_BUILD/capi/libilmap.so.1" "$out/native/linux-arm64/libilmap.so"
+fi
+# win-x64 (ILMAP_WINDOWS_BUILD: the folder of scripts/build.sh windows, when it was built).
+windows=""
+if [ -n "${ILMAP_WINDOWS_BUILD:-}" ] && [ -f "$ILMAP_WINDOWS_BUILD/tools/ilmap.exe" ] && [ -f "$ILMAP_WINDOWS_BUILD/capi/ilmap.dll" ]; then
+    windows=yes
+    mkdir -p "$out/native/win-x64"
+    cp "$ILMAP_WINDOWS_BUILD/tools/ilmap.exe" "$ILMAP_WINDOWS_BUILD/capi/ilmap.dll" "$out/native/win-x64/"
 fi
 
 # Packages: restore/pack with the offline folder only; a package folder of our own, so that
@@ -194,6 +206,29 @@ if [ -n "$arm64" ]; then
 else
     echo "note: no linux-arm64 build (ILMAP_ARM64_BUILD): the packages carry linux-x64 only"
 fi
+if [ -n "$windows" ]; then
+    for f in ilmap.build/$version/tools/win-x64/ilmap.exe ilmap/$version/runtimes/win-x64/native/ilmap.dll; do
+        [ -f "$NUGET_PACKAGES/$f" ] || fail "the package lacks ${f#*/*/}"
+        [[ $(x86_64-w64-mingw32-objdump -f "$NUGET_PACKAGES/$f") == *"file format pei-x86-64"* ]] \
+            || fail "${f#*/*/} is not a PE32+ x86-64 image"
+    done
+    echo "ok: win-x64 assets in Ilmap.Build and Ilmap (pei-x86-64)"
+    # The library as the package holds it, under Wine, through the C API test.
+    mkdir -p "$out/win-dll"
+    unzip -p "$out/feed/Ilmap.$version.nupkg" runtimes/win-x64/native/ilmap.dll >"$out/win-dll/ilmap.dll"
+    if [ -n "${ILMAP_CAPI_TEST:-}" ]; then
+        rc=0
+        "$here/../../tests/windows/capi.sh" "$exe" "$ILMAP_CAPI_TEST" "$lib" "$ILMAP_WINDOWS_BUILD" "$here/../.." \
+            "$out/win-dll/ilmap.dll" >"$out/win-capi.log" 2>&1 || rc=$?
+        case $rc in
+            0) echo "ok: the Ilmap package's win-x64 ilmap.dll answers the C API test under Wine" ;;
+            77) echo "note: the package's ilmap.dll not run: $(tail -n 1 "$out/win-capi.log")" ;;
+            *) cat "$out/win-capi.log" >&2; fail "the Ilmap package's win-x64 ilmap.dll under Wine" ;;
+        esac
+    fi
+else
+    echo "note: no win-x64 build (ILMAP_WINDOWS_BUILD): the packages carry no win-x64 files"
+fi
 
 echo "== 1. build: the cache beside the PDB"
 build -c Debug --no-restore -v n >"$out/build1.log" 2>&1 || { cat "$out/build1.log"; fail "first build"; }
@@ -224,7 +259,7 @@ else
     set -e
     [ $rc -eq 4 ] || fail "the native reader without libilmap: exit $rc, not 4 (PlatformNotSupportedException): $pnse"
     case "$pnse" in
-        *"carries for linux-x64 and linux-arm64 only"*ILMAP_LIBRARY*IlmapReader.Managed*) ;;
+        *"carries for linux-x64, linux-arm64 and win-x64 only"*ILMAP_LIBRARY*IlmapReader.Managed*) ;;
         *) fail "the PlatformNotSupportedException does not say what to do: $pnse" ;;
     esac
 fi
@@ -285,22 +320,33 @@ echo "ok"
 
 echo "== 7. a machine without an ilmap program in the package: one warning, no cache"
 foreign="$s/bin/Foreign/net10.0"
-build -c Foreign --no-restore -p:_IlmapHostRid=win-x64 -v q >"$out/build7.log" 2>&1 \
+build -c Foreign --no-restore -p:_IlmapHostRid=osx-arm64 -v q >"$out/build7.log" 2>&1 \
     || { cat "$out/build7.log"; fail "the build on a machine without an ilmap program failed"; }
 [ -f "$foreign/Sample.pdb" ] || fail "no $foreign/Sample.pdb"
 [ ! -e "$foreign/Sample.ilmap" ] || fail "a cache was made without an ilmap program"
 # One warning in all (the summary's count; the warning is printed again above it), ILMAP003.
 grep -q '^ *1 Warning(s)' "$out/build7.log" || { cat "$out/build7.log"; fail "not one warning"; }
 ! grep ': warning ' "$out/build7.log" | grep -v 'warning ILMAP003' || fail "a warning other than ILMAP003"
-grep -q 'warning ILMAP003: .*win-x64.*IlmapExe' "$out/build7.log" \
+grep -q 'warning ILMAP003: .*osx-arm64.*IlmapExe' "$out/build7.log" \
     || { cat "$out/build7.log"; fail "the warning does not name the platform and IlmapExe"; }
 ! grep -n 'ILMAP00[12]' "$out/build7.log" || fail "an ilmap error on a machine without an ilmap program"
 grep -o 'warning ILMAP003: [^[]*' "$out/build7.log" | head -1
 # An explicit IlmapExe wins.
-build -c Foreign --no-restore -p:_IlmapHostRid=win-x64 -p:IlmapExe="$exe" -v q >"$out/build7b.log" 2>&1 \
+build -c Foreign --no-restore -p:_IlmapHostRid=osx-arm64 -p:IlmapExe="$exe" -v q >"$out/build7b.log" 2>&1 \
     || { cat "$out/build7b.log"; fail "the build with IlmapExe on a machine without an ilmap program failed"; }
 ! grep -n 'ILMAP003' "$out/build7b.log" || fail "the warning stays with IlmapExe given"
 [ -f "$foreign/Sample.ilmap" ] || fail "IlmapExe given: no cache"
+# The program the targets pick for each machine (the decision alone: the property evaluated).
+picks() { dotnet msbuild "$s/Sample.csproj" -nologo -getProperty:IlmapExe -p:_IlmapHostRid="$1" 2>&1 | tr -d '\r'; }
+tools=$NUGET_PACKAGES/ilmap.build/$version/tools
+[ "$(picks linux-x64)" = "$tools/linux-x64/ilmap" ] || fail "linux-x64 picks '$(picks linux-x64)'"
+[ -z "$(picks win-arm64)" ] || fail "win-arm64, which the package has no program for, picks '$(picks win-arm64)'"
+if [ -n "$windows" ]; then
+    [ "$(picks win-x64)" = "$tools/win-x64/ilmap.exe" ] || fail "win-x64 picks '$(picks win-x64)', not tools/win-x64/ilmap.exe"
+    echo "ok: linux-x64 picks tools/linux-x64/ilmap, win-x64 tools/win-x64/ilmap.exe, win-arm64 none"
+else
+    echo "ok: linux-x64 picks tools/linux-x64/ilmap, win-arm64 none"
+fi
 echo "ok"
 
 echo "== 8. IlmapShowILOffsets=true: stack traces show the token and IL offset"

@@ -13,6 +13,8 @@
 #   4. gives the packed program back its executable bit when it lost it;
 #   5. without a program for the machine's RID, prints one line and exits 1;
 #   6. hands SIGTERM on to the program and exits as it does (143).
+# With ILMAP_WINDOWS_BUILD (scripts/build.sh windows) the package carries native/win-x64/ilmap.exe
+# too, checked to be a PE32+ x86-64 program (objdump -f: pei-x86-64).
 # Exit 77 (skip) without dotnet or when the pack's packages cannot be restored.
 set -euo pipefail
 if [ $# -ne 3 ]; then
@@ -36,6 +38,13 @@ if [ -n "${ILMAP_ARM64_BUILD:-}" ] && [ -x "$ILMAP_ARM64_BUILD/tools/ilmap" ]; t
     arm64=yes
     mkdir -p "$out/native/linux-arm64"
     cp "$ILMAP_ARM64_BUILD/tools/ilmap" "$out/native/linux-arm64/ilmap"
+fi
+# win-x64 (ILMAP_WINDOWS_BUILD, as in test-build.sh): packed as native/win-x64/ilmap.exe.
+windows=""
+if [ -n "${ILMAP_WINDOWS_BUILD:-}" ] && [ -f "$ILMAP_WINDOWS_BUILD/tools/ilmap.exe" ]; then
+    windows=yes
+    mkdir -p "$out/native/win-x64"
+    cp "$ILMAP_WINDOWS_BUILD/tools/ilmap.exe" "$out/native/win-x64/ilmap.exe"
 fi
 version=$(head -n 1 "$here/../../VERSION")
 pdb="$corpus/out/cs-frames/Ilmap.Corpus.Frames.pdb"
@@ -69,6 +78,14 @@ if [ -n "$arm64" ]; then
     unzip -p "$out/feed/dotnet-ilmap.$version.nupkg" tools/net8.0/any/native/linux-arm64/ilmap >"$out/scratch/arm64-ilmap"
     [[ $(readelf -h "$out/scratch/arm64-ilmap") == *"Machine:"*"AArch64"* ]] || fail "native/linux-arm64/ilmap is not an AArch64 program"
     echo "ok: the package carries the linux-arm64 program"
+fi
+if [ -n "$windows" ]; then
+    grep -q " tools/net8.0/any/native/win-x64/ilmap.exe$" "$out/scratch/package.list" \
+        || fail "the package lacks tools/net8.0/any/native/win-x64/ilmap.exe"
+    unzip -p "$out/feed/dotnet-ilmap.$version.nupkg" tools/net8.0/any/native/win-x64/ilmap.exe >"$out/scratch/win-ilmap.exe"
+    [[ $(x86_64-w64-mingw32-objdump -f "$out/scratch/win-ilmap.exe") == *"file format pei-x86-64"* ]] \
+        || fail "native/win-x64/ilmap.exe is not a PE32+ x86-64 program"
+    echo "ok: the package carries the win-x64 program (pei-x86-64)"
 fi
 if dotnet pack "$project" -c Release --no-restore -o "$out/feed-none" --artifacts-path "$out/pack" -v q \
         "${ilmap_build_args[@]}" >"$out/pack-none.log" 2>&1; then
@@ -154,7 +171,7 @@ mv "$other" "$rid_dir"
 [ "$rc" = 1 ] || fail "without a program: exit $rc, not 1"
 [ ! -s "$w/none.out" ] || fail "without a program: output on stdout"
 [ "$(wc -l <"$w/none.err")" = 1 ] || { cat "$w/none.err"; fail "without a program: not one line"; }
-grep -q '^ilmap: error: this package has no ilmap program for .*(it carries: \(linux-arm64, \)\?linux-s390x)' "$w/none.err" \
+grep -q '^ilmap: error: this package has no ilmap program for .*(it carries: \(linux-arm64, \)\?linux-s390x\(, win-x64\)\?)' "$w/none.err" \
     || { cat "$w/none.err"; fail "without a program: the message does not say so"; }
 cat "$w/none.err"
 echo "ok"

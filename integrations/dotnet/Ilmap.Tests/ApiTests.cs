@@ -170,7 +170,7 @@ public class ApiTests
         var load = new DllNotFoundException("Unable to load shared library 'ilmap'");
         var e = Assert.IsType<PlatformNotSupportedException>(Native.NotLoaded(load, null));
         Assert.Same(load, e.InnerException);
-        Assert.Contains("linux-x64 and linux-arm64 only", e.Message);
+        Assert.Contains("linux-x64, linux-arm64 and win-x64 only", e.Message);
         Assert.Contains("ILMAP_LIBRARY", e.Message);
         Assert.Contains("IlmapReader.Managed", e.Message);
         Assert.Same(load, Native.NotLoaded(load, "/nowhere/libilmap.so"));

@@ -1,6 +1,6 @@
 // ilmap as a .NET tool: a launcher of the native ilmap program packed beside it, in
-// native/RID/ilmap for the machine's RID (linux-x64 and linux-arm64; a package for another RID only needs
-// its program there). It passes the arguments unchanged, leaves standard input, output and error
+// native/RID/ilmap for the machine's RID (linux-x64, linux-arm64, and native/win-x64/ilmap.exe on
+// Windows; a package for another RID only needs its program there). It passes the arguments unchanged, leaves standard input, output and error
 // to the program, and returns its exit code; a terminal's Ctrl-C reaches the program directly,
 // SIGTERM and SIGHUP sent to the launcher are handed on to it. Without a program for this machine
 // it prints one line and exits 1, as ilmap does for a usage error.

@@ -41,7 +41,7 @@ public sealed class IlmapCache : IDisposable
     /// </summary>
     /// <exception cref="IlmapException">The file is missing, unreadable, or not a valid cache.</exception>
     /// <exception cref="PlatformNotSupportedException">The native reader was asked for and no libilmap
-    /// loads here (the package carries it for linux-x64 and linux-arm64).</exception>
+    /// loads here (the package carries it for linux-x64, linux-arm64 and win-x64).</exception>
     public static IlmapCache Open(string path, IlmapReader reader, IlmapOpenMode mode = IlmapOpenMode.Map)
     {
         ArgumentNullException.ThrowIfNull(path);

@@ -1,8 +1,10 @@
 // P/Invoke declarations of include/ilmap/ilmap.h, and where the native library comes from.
-// The library is "ilmap": libilmap.so beside the application or under runtimes/RID/native
-// (the NuGet layout), else the installed libilmap.so.1 (its SONAME), or the file named by the
-// ILMAP_LIBRARY environment variable when that is set. Where none of these loads (the package
-// carries libilmap for linux-x64 and linux-arm64), the native reader throws PlatformNotSupportedException.
+// The library is "ilmap", which the runtime's probing turns into each platform's file name:
+// libilmap.so on Linux, ilmap.dll on Windows, beside the application or under
+// runtimes/RID/native (the NuGet layout), else the installed libilmap.so.1 (its SONAME), or the
+// file named by the ILMAP_LIBRARY environment variable when that is set. Where none of these loads
+// (the package carries the library for linux-x64, linux-arm64 and win-x64), the native reader
+// throws PlatformNotSupportedException.
 using System;
 using System.Reflection;
 using System.Runtime.InteropServices;
@@ -72,7 +74,7 @@ internal static unsafe partial class Native
         if (!string.IsNullOrEmpty(explicitPath))
             return e;
         return new PlatformNotSupportedException(
-            $"Ilmap: the native reader needs libilmap, which the Ilmap package carries for linux-x64 and linux-arm64 only, and none " +
+            $"Ilmap: the native reader needs libilmap, which the Ilmap package carries for linux-x64, linux-arm64 and win-x64 only, and none " +
             $"could be loaded on {RuntimeInformation.RuntimeIdentifier}: install libilmap.so.1, set {EnvironmentVariable} " +
             "to its path, or use IlmapReader.Managed", e);
     }
