@@ -253,7 +253,7 @@ Status open_pe(DebugInput& in, const DebugInputOptions& options) {
 }  // namespace
 
 bool is_windows_pdb(std::span<const std::uint8_t> head) {
-  return head.size() >= 24 && std::memcmp(head.data(), "Microsoft C/C++ MSF 7.00", 24) == 0;
+  return msf::MsfFile::has_magic(head);  // MSF 7.00, or MSFZ (a .pdz)
 }
 
 InputKind sniff_input(std::span<const std::uint8_t> head) {

@@ -32,7 +32,7 @@ enum class InputKind { kPortablePdb, kPe, kCache, kUnknown };
 
 // Sniffs the first bytes of a file: BSJB -> PDB, MZ -> PE, the cache identifier -> cache.
 InputKind sniff_input(std::span<const std::uint8_t> head);
-// True when the bytes start with the Windows (MSF 7.00) PDB signature.
+// True when the bytes start with a Windows PDB signature: MSF 7.00, or MSFZ (a .pdz).
 bool is_windows_pdb(std::span<const std::uint8_t> head);
 
 enum class PdbSource { kStandalone, kSibling, kEmbedded, kNone };

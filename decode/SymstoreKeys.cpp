@@ -34,6 +34,17 @@ std::string ssqp_windows_pdb_key(std::string_view pdb_path, const Guid& guid, st
   return file + '/' + guid_to_n(guid) + format("%x", age) + '/' + file;
 }
 
+std::string msfz_pdb_file_name(std::string_view pdb_path) {
+  std::string file = symstore_file_name(pdb_path);
+  if (file.size() > 4 && file.ends_with(".pdz")) file.back() = 'b';
+  return file;
+}
+
+std::string ssqp_msfz_pdb_key(std::string_view pdb_path, const Guid& guid, std::uint32_t age) {
+  const std::string file = msfz_pdb_file_name(pdb_path);
+  return file + '/' + guid_to_n(guid) + format("%x", age) + "/" + kMsfzKeyKind + "/" + file;
+}
+
 std::string windows_debug_id(const Guid& guid, std::uint32_t age) {
   return guid_to_text(guid) + format("-%x", age);
 }

@@ -29,6 +29,14 @@ std::string ssqp_portable_pdb_key(std::string_view pdb_path, const Guid& guid);
 // "foo.pdb/<guid N><age x>/foo.pdb" for a Windows (MSF) PDB (symstore PDBFileKeyGenerator):
 // the GUID of the PDB info stream and the DBI age, as the PE's CodeView entry records them.
 std::string ssqp_windows_pdb_key(std::string_view pdb_path, const Guid& guid, std::uint32_t age);
+// "foo.pdb/<guid N><age x>/msfz0/foo.pdb" for a PDB in an MSFZ container (a .pdz): the Windows
+// PDB's key with the container kind inserted (dotnet/diagnostics' PDBFileKeyGenerator, which
+// names MSFZ "msfz0"). A client asks with the PE's CodeView name, so a file named "foo.pdz" is
+// keyed as "foo.pdb" (msfz_pdb_file_name).
+inline constexpr const char* kMsfzKeyKind = "msfz0";
+std::string ssqp_msfz_pdb_key(std::string_view pdb_path, const Guid& guid, std::uint32_t age);
+// symstore_file_name with a ".pdz" extension turned into ".pdb".
+std::string msfz_pdb_file_name(std::string_view pdb_path);
 // "foo.dll/<STAMP X8><size x>/foo.dll".
 std::string ssqp_pe_key(std::string_view pe_path, std::uint32_t timestamp,
                         std::uint32_t size_of_image);

@@ -63,6 +63,7 @@ Head classify(const std::uint8_t* h, std::size_t n) {
   if (n >= 2 && h[0] == 'M' && h[1] == 'Z') return Head::kPe;
   if (n >= 8 && std::memcmp(h + 4, "ILMP", 4) == 0) return Head::kCache;
   if (n >= 24 && std::memcmp(h, "Microsoft C/C++ MSF 7.00", 24) == 0) return Head::kMsf;
+  if (n >= 24 && std::memcmp(h, "Microsoft MSFZ Container", 24) == 0) return Head::kMsf;  // a .pdz
   return Head::kUnknown;
 }
 

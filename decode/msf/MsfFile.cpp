@@ -49,7 +49,8 @@ class BlockUse {
 }  // namespace
 
 bool MsfFile::has_magic(std::span<const std::uint8_t> bytes) {
-  return bytes.size() >= kMagic.size() && std::equal(kMagic.begin(), kMagic.end(), bytes.begin());
+  return (bytes.size() >= kMagic.size() && std::equal(kMagic.begin(), kMagic.end(), bytes.begin())) ||
+         MsfzFile::has_magic(bytes);
 }
 
 namespace {
@@ -107,6 +108,14 @@ Result<std::vector<std::uint32_t>> directory_block_list(std::span<const std::uin
 }  // namespace
 
 Result<MsfFile> MsfFile::parse(std::span<const std::uint8_t> bytes) {
+  if (MsfzFile::has_magic(bytes)) {
+    auto z = MsfzFile::parse(bytes);
+    if (!z) return z.error();
+    MsfFile f;
+    f.bytes_ = bytes;
+    f.msfz_ = std::move(*z);
+    return f;
+  }
   const std::size_t prefix = std::min(bytes.size(), kMagic.size());
   if (!std::equal(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(prefix), kMagic.begin()))
     return Error{Errc::kBadMagic, "MSF superblock at file offset 0x0: not an MSF 7.00 file "
@@ -203,14 +212,17 @@ Result<MsfFile> MsfFile::parse(std::span<const std::uint8_t> bytes) {
 }
 
 bool MsfFile::has_stream(std::uint32_t index) const {
+  if (msfz_) return msfz_->has_stream(index);
   return index < sizes_.size() && sizes_[index] != kNilStreamSize;
 }
 
 std::uint32_t MsfFile::stream_size(std::uint32_t index) const {
+  if (msfz_) return msfz_->stream_size(index);
   return has_stream(index) ? sizes_[index] : 0;
 }
 
 Result<std::vector<std::uint8_t>> MsfFile::read_stream(std::uint32_t index) const {
+  if (msfz_) return msfz_->read_stream(index);
   if (!has_stream(index))
     return Error{Errc::kNotFound, index < sizes_.size()
                                       ? format("MSF stream %u is nil", index)
@@ -228,12 +240,14 @@ Result<std::vector<std::uint8_t>> MsfFile::read_stream(std::uint32_t index) cons
 }
 
 std::size_t MsfFile::file_offset(std::uint32_t index, std::size_t pos) const {
+  if (msfz_) return msfz_->file_offset(index, pos);
   if (!has_stream(index) || pos >= sizes_[index]) return bytes_.size();
   return std::size_t(blocks_[first_block_[index] + pos / block_size_]) * block_size_ +
          pos % block_size_;
 }
 
 std::string MsfFile::where(std::uint32_t index, std::size_t pos) const {
+  if (msfz_) return msfz_->where(index, pos);
   const std::size_t off = file_offset(index, pos);
   if (off >= bytes_.size()) return format("stream %u offset 0x%zx (end of stream)", index, pos);
   return format("stream %u offset 0x%zx (file offset 0x%zx)", index, pos, off);
