@@ -37,6 +37,9 @@ CacheSource cache_source_for(const DebugInput& in) {
   if (pdb_name.empty()) pdb_name = fs::path(in.path).replace_extension(".pdb").string();
   if (!in.msf && !in.pdb_sha256.empty()) src.pdb_sha256 = in.pdb_sha256;
   if (in.msf) {
+    // A .pdz's cache is the PDB's (the same streams): keyed as the .pdb a client asks for, so it
+    // sits where a cache of the .pdb would (docs/store-layout.md).
+    if (in.msf->msf().is_msfz()) pdb_name = msfz_pdb_file_name(pdb_name);
     src.pdb_key = ssqp_windows_pdb_key(pdb_name, in.msf->guid(), in.msf->age());
     src.debug_id = windows_debug_id(in.msf->guid(), in.msf->age());
   } else {

@@ -38,10 +38,15 @@ Result<ModuleIdentity> identify_file(std::string_view path, std::span<const std:
     auto pdb = msf::MsfPdb::parse(bytes);
     if (!pdb) return pdb.error();
     id.kind = ModuleKind::kWindowsPdb;
-    id.key = ssqp_windows_pdb_key(path, pdb->guid(), pdb->age());
+    if (pdb->msf().is_msfz()) {
+      id.file_name = msfz_pdb_file_name(path);
+      id.key = ssqp_msfz_pdb_key(path, pdb->guid(), pdb->age());
+    } else {
+      id.key = ssqp_windows_pdb_key(path, pdb->guid(), pdb->age());
+    }
     return id;
   }
-  return Error{Errc::kBadMagic, std::string(path) + ": not a PE (MZ), a Portable PDB (BSJB) or a Windows PDB (MSF 7.00)"};
+  return Error{Errc::kBadMagic, std::string(path) + ": not a PE (MZ), a Portable PDB (BSJB) or a Windows PDB (MSF 7.00 or MSFZ)"};
 }
 
 Result<PdbFileId> read_pdb_id(std::span<const std::uint8_t> bytes) {
@@ -86,6 +91,13 @@ std::vector<ModuleIdentity> pdbs_wanted_by(const PeInfo& pe) {
   return out;
 }
 
+// "msfz" and a version number, as dotnet/diagnostics names the MSFZ container in keys ("msfz0").
+bool is_container_kind(std::string_view part) {
+  if (part.size() < 5 || part.size() > 8) return false;
+  if (!(part.substr(0, 4) == "msfz" || part.substr(0, 4) == "MSFZ")) return false;
+  return std::all_of(part.begin() + 4, part.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
 Status validate_key(std::string_view key) {
   auto bad = [&](const char* why) {
     return Status(Errc::kUsage, format("invalid symbol-store key '%.*s': %s", static_cast<int>(std::min<std::size_t>(key.size(), 1024)), key.data(), why));
@@ -97,16 +109,19 @@ Status validate_key(std::string_view key) {
     if (c == '\\') return bad("backslash (keys use '/')");
   }
   std::size_t parts = 0, start = 0;
+  bool third_is_kind = false;
   while (true) {
     const std::size_t slash = key.find('/', start);
     const std::string_view part = key.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
     if (part.empty()) return bad("empty component");
     if (part == "." || part == "..") return bad("'.' or '..' component");
     ++parts;
+    if (parts == 3) third_is_kind = is_container_kind(part);
     if (slash == std::string_view::npos) break;
     start = slash + 1;
   }
-  if (parts != 3) return bad("not of the form file/id/file");
+  // A PDB in another container than MSF has its kind as a third component (SymstoreKeys.h).
+  if (parts != 3 && !(parts == 4 && third_is_kind)) return bad("not of the form file/id/file or file/id/msfzN/file");
   return {};
 }
 

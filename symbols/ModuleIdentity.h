@@ -33,7 +33,7 @@ struct ModuleIdentity {
 };
 
 // The identity of a file from its bytes: a PE (MZ), a Portable PDB (BSJB) or a Windows PDB
-// (MSF 7.00). `path` gives the file name (its last '/' or '\' component). Errors: kBadMagic
+// (MSF 7.00, or MSFZ: keyed with ssqp_msfz_pdb_key, its file name a .pdb's). `path` gives the file name (its last '/' or '\' component). Errors: kBadMagic
 // for anything else, or the parser's error.
 Result<ModuleIdentity> identify_file(std::string_view path, std::span<const std::uint8_t> bytes);
 
@@ -51,8 +51,11 @@ Result<PdbFileId> read_pdb_id(std::span<const std::uint8_t> bytes);
 std::vector<ModuleIdentity> pdbs_wanted_by(const PeInfo& pe);
 
 // A key is three non-empty '/'-separated components, none "." or "..", with no '\', NUL or
-// other control character, at most 1024 bytes. kUsage otherwise (naming the key).
+// other control character, at most 1024 bytes; or four such, the third a PDB container kind
+// ("msfz" and digits: a .pdz's key, SymstoreKeys.h). kUsage otherwise (naming the key).
 Status validate_key(std::string_view key);
+// True for a key component that names a PDB container ("msfz" and 1 to 4 digits, any case).
+bool is_container_kind(std::string_view part);
 
 // "foo.pdb/<id>/foo.ilmap": where the ilmap cache of the PDB under `pdb_key` lives (the same
 // key directory; the file name is the PDB's without its extension, plus ".ilmap").

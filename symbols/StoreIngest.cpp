@@ -372,6 +372,11 @@ Result<std::vector<StoredFile>> add_bytes_to_store(Store& store, const std::stri
 
 StoredKind stored_kind(std::string_view key) {
   const std::size_t a = key.find('/'), b = a == std::string_view::npos ? a : key.find('/', a + 1);
+  // file/id/msfz0/file: a PDB in the MSFZ container (no cache is kept there).
+  if (const std::size_t c = b == std::string_view::npos ? b : key.find('/', b + 1);
+      c != std::string_view::npos && key.find('/', c + 1) == std::string_view::npos &&
+      is_container_kind(key.substr(b + 1, c - b - 1)))
+    return key_equal(key.substr(c + 1), key.substr(0, a)) ? StoredKind::kFile : StoredKind::kOther;
   if (b == std::string_view::npos || key.find('/', b + 1) != std::string_view::npos) return StoredKind::kOther;
   const std::string_view file = key.substr(0, a), name = key.substr(b + 1);
   if (key_equal(name, file)) return StoredKind::kFile;
@@ -417,12 +422,15 @@ VerifyReport verify_store(const Store& store) {
       at = slash + 1;
     }
     const std::string name = parts.back();
-    if (parts.size() != depth || name.find(".tmp-") != std::string::npos || parts.front() == "000Admin") {
+    // A .pdz's key has a fourth component, its container kind, before the file name.
+    const bool kinded = parts.size() == depth + 1 && is_container_kind(parts[depth - 1]);
+    if ((parts.size() != depth && !kinded) || name.find(".tmp-") != std::string::npos || parts.front() == "000Admin") {
       ++rep.skipped;
       continue;
     }
-    const std::string key = parts[depth - 3] + "/" + parts[depth - 2] + "/" + name;
-    const std::string pdb_key = parts[depth - 3] + "/" + parts[depth - 2] + "/" + parts[depth - 3];
+    const std::size_t at = depth - 3;  // the file component
+    const std::string key = parts[at] + "/" + parts[at + 1] + "/" + (kinded ? parts[at + 2] + "/" : std::string()) + name;
+    const std::string pdb_key = parts[at] + "/" + parts[at + 1] + "/" + parts[at];
     const StoredKind kind = stored_kind(key);
     if (kind == StoredKind::kOther) {
       ++rep.skipped;

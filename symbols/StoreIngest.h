@@ -80,7 +80,8 @@ Result<CacheOrigin> read_cache_origin(std::span<const std::uint8_t> bytes);
 // True when the cache at `path` opens, passes Cache::verify and records the PDB id `pdb_id`.
 Status check_cache(const std::string& path, const std::array<std::uint8_t, 20>& pdb_id);
 
-// What a key says its bytes are: a PE or PDB under its own file name ("foo.pdb/<id>/foo.pdb"),
+// What a key says its bytes are: a PE or PDB under its own file name ("foo.pdb/<id>/foo.pdb",
+// a .pdz's "foo.pdb/<id>/msfz0/foo.pdb"),
 // the cache beside a PDB ("foo.pdb/<id>/foo.ilmap"), or anything else (file.ptr, ...), which
 // names no identity.
 enum class StoredKind { kFile, kCache, kOther };

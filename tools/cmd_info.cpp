@@ -143,13 +143,20 @@ Status add_pdb(const DebugInput& in, Json& j) {
   return {};
 }
 
-// A Windows (MSF 7.00) PDB: the container (block size and count, streams, named streams), the
+// A Windows PDB: the container (MSF 7.00: block size and count; MSFZ: chunks and fragments;
+// streams, named streams), the
 // identity (info stream GUID and age, the DBI age a PE must carry, debug id, SSQP key), the
 // modules, and the content counts as for a Portable PDB.
 void add_msf(const DebugInput& in, Json& j) {
   const msf::MsfPdb& pdb = *in.msf;
-  j["msf_block_size"] = pdb.msf().block_size();
-  j["msf_block_count"] = pdb.msf().block_count();
+  j["container"] = pdb.msf().container_name();
+  if (const msf::MsfzFile* z = pdb.msf().msfz()) {
+    j["msfz_chunk_count"] = z->chunk_count();
+    j["msfz_fragment_count"] = z->fragment_count();
+  } else {
+    j["msf_block_size"] = pdb.msf().block_size();
+    j["msf_block_count"] = pdb.msf().block_count();
+  }
   j["msf_stream_count"] = pdb.msf().stream_count();
   std::vector<msf::NamedStream> named = pdb.info().named_streams();
   std::sort(named.begin(), named.end(), [](const msf::NamedStream& a, const msf::NamedStream& b) { return a.name < b.name; });
@@ -161,7 +168,8 @@ void add_msf(const DebugInput& in, Json& j) {
   j["pdb_age"] = pdb.age();
   j["debug_id"] = windows_debug_id(pdb.guid(), pdb.age());
   const CodeViewEntry* cv = in.matched_codeview();
-  j["ssqp_key"] = ssqp_windows_pdb_key(cv ? cv->path : in.pdb_path, pdb.guid(), pdb.age());
+  j["ssqp_key"] = pdb.msf().is_msfz() ? ssqp_msfz_pdb_key(cv ? cv->path : in.pdb_path, pdb.guid(), pdb.age())
+                                       : ssqp_windows_pdb_key(cv ? cv->path : in.pdb_path, pdb.guid(), pdb.age());
   j["dbi_modules"] = pdb.dbi().modules().size();
   j["sourcelink"] = pdb.source_link() ? Json(pdb.source_link()->size()) : Json(nullptr);
   j["srcsrv"] = pdb.source_server() ? Json(pdb.source_server()->size()) : Json(nullptr);
