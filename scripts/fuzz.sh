@@ -16,7 +16,7 @@ jobs="${ILMAP_JOBS:-2}"
 shared="${ILMAP_SHARED_DIR:-$root/../shared}"
 build="$root/build/fuzz"
 targets=("$@")
-[[ ${#targets[@]} -eq 0 ]] && targets=(fuzz_pdb fuzz_pe fuzz_cache fuzz_roundtrip fuzz_msf fuzz_names fuzz_batch fuzz_s3_xml)
+[[ ${#targets[@]} -eq 0 ]] && targets=(fuzz_pdb fuzz_pe fuzz_cache fuzz_roundtrip fuzz_msf fuzz_msfz fuzz_names fuzz_batch fuzz_s3_xml)
 
 if ! command -v clang++ >/dev/null 2>&1 || ! command -v clang >/dev/null 2>&1; then
   echo "fuzz: clang not found; skipping (scripts/install-deps.sh --fuzz installs it)"
@@ -49,7 +49,7 @@ else
 fi
 
 # --- seed corpora -----------------------------------------------------------------------------
-mkdir -p "$work/seeds/pdb" "$work/seeds/pe" "$work/seeds/cache" "$work/seeds/msf" "$work/seeds/json" "$work/seeds/s3"
+mkdir -p "$work/seeds/pdb" "$work/seeds/pe" "$work/seeds/cache" "$work/seeds/msf" "$work/seeds/msfz" "$work/seeds/json" "$work/seeds/s3"
 # Batch requests (fuzz_batch): a few shapes, written here rather than committed.
 printf '%s' '{"stacktraces":[{"frames":[{"function_id":"0x1","instruction_addr":"0x0","addr_mode":"rel:0"},{},1]}],"modules":[{"type":"pe_dotnet","debug_id":"00000000-0000-0000-0000-000000000000-00000001"},{}]}' >"$work/seeds/json/batch1.json"
 printf '%s' '{ "modules" : [ ], "stacktraces" : [ { "x" : [1, 2.5e1, "\u00e9"], "frames" : [ ] , "frames": [{"lineno":1,"lineno":null}] } ] }' >"$work/seeds/json/batch2.json"
@@ -69,6 +69,8 @@ while IFS= read -r -d '' f; do
   if [[ "$(head -c 24 "$f" | tr -d '\0')" == "Microsoft C/C++ MSF 7.00" ]]; then add_seed msf "$f"; fi
 done < <(find corpus/out "$shared/corpus-public" -name '*.pdb' -print0 2>/dev/null)
 while IFS= read -r -d '' f; do add_seed pe "$f"; done < <(find corpus/out "$shared/corpus-public" \( -name '*.dll' -o -name '*.exe' \) -print0 2>/dev/null)
+# MSFZ PDBs (.pdz, e.g. corpus-more/msfz_*) seed fuzz_msfz and fuzz_msf (both read them).
+while IFS= read -r -d '' f; do add_seed msfz "$f"; add_seed msf "$f"; done < <(find "$shared/corpus-more" -name '*.pdz' -print0 2>/dev/null)
 for kind in pdb pe cache msf s3; do
   if [[ -d fuzz/seeds/$kind ]]; then
     while IFS= read -r -d '' f; do add_seed "$kind" "$f"; done < <(find "fuzz/seeds/$kind" -type f -print0)
@@ -100,11 +102,12 @@ run_target() {  # target -> writes $work/$t.rc
     fuzz_names)     seeds=pe;    dict=pe.dict;    max_len=300000 ;;
     fuzz_cache)     seeds=cache; dict=cache.dict; max_len=65536 ;;
     fuzz_msf)       seeds=msf;   dict=msf.dict;   max_len=65536 ;;
+    fuzz_msfz)      seeds=msfz;  dict=msfz.dict;  max_len=65536 ;;
     fuzz_batch)     seeds=json;  dict=batch.dict; max_len=65536 ;;
     fuzz_s3_xml)    seeds=s3;    dict=s3.dict;    max_len=65536 ;;
   esac
   budget=$seconds
-  if [[ $t == fuzz_msf ]]; then  # a short run keeps CI fast; raise it for a soak
+  if [[ $t == fuzz_msf || $t == fuzz_msfz ]]; then  # a short run keeps CI fast; raise it for a soak
     budget="${ILMAP_FUZZ_MSF_SECONDS:-20}"
     (( budget > seconds )) && budget=$seconds
   fi
@@ -123,7 +126,7 @@ run_target() {  # target -> writes $work/$t.rc
 }
 for t in "${targets[@]}"; do
   case "$t" in
-    fuzz_pdb|fuzz_roundtrip|fuzz_pe|fuzz_names|fuzz_cache|fuzz_msf|fuzz_batch|fuzz_s3_xml) ;;
+    fuzz_pdb|fuzz_roundtrip|fuzz_pe|fuzz_names|fuzz_cache|fuzz_msf|fuzz_msfz|fuzz_batch|fuzz_s3_xml) ;;
     *) echo "fuzz: unknown target $t" >&2; exit 1 ;;
   esac
 done
