@@ -4,6 +4,8 @@
 # what the NuGet corpus lacks (a C++/CLI PDB that repeats an IL offset, a VB PDB whose hidden
 # points carry columns). They are in no NuGet package, so they are not restored: they are read
 # from a checkout of that repository named by $ILMAP_CECIL_DIR (each at its path), else from any
+# SHARED_DIR/corpus-more/*/ (where ../shared keeps them: cecil_MixedNativeCLI, cecil_VBConsApp,
+# apart from corpus-public/, whose walkers take every PDB outside win_* for a Portable one) or
 # SHARED_DIR/corpus-public/*/ folder holding a file of the same name; every file must have the
 # manifest's SHA-256. Then:
 #   1. check-win.sh --ilmap: Mono.Cecil's listing == decode/msf's == `ilmap dump` of the PDB ==
@@ -28,7 +30,8 @@ command -v dotnet >/dev/null || { echo "SKIP: dotnet not found"; exit 77; }
 # on stderr when a file of that name has other bytes (a failure, as in corpus/windows/restore.sh).
 find_file() {
     local c
-    for c in ${ILMAP_CECIL_DIR:+"$ILMAP_CECIL_DIR/$1"} "$shared"/corpus-public/*/"$(basename "$1")"; do
+    for c in ${ILMAP_CECIL_DIR:+"$ILMAP_CECIL_DIR/$1"} "$shared"/corpus-more/*/"$(basename "$1")" \
+             "$shared"/corpus-public/*/"$(basename "$1")"; do
         [ -f "$c" ] || continue
         [ "$(sha256sum <"$c" | cut -c1-64)" = "$2" ] && { echo "$c"; return; }
         echo "FAIL $c: SHA-256 differs from corpus/windows/cecil.tsv" >&2
@@ -54,7 +57,7 @@ if [ -s "$tmp/differs" ]; then
     exit 1
 fi
 if [ ! -s "$tmp/pairs" ]; then
-    echo "SKIP: the files of corpus/windows/cecil.tsv are in no NuGet package; set ILMAP_CECIL_DIR to a checkout of Mono.Cecil's repository (or put them in a ../shared/corpus-public folder)"
+    echo "SKIP: the files of corpus/windows/cecil.tsv are in no NuGet package; set ILMAP_CECIL_DIR to a checkout of Mono.Cecil's repository (or put them in a ../shared/corpus-more folder)"
     exit 77
 fi
 status=0
