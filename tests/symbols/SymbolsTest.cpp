@@ -13,6 +13,7 @@
 #include "decode/SymstoreKeys.h"
 #include "symbols/ModuleIdentity.h"
 #include "symbols/ModuleResolver.h"
+#include "symbols/StoreIngest.h"
 #include "symbols/SymbolPath.h"
 #include "symbols/SymbolStore.h"
 
@@ -81,6 +82,22 @@ TEST(SymbolsKeys, Validation) {
   }
   EXPECT_FALSE(validate_key(std::string(1025, 'a')).ok());
   EXPECT_FALSE(validate_key(std::string_view("a/b\0c/d", 7)).ok());
+}
+
+// A .pdz's key: four components, the third its container kind (dotnet/diagnostics' "msfz0").
+TEST(SymbolsKeys, ContainerKindKeys) {
+  EXPECT_TRUE(validate_key("helloworld.pdb/99891b3ed7ae4c3babff8a2b4a9b0c431/msfz0/helloworld.pdb").ok());
+  EXPECT_TRUE(validate_key("foo.pdb/abc/MSFZ12/foo.pdb").ok());
+  for (const char* bad : {"foo.pdb/abc/msfz/foo.pdb", "foo.pdb/abc/msfzx/foo.pdb", "foo.pdb/abc/pdb/foo.pdb",
+                          "foo.pdb/abc/msfz00000/foo.pdb", "foo.pdb/msfz0/abc/foo.pdb", "a/b/msfz0/c/d",
+                          "foo.pdb/abc/msfz0/", "foo.pdb/abc/msfz0/.."}) {
+    const Status s = validate_key(bad);
+    EXPECT_FALSE(s.ok()) << bad;
+    EXPECT_EQ(s.code(), Errc::kUsage) << bad;
+  }
+  EXPECT_EQ(stored_kind("foo.pdb/abc/msfz0/foo.pdb"), StoredKind::kFile);
+  EXPECT_EQ(stored_kind("foo.pdb/abc/msfz0/foo.ilmap"), StoredKind::kOther);  // no cache kept there
+  EXPECT_EQ(stored_kind("foo.pdb/abc/other/foo.pdb"), StoredKind::kOther);
 }
 
 TEST(SymbolsKeys, CacheKeyAndCase) {
