@@ -90,6 +90,7 @@ struct Cache::Impl {
   using Decode = Status (*)(const Impl&, const Section&);
   struct Section {
     const char* what = "";
+    CacheStructure structure = CacheStructure::kNone;  // named by its failures
     Decode decode = nullptr;
     Bytes plain;
     const flatbuffers::Vector<std::uint8_t>* packed = nullptr;

@@ -18,26 +18,26 @@ namespace ilmap {
 // validate() on the bytes the Cache holds.
 Status Cache::Impl::check_header(const d::FileHeader& header, std::uint64_t size) {
   if (header.magic == d::kMagicSwapped)
-    return {Errc::kBadMagic, "cache header at offset 0x0: written with the other byte order"};
+    return {Errc::kBadMagic, CacheStructure::kHeader, "cache header at offset 0x0: written with the other byte order"};
   if (header.magic != d::kMagic || std::memcmp(header.identifier, d::kIdentifier, 4) != 0)
-    return {Errc::kBadMagic, "cache header at offset 0x0: not an ilmap cache (magic/identifier mismatch)"};
+    return {Errc::kBadMagic, CacheStructure::kHeader, "cache header at offset 0x0: not an ilmap cache (magic/identifier mismatch)"};
   if (header.version_major != d::kVersionMajor)
-    return {Errc::kBadVersion, format("cache header at offset 0x8: format version %u.%u is not supported (this reader reads %u.x)", header.version_major, header.version_minor, d::kVersionMajor)};
+    return {Errc::kBadVersion, CacheStructure::kHeader, format("cache header at offset 0x8: format version %u.%u is not supported (this reader reads %u.x)", header.version_major, header.version_minor, d::kVersionMajor)};
   if (header.header_size != d::kHeaderSize)
-    return {Errc::kMalformed, format("cache header at offset 0xc: header size %u, expected %u", header.header_size, d::kHeaderSize)};
+    return {Errc::kMalformed, CacheStructure::kHeader, format("cache header at offset 0xc: header size %u, expected %u", header.header_size, d::kHeaderSize)};
   if (header.payload_size != size - d::kHeaderSize)
-    return {Errc::kTruncated, format("cache header at offset 0x10: payload size %llu but the file holds %llu bytes after the header", static_cast<unsigned long long>(header.payload_size), static_cast<unsigned long long>(size - d::kHeaderSize))};
+    return {Errc::kTruncated, CacheStructure::kHeader, format("cache header at offset 0x10: payload size %llu but the file holds %llu bytes after the header", static_cast<unsigned long long>(header.payload_size), static_cast<unsigned long long>(size - d::kHeaderSize))};
   if (header.payload_size > d::kMaxPayloadSize)
-    return {Errc::kTooLarge, "cache payload exceeds the 2 GiB FlatBuffers limit"};
+    return {Errc::kTooLarge, CacheStructure::kHeader, "cache payload exceeds the 2 GiB FlatBuffers limit"};
   // The FlatBuffers root offset and file identifier take the first 8 payload bytes.
   if (header.payload_size < 8)
-    return {Errc::kTruncated, format("cache payload at offset 0x20: %llu bytes, too short for a FlatBuffers root and identifier", static_cast<unsigned long long>(header.payload_size))};
+    return {Errc::kTruncated, CacheStructure::kHeader, format("cache payload at offset 0x20: %llu bytes, too short for a FlatBuffers root and identifier", static_cast<unsigned long long>(header.payload_size))};
   return {};
 }
 
 Status Cache::Impl::validate() {
   if (size < d::kHeaderSize)
-    return {Errc::kTruncated, format("cache header: file has %zu bytes, the header needs %u", size, d::kHeaderSize)};
+    return {Errc::kTruncated, CacheStructure::kHeader, format("cache header: file has %zu bytes, the header needs %u", size, d::kHeaderSize)};
   std::memcpy(&header, data, sizeof header);
   if (Status s = check_header(header, size); !s) return s;
   const std::uint8_t* payload = data + d::kHeaderSize;
@@ -46,21 +46,21 @@ Status Cache::Impl::validate() {
   vo.max_tables = 1u << 24;
   flatbuffers::Verifier v(payload, static_cast<std::size_t>(header.payload_size), vo);
   if (!fb::CacheBufferHasIdentifier(payload))
-    return {Errc::kBadMagic, "cache payload at offset 0x20: FlatBuffers identifier is not ILMP"};
+    return {Errc::kBadMagic, CacheStructure::kPayload, "cache payload at offset 0x20: FlatBuffers identifier is not ILMP"};
   if (!fb::VerifyCacheBuffer(v))
-    return {Errc::kMalformed, "cache payload at offset 0x20: FlatBuffers verification failed (corrupt offsets, sizes or strings)"};
+    return {Errc::kMalformed, CacheStructure::kPayload, "cache payload at offset 0x20: FlatBuffers verification failed (corrupt offsets, sizes or strings)"};
   root = fb::GetCache(payload);
   auto* mg = root->method_groups();
   auto* be = root->block_ends();
   auto* pb = root->point_blocks();
   if (!mg || !be)
-    return {Errc::kMalformed, "cache: method directory (method_groups, block_ends) missing"};
+    return {Errc::kMalformed, CacheStructure::kMethodDirectory, "cache: method directory (method_groups, block_ends) missing"};
   const std::uint64_t rows = root->method_rows(), need_groups = (rows + d::kGroupRows - 1) / d::kGroupRows;
   if (be->size() != rows || mg->size() != need_groups)
-    return {Errc::kMalformed, format("cache: method directory of %u method rows has %u block ends and %u groups (expected %u and %u)",
+    return {Errc::kMalformed, CacheStructure::kMethodDirectory, format("cache: method directory of %u method rows has %u block ends and %u groups (expected %u and %u)",
                                      root->method_rows(), be->size(), mg->size(), root->method_rows(), static_cast<unsigned>(need_groups))};
   if (!pb || pb->size() < d::kBlockTailPadding)
-    return {Errc::kMalformed, "cache: point blocks missing or shorter than their tail padding"};
+    return {Errc::kMalformed, CacheStructure::kPointBlocks, "cache: point blocks missing or shorter than their tail padding"};
   method_rows = root->method_rows();
   groups = reinterpret_cast<const fb::MethodGroup*>(mg->Data());
   groups_count = mg->size();
@@ -75,7 +75,7 @@ Status Cache::Impl::validate() {
   // i - 1), one index byte per method row.
   if (const auto* bp = root->block_profiles()) {
     if (bp->size() > d::kMaxProfiles)
-      return {Errc::kMalformed, format("cache: %u block profiles, more than the %u a one-byte index can name", bp->size(), d::kMaxProfiles)};
+      return {Errc::kMalformed, CacheStructure::kBlockProfiles, format("cache: %u block profiles, more than the %u a one-byte index can name", bp->size(), d::kMaxProfiles)};
     profiles.data = reinterpret_cast<const std::uint8_t*>(bp->data());
     profiles.count = bp->size();
     layouts.reserve(profiles.count);
@@ -85,7 +85,7 @@ Status Cache::Impl::validate() {
   profiles.layouts = layouts.data();
   const auto* bpi = root->block_profile_index();
   if (!bpi || bpi->size() != rows)
-    return {Errc::kMalformed, format("cache: block_profile_index has %u entries, expected one per method row (%u)", bpi ? bpi->size() : 0u,
+    return {Errc::kMalformed, CacheStructure::kBlockProfiles, format("cache: block profiles: block_profile_index has %u entries, expected one per method row (%u)", bpi ? bpi->size() : 0u,
                                      root->method_rows())};
   profiles.index = bpi->data();
   if (Status s = check_one_form(); !s) return s;
@@ -94,9 +94,11 @@ Status Cache::Impl::validate() {
     docs_count = dv->size();
   }
   strings_section.what = "document strings (strings_zstd)";
+  strings_section.structure = CacheStructure::kStrings;
   strings_section.set(root->strings(), root->strings_zstd());
   name_strings_section.what = "names: strings (strings_zstd)";
   name_methods_section.what = "names: methods (methods_zstd)";
+  name_strings_section.structure = name_methods_section.structure = CacheStructure::kNames;
   name_methods_section.decode = decode_method_columns;
   if ((names = root->names())) {
     const auto* refs = names->methods();
@@ -109,13 +111,15 @@ Status Cache::Impl::validate() {
     name_strings_section.set(nullptr, nullptr);
   }
   details_section.what = "details (details_zstd)";
+  details_section.structure = CacheStructure::kDetails;
   details_section.set(root->details(), root->details_zstd());
   // The line index (SPEC.md 3.7, open step 16): every 2.x writer writes it.
   const fb::LineIndex* li = root->lines();
-  if (!li) return {Errc::kMalformed, "cache: line index (lines) missing"};
+  if (!li) return {Errc::kMalformed, CacheStructure::kLineIndex, "cache: line index (lines) missing"};
   if (!li->index_zstd() && !(li->doc_blocks() && li->blocks() && li->data()))
-    return {Errc::kMalformed, "cache: line index (lines) has neither index_zstd nor doc_blocks, blocks and data"};
+    return {Errc::kMalformed, CacheStructure::kLineIndex, "cache: line index (lines) has neither index_zstd nor doc_blocks, blocks and data"};
   lines_section.what = "line index (lines.index_zstd)";
+  lines_section.structure = CacheStructure::kLineIndex;
   lines_section.decode = decode_line_index;
   lines_section.set(nullptr, li->index_zstd());
   return {};
@@ -126,16 +130,17 @@ Status Cache::Impl::validate() {
 // bytes that verify never compares with the other's, so such a cache is refused at open.
 Status Cache::Impl::check_one_form() const {
   const char* both = nullptr;
+  CacheStructure where = CacheStructure::kNone;
   const fb::LineIndex* li = root->lines();
   const fb::Names* n = root->names();
-  if (root->strings() && root->strings_zstd()) both = "strings and strings_zstd";
-  else if (root->details() && root->details_zstd()) both = "details and details_zstd";
-  else if (n && n->methods() && n->methods_zstd()) both = "names: methods and methods_zstd";
-  else if (n && n->strings() && n->strings_zstd()) both = "names: strings and strings_zstd";
+  if (root->strings() && root->strings_zstd()) both = "strings and strings_zstd", where = CacheStructure::kStrings;
+  else if (root->details() && root->details_zstd()) both = "details and details_zstd", where = CacheStructure::kDetails;
+  else if (n && n->methods() && n->methods_zstd()) both = "names: methods and methods_zstd", where = CacheStructure::kNames;
+  else if (n && n->strings() && n->strings_zstd()) both = "names: strings and strings_zstd", where = CacheStructure::kNames;
   else if (li && li->index_zstd() && (li->doc_blocks() || li->blocks() || li->data()))
-    both = "lines: index_zstd and doc_blocks, blocks or data";
+    both = "lines: index_zstd and doc_blocks, blocks or data", where = CacheStructure::kLineIndex;
   if (!both) return {};
-  return {Errc::kMalformed, format("cache: %s are both present (a section is stored as is or packed, not both)", both)};
+  return {Errc::kMalformed, where, format("cache: %s are both present (a section is stored as is or packed, not both)", both)};
 }
 
 namespace {
@@ -203,14 +208,14 @@ Result<Cache> Cache::open(const std::string& path, const CacheOpenOptions& optio
   // Check the header before mapping or reading the rest: a large file that is not a cache
   // costs one small read.
   if (size < d::kHeaderSize)
-    return Error{Errc::kTruncated, format("%s: cache header: file has %llu bytes, the header needs %u", path.c_str(), static_cast<unsigned long long>(size), d::kHeaderSize)};
+    return Error{Errc::kTruncated, format("%s: cache header: file has %llu bytes, the header needs %u", path.c_str(), static_cast<unsigned long long>(size), d::kHeaderSize), CacheStructure::kHeader};
   {
     d::FileHeader head{};
     std::size_t got = 0;
     if (!read_at(fd, reinterpret_cast<std::uint8_t*>(&head), sizeof head, 0, got))
       return Error{Errc::kIo, errno ? format("%s: read failed: %s", path.c_str(), std::strerror(errno))
                                     : format("%s: the file shrank to %zu bytes while being read", path.c_str(), got)};
-    if (Status s = Impl::check_header(head, size); !s) return Error{s.code(), path + ": " + s.message()};
+    if (Status s = Impl::check_header(head, size); !s) return Error{s.code(), path + ": " + s.message(), s.structure()};
   }
   const auto n = static_cast<std::size_t>(size);
   if (impl->guard.valid()) {
@@ -243,7 +248,7 @@ Result<Cache> Cache::open(const std::string& path, const CacheOpenOptions& optio
   impl->size = n;
   if (Status s = impl->validate(); !s) {
     if (impl->guard.changed()) return impl->changed_error().error();
-    return Error{s.code(), path + ": " + s.message()};
+    return Error{s.code(), path + ": " + s.message(), s.structure()};
   }
   if (impl->guard.changed()) return impl->changed_error().error();
   return Cache(std::move(impl));

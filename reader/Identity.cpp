@@ -32,7 +32,7 @@ Result<const fb::EmbeddedSource*> source_entry(const fb::Details* details, std::
   const auto* z = found->zstd();
   const unsigned long long frame = ZSTD_getFrameContentSize(z->data(), z->size());
   if (frame == ZSTD_CONTENTSIZE_UNKNOWN || frame == ZSTD_CONTENTSIZE_ERROR || frame != found->uncompressed_size())
-    return Error{Errc::kMalformed, format("embedded source of document %u: the zstd frame does not record its size %llu", document,
+    return {Errc::kMalformed, CacheStructure::kDetails, format("embedded source of document %u: the zstd frame does not record its size %llu", document,
                                           static_cast<unsigned long long>(found->uncompressed_size()))};
   return found;
 }
@@ -103,7 +103,7 @@ Result<std::string> Cache::embedded_source(std::uint32_t document, std::uint64_t
   std::string text(static_cast<std::size_t>(size), '\0');
   const std::size_t got = ZSTD_decompress(text.data(), text.size(), z->data(), z->size());
   if (ZSTD_isError(got) || got != size)
-    return Error{Errc::kMalformed, format("embedded source of document %u: the zstd frame does not unpack", document)};
+    return {Errc::kMalformed, CacheStructure::kDetails, format("embedded source of document %u: the zstd frame does not unpack", document)};
   if (changed()) return impl_->changed_error().error();
   return text;
 }

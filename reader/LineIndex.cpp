@@ -63,7 +63,7 @@ Status view_of(const Cache& cache, std::span<const std::uint8_t> packed, LinesVi
     std::uint32_t nblocks = 0;
     if (packed.size() >= head) std::memcpy(&nblocks, packed.data() + head - 4, 4);
     if (packed.size() < head || (packed.size() - head) / sizeof(fb::LineBlockRef) < nblocks)
-      return {Errc::kMalformed, format("line index (lines.index_zstd): %zu unpacked bytes, too few for %u document entries and the blocks they name",
+      return {Errc::kMalformed, CacheStructure::kLineIndex, format("line index (lines.index_zstd): %zu unpacked bytes, too few for %u document entries and the blocks they name",
                                        packed.size(), cache.document_count() + 1)};
     v.doc_blocks = reinterpret_cast<const std::uint32_t*>(packed.data());
     v.doc_blocks_count = cache.document_count() + 1;
@@ -366,7 +366,7 @@ Status Cache::verify_line_index() const {
   LinesView v;
   if (Status s = view_of(*this, packed, v); !s) return s;
   if (std::uint64_t(v.doc_blocks_count) != std::uint64_t(document_count()) + 1)
-    return {Errc::kMalformed, format("line index: %u document entries, expected %u", v.doc_blocks_count, document_count() + 1)};
+    return {Errc::kMalformed, CacheStructure::kLineIndex, format("line index: %u document entries, expected %u", v.doc_blocks_count, document_count() + 1)};
   std::uint64_t entries = 0;
   std::size_t pos = 0;
   for (std::uint32_t doc = 0; doc < document_count(); ++doc) {
@@ -374,24 +374,24 @@ Status Cache::verify_line_index() const {
     std::memcpy(&x, v.doc_blocks + doc, 4);
     std::memcpy(&y, v.doc_blocks + doc + 1, 4);
     if ((doc == 0 && x != 0) || x > y || y > v.blocks_count)
-      return {Errc::kMalformed, format("line index: block range of document %u is out of order", doc)};
+      return {Errc::kMalformed, CacheStructure::kLineIndex, format("line index: block range of document %u is out of order", doc)};
     bool have_prev = false;
     std::uint32_t pl = 0, pc = 0, pr = 0, pk = 0;
     for (std::uint32_t j = x; j < y; ++j) {
       const fb::LineBlockRef& ref = v.blocks[j];
-      if (ref.offset() != pos) return {Errc::kMalformed, format("line index: block %u does not start where the one before ends", j)};
+      if (ref.offset() != pos) return {Errc::kMalformed, CacheStructure::kLineIndex, format("line index: block %u does not start where the one before ends", j)};
       d::LineBlockReader r(v.data + pos, v.data + v.data_size, ref.line());
-      if (!r.start()) return {Errc::kMalformed, format("line index: block %u has a bad entry count", j)};
+      if (!r.start()) return {Errc::kMalformed, CacheStructure::kLineIndex, format("line index: block %u has a bad entry count", j)};
       for (unsigned i = 0; i < r.count(); ++i) {
         d::LineEntry en;
-        if (!r.next(en)) return {Errc::kMalformed, format("line index: block %u: entry %u does not decode", j, i)};
+        if (!r.next(en)) return {Errc::kMalformed, CacheStructure::kLineIndex, format("line index: block %u: entry %u does not decode", j, i)};
         d::VisibleRecord rec;
         if (!v.record(en.row, en.ordinal, rec) || rec.document != doc || rec.line != en.line)
-          return {Errc::kMalformed, format("line index: block %u: entry %u (method row %u, point %u) is not a visible point of document %u at line %u",
+          return {Errc::kMalformed, CacheStructure::kLineIndex, format("line index: block %u: entry %u (method row %u, point %u) is not a visible point of document %u at line %u",
                                            j, i, en.row, en.ordinal, doc, en.line)};
         const bool ordered = !have_prev || pl < en.line ||
                              (pl == en.line && (pc < rec.column || (pc == rec.column && (pr < en.row || (pr == en.row && pk < en.ordinal)))));
-        if (!ordered) return {Errc::kMalformed, format("line index: block %u: entry %u is out of order", j, i)};
+        if (!ordered) return {Errc::kMalformed, CacheStructure::kLineIndex, format("line index: block %u: entry %u is out of order", j, i)};
         have_prev = true;
         pl = en.line, pc = rec.column, pr = en.row, pk = en.ordinal;
         ++entries;
@@ -402,11 +402,11 @@ Status Cache::verify_line_index() const {
   if (v.doc_blocks_count && v.blocks_count) {
     std::uint32_t last;
     std::memcpy(&last, v.doc_blocks + v.doc_blocks_count - 1, 4);
-    if (last != v.blocks_count) return {Errc::kMalformed, "line index: blocks after the last document's"};
+    if (last != v.blocks_count) return {Errc::kMalformed, CacheStructure::kLineIndex, "line index: blocks after the last document's"};
   }
-  if (pos != v.data_size) return {Errc::kMalformed, "line index: bytes after the last block"};
+  if (pos != v.data_size) return {Errc::kMalformed, CacheStructure::kLineIndex, "line index: bytes after the last block"};
   if (entries != v.entry_count || entries != point_count() - hidden_count())
-    return {Errc::kMalformed, format("line index: %llu entries, the cache has %llu visible points", static_cast<unsigned long long>(entries),
+    return {Errc::kMalformed, CacheStructure::kLineIndex, format("line index: %llu entries, the cache has %llu visible points", static_cast<unsigned long long>(entries),
                                      static_cast<unsigned long long>(point_count() - hidden_count()))};
   return {};
 }

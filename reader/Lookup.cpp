@@ -213,17 +213,17 @@ Status Cache::points_unchecked(std::uint32_t rid, std::vector<CachePoint>& out) 
   const Impl::Range range = impl_->block_range(rid, b, e);
   if (range == Impl::Range::kNone) return {};
   if (range == Impl::Range::kCorrupt)
-    return {Errc::kMalformed, format("method directory entry of method row %u: block range out of order or beyond the point blocks", rid)};
+    return {Errc::kMalformed, CacheStructure::kMethodDirectory, format("method directory entry of method row %u: block range out of order or beyond the point blocks", rid)};
   const std::uint8_t* rec;
   const std::uint8_t* end;
   d::BlockHeader h;
   if (!impl_->block(rid, rec, end, h))
-    return {Errc::kMalformed, format("point block of method row %u (bytes 0x%x-0x%x): corrupt header or records past its end", rid, b, e)};
+    return {Errc::kMalformed, CacheStructure::kPointBlocks, format("point block of method row %u (bytes 0x%x-0x%x): corrupt header or records past its end", rid, b, e)};
   // At most 8 records per byte of the block (SPEC.md 5.1), checked before listing them: records
   // of no bits could claim 2^32 points in a few bytes. A lookup, O(log V) and inside the
   // block's bytes whatever V is, does not need the check.
   if (std::uint64_t(h.visible) + h.hidden > 8 * std::uint64_t(e - b))
-    return {Errc::kMalformed, format("point block of method row %u (bytes 0x%x-0x%x): %llu points in %u bytes (at most 8 per byte)", rid, b, e,
+    return {Errc::kMalformed, CacheStructure::kPointBlocks, format("point block of method row %u (bytes 0x%x-0x%x): %llu points in %u bytes (at most 8 per byte)", rid, b, e,
                                      static_cast<unsigned long long>(std::uint64_t(h.visible) + h.hidden), e - b)};
   const std::uint32_t ndocs = document_count();
   // The row's entries of hidden_points (SPEC.md 5.5), sorted by (row, hidden).
@@ -234,7 +234,7 @@ Status Cache::points_unchecked(std::uint32_t rid, std::vector<CachePoint>& out) 
     xp = std::lower_bound(all, all + hp->size(), rid, [](const fb::HiddenPoint& x, std::uint32_t r) { return x.row() < r; });
     xe = std::upper_bound(xp, all + hp->size(), rid, [](std::uint32_t r, const fb::HiddenPoint& x) { return r < x.row(); });
     if (xp != xe && (h.hidden == 0 || xe[-1].hidden() >= h.hidden))
-      return {Errc::kMalformed, format("hidden_points: method row %u has no hidden record %u", rid, xe[-1].hidden())};
+      return {Errc::kMalformed, CacheStructure::kHiddenPoints, format("hidden_points: method row %u has no hidden record %u", rid, xe[-1].hidden())};
   }
   // Merge visible and hidden records in PDB order (SPEC.md 5.3): by IL offset, a hidden record
   // before the visible ones at its offset, unless hidden_points places it after some of them.
@@ -247,7 +247,7 @@ Status Cache::points_unchecked(std::uint32_t rid, std::vector<CachePoint>& out) 
     if (hi < h.hidden) d::get_hidden(rec, hi, h, hil, hdoc);
     const fb::HiddenPoint* x = xp != xe && xp->hidden() == hi ? xp : nullptr;
     if (x && (x->visible_before() > h.visible || (xp + 1 != xe && xp[1].hidden() <= hi)))
-      return {Errc::kMalformed, format("hidden_points: the entry of method row %u, hidden record %u, is out of order or places it past the visible records", rid, hi)};
+      return {Errc::kMalformed, CacheStructure::kHiddenPoints, format("hidden_points: the entry of method row %u, hidden record %u, is out of order or places it past the visible records", rid, hi)};
     const bool take_visible = vi < h.visible && (hi >= h.hidden || (x ? vi < x->visible_before() : vil < hil));
     CachePoint p;
     if (take_visible) {
@@ -273,13 +273,13 @@ Status Cache::points_unchecked(std::uint32_t rid, std::vector<CachePoint>& out) 
       ++hi;
     }
     if (std::uint64_t(p.il_offset) >> h.w_il)
-      return {Errc::kMalformed, format("point block of method row %u: IL offset 0x%x wider than the block's %u-bit IL field", rid, p.il_offset, unsigned(h.w_il))};
+      return {Errc::kMalformed, CacheStructure::kPointBlocks, format("point block of method row %u: IL offset 0x%x wider than the block's %u-bit IL field", rid, p.il_offset, unsigned(h.w_il))};
     if (have_last && p.il_offset < last_il)
-      return {Errc::kMalformed, format("point block of method row %u: IL offsets decrease", rid)};
+      return {Errc::kMalformed, CacheStructure::kPointBlocks, format("point block of method row %u: IL offsets decrease", rid)};
     if (p.document >= ndocs)
-      return {Errc::kMalformed, format("point block of method row %u: document index %u beyond the %u documents", rid, p.document, ndocs)};
+      return {Errc::kMalformed, CacheStructure::kPointBlocks, format("point block of method row %u: document index %u beyond the %u documents", rid, p.document, ndocs)};
     if (!p.hidden && (p.end_line >= 0xFEEFEE || p.start_line >= 0xFEEFEE || p.end_line < p.start_line))
-      return {Errc::kMalformed, format("point block of method row %u: line out of range", rid)};
+      return {Errc::kMalformed, CacheStructure::kPointBlocks, format("point block of method row %u: line out of range", rid)};
     last_il = p.il_offset;
     have_last = true;
     out.push_back(p);

@@ -14,12 +14,12 @@ namespace ilmap {
 Status Cache::Impl::verify_names() const {
   if (!names) return {};
   if (!(names->methods() || names->methods_zstd()) || !(names->strings() || names->strings_zstd()))
-    return {Errc::kMalformed, "names: methods or strings missing"};
+    return {Errc::kMalformed, CacheStructure::kNames, "names: methods or strings missing"};
   for (const Section* sec : {&name_methods_section, &name_strings_section}) {
     if (sec->packed && !bytes_of(*sec).ok) return sec->failure;
   }
   if (const std::size_t n = bytes_of(name_methods_section).size; n % sizeof(fb::MethodNameRef))
-    return {Errc::kMalformed, format("names: methods (methods_zstd) unpacks to %zu bytes, not a whole number of %zu-byte method refs",
+    return {Errc::kMalformed, CacheStructure::kNames, format("names: methods (methods_zstd) unpacks to %zu bytes, not a whole number of %zu-byte method refs",
                                      n, sizeof(fb::MethodNameRef))};
   const fb::MethodNameRef* refs;
   const std::uint32_t count = name_refs(refs);
@@ -28,11 +28,11 @@ Status Cache::Impl::verify_names() const {
     std::string_view t;
     if (!name_text(m.coreclr_offset(), m.coreclr_length(), t) || !name_text(m.mono_offset(), m.mono_length(), t) ||
         !name_text(m.key_offset(), m.key_length(), t))
-      return {Errc::kMalformed, format("names: method 0x%08x: a text range lies outside the string bytes", 0x06000001u + i)};
+      return {Errc::kMalformed, CacheStructure::kNames, format("names: method 0x%08x: a text range lies outside the string bytes", 0x06000001u + i)};
     if (m.flags() & ~d::kNameFlagsMask)
-      return {Errc::kMalformed, format("names: method 0x%08x: unknown flags 0x%x", 0x06000001u + i, m.flags())};
+      return {Errc::kMalformed, CacheStructure::kNames, format("names: method 0x%08x: unknown flags 0x%x", 0x06000001u + i, m.flags())};
     if (m.kickoff() ? !name_ref(m.kickoff()) : (m.flags() & d::kNameIterator) != 0)
-      return {Errc::kMalformed, format("names: method 0x%08x: kickoff 0x%08x is not a method of the section", 0x06000001u + i, m.kickoff())};
+      return {Errc::kMalformed, CacheStructure::kNames, format("names: method 0x%08x: kickoff 0x%08x is not a method of the section", 0x06000001u + i, m.kickoff())};
   }
   return {};
 }

@@ -13,8 +13,21 @@
 
 namespace {
 
-void set_error(const ilmap::Error& e, int* err, char* msg, size_t msg_size) {
+// The C API's structure values are ilmap::CacheStructure's (both pinned): a change to either
+// breaks the build here rather than a program that compares the numbers.
+using CS = ilmap::CacheStructure;
+static_assert(ILMAP_STRUCTURE_NONE == int(CS::kNone) && ILMAP_STRUCTURE_HEADER == int(CS::kHeader) &&
+              ILMAP_STRUCTURE_PAYLOAD == int(CS::kPayload) && ILMAP_STRUCTURE_METHOD_DIRECTORY == int(CS::kMethodDirectory) &&
+              ILMAP_STRUCTURE_BLOCK_PROFILES == int(CS::kBlockProfiles) && ILMAP_STRUCTURE_POINT_BLOCKS == int(CS::kPointBlocks) &&
+              ILMAP_STRUCTURE_HIDDEN_POINTS == int(CS::kHiddenPoints) && ILMAP_STRUCTURE_DOCUMENTS == int(CS::kDocuments) &&
+              ILMAP_STRUCTURE_STRINGS == int(CS::kStrings) && ILMAP_STRUCTURE_DETAILS == int(CS::kDetails) &&
+              ILMAP_STRUCTURE_IDENTITY == int(CS::kIdentity) && ILMAP_STRUCTURE_NAMES == int(CS::kNames) &&
+              ILMAP_STRUCTURE_LINE_INDEX == int(CS::kLineIndex),
+              "ilmap.h's ilmap_structure and ilmap::CacheStructure disagree");
+
+void set_error(const ilmap::Error& e, int* err, char* msg, size_t msg_size, int* structure = nullptr) {
   if (err) *err = static_cast<int>(e.code);
+  if (structure) *structure = static_cast<int>(e.structure);
   if (msg && msg_size > 0) {
     const size_t n = std::min(msg_size - 1, e.message.size());
     std::memcpy(msg, e.message.data(), n);
@@ -22,17 +35,18 @@ void set_error(const ilmap::Error& e, int* err, char* msg, size_t msg_size) {
   }
 }
 
-ilmap_cache* wrap(ilmap::Result<ilmap::Cache> r, int* err, char* msg, size_t msg_size) {
+ilmap_cache* wrap(ilmap::Result<ilmap::Cache> r, int* err, int* structure, char* msg, size_t msg_size) {
   if (!r) {
-    set_error(r.error(), err, msg, msg_size);
+    set_error(r.error(), err, msg, msg_size, structure);
     return nullptr;
   }
   auto* c = new (std::nothrow) ilmap_cache(std::move(*r));
   if (!c) {
-    set_error({ilmap::Errc::kIo, "out of memory"}, err, msg, msg_size);
+    set_error({ilmap::Errc::kIo, "out of memory"}, err, msg, msg_size, structure);
     return nullptr;
   }
   if (err) *err = ILMAP_OK;
+  if (structure) *structure = ILMAP_STRUCTURE_NONE;
   if (msg && msg_size > 0) msg[0] = '\0';
   return c;
 }
@@ -74,33 +88,41 @@ ilmap_cache* ilmap_open(const char* path, int* err, char* msg, size_t msg_size) 
 }
 
 ilmap_cache* ilmap_open_ex(const char* path, unsigned flags, int* err, char* msg, size_t msg_size) {
+  return ilmap_open_ex2(path, flags, err, nullptr, msg, msg_size);
+}
+
+ilmap_cache* ilmap_open_ex2(const char* path, unsigned flags, int* err, int* structure, char* msg, size_t msg_size) {
   if (!path) {
-    set_error({ilmap::Errc::kUsage, "path is NULL"}, err, msg, msg_size);
+    set_error({ilmap::Errc::kUsage, "path is NULL"}, err, msg, msg_size, structure);
     return nullptr;
   }
   if (flags & ~static_cast<unsigned>(ILMAP_OPEN_READ)) {
-    set_error({ilmap::Errc::kUsage, "unknown open flags"}, err, msg, msg_size);
+    set_error({ilmap::Errc::kUsage, "unknown open flags"}, err, msg, msg_size, structure);
     return nullptr;
   }
   try {
     ilmap::CacheOpenOptions options;
     options.read_into_memory = (flags & ILMAP_OPEN_READ) != 0;
-    return wrap(ilmap::Cache::open(path, options), err, msg, msg_size);
+    return wrap(ilmap::Cache::open(path, options), err, structure, msg, msg_size);
   } catch (...) {  // allocation failure: never let an exception cross the C boundary
-    set_error({ilmap::Errc::kIo, "out of memory"}, err, msg, msg_size);
+    set_error({ilmap::Errc::kIo, "out of memory"}, err, msg, msg_size, structure);
     return nullptr;
   }
 }
 
 ilmap_cache* ilmap_open_bytes(const void* data, size_t size, int* err, char* msg, size_t msg_size) {
+  return ilmap_open_bytes_ex(data, size, err, nullptr, msg, msg_size);
+}
+
+ilmap_cache* ilmap_open_bytes_ex(const void* data, size_t size, int* err, int* structure, char* msg, size_t msg_size) {
   if (!data && size) {
-    set_error({ilmap::Errc::kUsage, "data is NULL"}, err, msg, msg_size);
+    set_error({ilmap::Errc::kUsage, "data is NULL"}, err, msg, msg_size, structure);
     return nullptr;
   }
   try {
-    return wrap(ilmap::Cache::from_bytes({static_cast<const std::uint8_t*>(data), size}), err, msg, msg_size);
+    return wrap(ilmap::Cache::from_bytes({static_cast<const std::uint8_t*>(data), size}), err, structure, msg, msg_size);
   } catch (...) {
-    set_error({ilmap::Errc::kIo, "out of memory"}, err, msg, msg_size);
+    set_error({ilmap::Errc::kIo, "out of memory"}, err, msg, msg_size, structure);
     return nullptr;
   }
 }
@@ -147,12 +169,15 @@ int ilmap_locate_frame(const ilmap_cache* cache, uint32_t token, uint32_t il_off
   return cache->cache->changed() ? ILMAP_E_IO : ILMAP_E_NOT_FOUND;
 }
 
-int ilmap_verify(const ilmap_cache* cache, char* msg, size_t msg_size) {
+int ilmap_verify(const ilmap_cache* cache, char* msg, size_t msg_size) { return ilmap_verify_ex(cache, nullptr, msg, msg_size); }
+
+int ilmap_verify_ex(const ilmap_cache* cache, int* structure, char* msg, size_t msg_size) {
+  if (structure) *structure = ILMAP_STRUCTURE_NONE;
   if (!cache) return ILMAP_E_USAGE;
   try {
     ilmap::Status s = cache->cache->verify();
     int code = ILMAP_OK;
-    set_error(s.ok() ? ilmap::Error{} : s.error(), &code, msg, msg_size);
+    set_error(s.ok() ? ilmap::Error{} : s.error(), &code, msg, msg_size, structure);
     return code;
   } catch (...) {
     return ILMAP_E_IO;

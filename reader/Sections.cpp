@@ -137,6 +137,7 @@ const Cache::Impl::Bytes& Cache::Impl::unpack_section(const Section& sec) const 
       sec.unpacked = {nullptr, 0, false};
     }
   }
+  sec.failure = in_structure(std::move(sec.failure), sec.structure);
   sec.ready.store(&sec.unpacked, std::memory_order_release);
   return sec.unpacked;
 }
@@ -150,7 +151,7 @@ Status Cache::document_strings_status() const {
 
 Result<const void*> Cache::details() const {
   const Impl& m = *impl_;
-  if (!m.root->details() && !m.root->details_zstd()) return Error{Errc::kMalformed, "cache: the details section is missing"};
+  if (!m.root->details() && !m.root->details_zstd()) return {Errc::kMalformed, CacheStructure::kDetails, "cache: the details section is missing"};
   const Impl::Bytes& bytes = m.bytes_of(m.details_section);
   if (!bytes.ok) return m.details_section.failure.error();
   flatbuffers::Verifier::Options vo;
@@ -158,10 +159,10 @@ Result<const void*> Cache::details() const {
   vo.max_tables = 1u << 24;
   flatbuffers::Verifier verifier(bytes.data, bytes.size, vo);
   if (!verifier.VerifyBuffer<fb::Details>(nullptr))
-    return Error{Errc::kMalformed, "cache: the details section fails FlatBuffers verification"};
+    return {Errc::kMalformed, CacheStructure::kDetails, "cache: the details section fails FlatBuffers verification"};
   const fb::Details* d = flatbuffers::GetRoot<fb::Details>(bytes.data);
   if (d->documents() && d->documents()->size() != impl_->docs_count)
-    return Error{Errc::kMalformed, "cache: the details section describes a different number of documents"};
+    return {Errc::kMalformed, CacheStructure::kDetails, "cache: the details section describes a different number of documents"};
   if (changed()) return impl_->changed_error().error();
   return static_cast<const void*>(d);
 }

@@ -100,6 +100,34 @@ int ilmap_file_changed(const ilmap_cache* cache);
 /* Opens a cache from memory (the bytes are copied). */
 ilmap_cache* ilmap_open_bytes(const void* data, size_t size, int* err, char* msg, size_t msg_size);
 
+/* The structure of a cache that a failing check of open or verify is about (ilmap::CacheStructure,
+ * same values; SPEC.md section 7 names it next to each check's status code), so that a program
+ * can tell a damaged line index from a damaged document table without parsing the message.
+ * Values never change; new ones are appended. NONE: the error is about no one structure (I/O,
+ * usage, out of memory, the file changed while in use), or there is no error. */
+enum ilmap_structure {
+  ILMAP_STRUCTURE_NONE = 0,
+  ILMAP_STRUCTURE_HEADER = 1,           /* the 32-byte file header (open steps 2-9) */
+  ILMAP_STRUCTURE_PAYLOAD = 2,          /* the FlatBuffers payload: identifier, verification, checksum */
+  ILMAP_STRUCTURE_METHOD_DIRECTORY = 3, /* method_groups, block_ends, block_ends_high */
+  ILMAP_STRUCTURE_BLOCK_PROFILES = 4,   /* block_profiles, block_profile_index */
+  ILMAP_STRUCTURE_POINT_BLOCKS = 5,     /* point_blocks and the point counts */
+  ILMAP_STRUCTURE_HIDDEN_POINTS = 6,    /* hidden_points */
+  ILMAP_STRUCTURE_DOCUMENTS = 7,        /* the document table */
+  ILMAP_STRUCTURE_STRINGS = 8,          /* the document strings (strings, strings_zstd) */
+  ILMAP_STRUCTURE_DETAILS = 9,          /* details, details_zstd, embedded sources */
+  ILMAP_STRUCTURE_IDENTITY = 10,        /* identity */
+  ILMAP_STRUCTURE_NAMES = 11,           /* names */
+  ILMAP_STRUCTURE_LINE_INDEX = 12       /* the line index (lines) */
+};
+
+/* ilmap_open_ex, ilmap_open_bytes and ilmap_verify that also store, if `structure` is not NULL,
+ * the ILMAP_STRUCTURE_* value of the failure (ILMAP_STRUCTURE_NONE on success). Everything else
+ * is as in the functions they extend. */
+ilmap_cache* ilmap_open_ex2(const char* path, unsigned flags, int* err, int* structure, char* msg, size_t msg_size);
+ilmap_cache* ilmap_open_bytes_ex(const void* data, size_t size, int* err, int* structure, char* msg, size_t msg_size);
+int ilmap_verify_ex(const ilmap_cache* cache, int* structure, char* msg, size_t msg_size);
+
 void ilmap_close(ilmap_cache* cache);
 
 /* Resolves a MethodDef token (0x06RRRRRR) and IL offset. Returns 1 and fills *out when there is

@@ -3,6 +3,7 @@
 #include "GoldenFiles.h"
 
 #include <libdeflate.h>
+#include <xxhash.h>
 
 #include <cstring>
 #include <memory>
@@ -12,6 +13,8 @@
 #include "compiler/CacheBuilder.h"
 #include "decode/PeFile.h"
 #include "decode/PortablePdb.h"
+#include "format/ilmap_format.h"
+#include "ilmap_generated.h"
 #include "tests/common/TestEncoders.h"
 
 namespace ilmap::hostile {
@@ -154,12 +157,40 @@ Bytes cache_bytes() {
   return c->to_vector();
 }
 
+// Damage to the cache `good` (its payload after the 32-byte header), one structure at a time.
+struct CacheDamage {
+  Bytes b;
+  const fb::Cache* root;
+  explicit CacheDamage(const Bytes& good) : b(good), root(fb::GetCache(b.data() + 32)) {}  // b: declared first
+  std::size_t at(const void* p) const { return static_cast<std::size_t>(static_cast<const std::uint8_t*>(p) - b.data()); }
+  // Marks root field `field` (a VT_ constant) absent, as a writer that never wrote it would.
+  CacheDamage& drop(std::uint16_t field) {
+    const std::size_t table = at(root);
+    std::int32_t back;
+    std::memcpy(&back, b.data() + table, 4);
+    const std::size_t vtable = table - static_cast<std::size_t>(static_cast<std::ptrdiff_t>(back));
+    std::uint16_t vsize;
+    std::memcpy(&vsize, b.data() + vtable, 2);
+    if (field + 2u > vsize) throw std::runtime_error("golden: root field absent from the vtable");
+    put(b, vtable + field, std::uint16_t{0});
+    return *this;
+  }
+  // The payload checksum made valid again, so that verify reaches the damaged structure.
+  Bytes sealed() {
+    put(b, 24, XXH3_64bits(b.data() + 32, b.size() - 32));
+    return b;
+  }
+};
+
 }  // namespace
 
 std::vector<GoldenFile> golden_files() {
   std::vector<GoldenFile> out;
   auto add = [&](std::string name, std::string cmd, int rc, std::string frag, Bytes b) {
     out.push_back({std::move(name), std::move(cmd), rc, std::move(frag), std::move(b)});
+  };
+  auto bad_cache = [&](std::string name, std::string frag, CacheStructure where, Bytes b) {
+    out.push_back({std::move(name), "verify", 2, std::move(frag), std::move(b), where});
   };
   const MiniPdb good = mini(good_sp());
   const Bytes good_pdb = pdb_bytes(good);
@@ -268,23 +299,48 @@ std::vector<GoldenFile> golden_files() {
   {
     Bytes b = cache;
     b[0] ^= 0xFF;
-    add("cache-bad-magic.ilmap", "verify", 2, "not an ilmap cache", b);
+    bad_cache("cache-bad-magic.ilmap", "not an ilmap cache", CacheStructure::kHeader, b);
   }
   {
     Bytes b = cache;
     put(b, 8, std::uint16_t{7});
-    add("cache-wrong-version.ilmap", "verify", 2, "format version 7.", b);
+    bad_cache("cache-wrong-version.ilmap", "format version 7.", CacheStructure::kHeader, b);
   }
   {
     Bytes b = cache;
     b.resize(b.size() - 9);
-    add("cache-truncated.ilmap", "verify", 2, "payload size", b);
+    bad_cache("cache-truncated.ilmap", "payload size", CacheStructure::kHeader, b);
   }
   {  // Last payload byte flipped (inside FlatBuffers padding/data, not a structural offset).
     Bytes b = cache;
     put(b, 24, ~std::uint64_t(0) ^ 0x1234);
-    add("cache-checksum-mismatch.ilmap", "verify", 2, "payload checksum mismatch", b);
+    bad_cache("cache-checksum-mismatch.ilmap", "payload checksum mismatch", CacheStructure::kPayload, b);
   }
+  // One cache per structure that the minimal cache has (it has no names, hidden_points or packed
+  // sections: tests/reader/CorruptTest.cpp covers those on a corpus cache).
+  {
+    CacheDamage c(cache);
+    put(c.b, c.at(c.root->method_groups()->Data()), std::uint32_t{1});  // group 0's base must be 0
+    bad_cache("cache-directory-base.ilmap", "method directory group 0", CacheStructure::kMethodDirectory, c.sealed());
+  }
+  bad_cache("cache-no-profile-index.ilmap", "block_profile_index", CacheStructure::kBlockProfiles,
+            CacheDamage(cache).drop(fb::Cache::VT_BLOCK_PROFILE_INDEX).sealed());
+  {
+    CacheDamage c(cache);
+    c.b[c.at(c.root->point_blocks()->data()) + c.root->point_blocks()->size() - 1] = 1;
+    bad_cache("cache-tail-padding.ilmap", "tail padding is not zero", CacheStructure::kPointBlocks, c.sealed());
+  }
+  {
+    CacheDamage c(cache);
+    c.b[c.at(c.root->documents()->Data()) + 16] = 0x7F;  // DocumentRef.language of document 0
+    bad_cache("cache-document-language.ilmap", "unknown language code", CacheStructure::kDocuments, c.sealed());
+  }
+  bad_cache("cache-no-details.ilmap", "details section is missing", CacheStructure::kDetails,
+            CacheDamage(cache).drop(fb::Cache::VT_DETAILS).drop(fb::Cache::VT_DETAILS_ZSTD).sealed());
+  bad_cache("cache-no-identity.ilmap", "identity: PDB id missing", CacheStructure::kIdentity,
+            CacheDamage(cache).drop(fb::Cache::VT_IDENTITY).sealed());
+  bad_cache("cache-no-line-index.ilmap", "line index (lines) missing", CacheStructure::kLineIndex,
+            CacheDamage(cache).drop(fb::Cache::VT_LINES).sealed());
   return out;
 }
 

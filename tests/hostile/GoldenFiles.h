@@ -2,12 +2,15 @@
 // tests/golden-decompression-errors): each is a minimal input with one defect, the ilmap
 // command to run on it, the exit code and a fragment of the message. Generated from code so each
 // defect is explicit; make_golden writes them, Golden.CommittedFilesMatchGenerator keeps the
-// committed copies in step, golden-cli.sh runs the CLI on them.
+// committed copies in step, golden-cli.sh runs the CLI on them. make_golden also writes
+// structures.tsv (bad cache, CacheStructure number), which the .NET tests read.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "ilmap/status.h"
 
 namespace ilmap::hostile {
 
@@ -17,6 +20,9 @@ struct GoldenFile {
   int exit_code;
   std::string fragment;  // must appear in stderr
   std::vector<std::uint8_t> bytes;
+  // A bad cache: the structure its first failure (open, then verify) names (SPEC.md section 7);
+  // kNone for every other file.
+  CacheStructure structure = CacheStructure::kNone;
 };
 
 std::vector<GoldenFile> golden_files();

@@ -139,6 +139,23 @@ TEST(Golden, InProcessOutcomes) {
   }
 }
 
+// Each golden bad cache names the structure that failed (SPEC.md section 7): first open, then
+// verify, the first failure's structure is the one GoldenFiles.cpp gives it.
+TEST(Golden, BadCachesNameTheirStructure) {
+  int caches = 0;
+  for (const GoldenFile& g : golden_files()) {
+    if (g.structure == CacheStructure::kNone) continue;
+    ++caches;
+    Error e;
+    if (auto c = Cache::from_bytes(g.bytes); !c) e = c.error();
+    else if (Status s = c->verify(); !s) e = s.error();
+    EXPECT_NE(e.code, Errc::kOk) << g.name << " opens and verifies";
+    EXPECT_EQ(e.structure, g.structure) << g.name << ": " << cache_structure_name(e.structure) << ": " << e.message;
+    EXPECT_NE(e.message.find(g.fragment), std::string::npos) << g.name << ": " << e.message;
+  }
+  EXPECT_GE(caches, 11);
+}
+
 Guid dict_guid(const fs::path& dict, const std::string& key) {
   std::ifstream f(dict);
   std::string line;

@@ -5,6 +5,8 @@
 // runs this too, which is what turns a silent out-of-bounds read into a failure.
 #include <gtest/gtest.h>
 
+#include <xxhash.h>
+
 #include <cstring>
 
 #include "CacheTestSupport.h"
@@ -205,6 +207,157 @@ TEST_F(CorruptCache, MissingLineIndexIsMalformed) {
     EXPECT_EQ(c_open_error(*b), ILMAP_E_MALFORMED);
   }
   EXPECT_EQ(open_error(good_), Errc::kOk);
+}
+
+// --- the structure named by each failure (SPEC.md section 7) ------------------------------
+
+// The payload checksum recomputed after an edit, so that verify gets past step 1 to the check
+// the edit is for.
+void reseal(std::vector<std::uint8_t>& b) {
+  put<std::uint64_t>(b, 24, XXH3_64bits(b.data() + d::kHeaderSize, b.size() - d::kHeaderSize));
+}
+
+struct Failure {
+  Errc code = Errc::kOk;
+  CacheStructure structure = CacheStructure::kNone;
+  std::string message;
+  int c_code = -1, c_structure = -1;  // the same through ilmap_open_bytes_ex / ilmap_verify_ex
+};
+
+// Opens `b` and, when it opens, verifies it: the first failure, in C++ and through the C API.
+Failure first_failure(const std::vector<std::uint8_t>& b) {
+  Failure f;
+  if (auto c = Cache::from_bytes(b); !c) {
+    f = {c.error().code, c.error().structure, c.error().message};
+  } else if (Status s = c->verify(); !s) {
+    f = {s.code(), s.structure(), s.message()};
+  }
+  char msg[256] = "";
+  int err = -1, where = -1;
+  if (ilmap_cache* h = ilmap_open_bytes_ex(b.data(), b.size(), &err, &where, msg, sizeof msg)) {
+    EXPECT_EQ(where, ILMAP_STRUCTURE_NONE) << "an open that succeeds names no structure";
+    err = ilmap_verify_ex(h, &where, msg, sizeof msg);
+    ilmap_close(h);
+  }
+  f.c_code = err;
+  f.c_structure = where;
+  return f;
+}
+
+// One damaged cache per structure: each names the structure that failed, with the same code and
+// number through the C API; the intact cache names none.
+TEST_F(CorruptCache, EachFailureNamesItsStructure) {
+  auto c = Cache::from_bytes(good_);
+  ASSERT_TRUE(c);
+  const std::uint8_t* base = c->bytes().data();
+  const auto* root = raw_root(*c);
+  auto at = [&](const void* p) { return static_cast<std::size_t>(static_cast<const std::uint8_t*>(p) - base); };
+  const std::size_t root_at = at(root) - d::kHeaderSize;
+  struct Case {
+    const char* what;
+    std::vector<std::uint8_t> bytes;
+    Errc code;
+    CacheStructure structure;
+  };
+  std::vector<Case> cases;
+  auto add = [&](const char* what, std::vector<std::uint8_t> b, Errc code, CacheStructure where, bool seal = false) {
+    if (seal) reseal(b);
+    cases.push_back({what, std::move(b), code, where});
+  };
+  auto dropped = [&](std::uint16_t field) {
+    auto b = good_;
+    EXPECT_TRUE(drop_field(b, root_at, field)) << "field " << field;
+    return b;
+  };
+  add("header: short file", {good_.begin(), good_.begin() + 16}, Errc::kTruncated, CacheStructure::kHeader);
+  {
+    auto b = good_;
+    put<std::uint16_t>(b, 12, 40);
+    add("header: header_size", b, Errc::kMalformed, CacheStructure::kHeader);
+  }
+  {
+    auto b = good_;
+    b[d::kHeaderSize + 4] ^= 0x20;
+    add("payload: FlatBuffers identifier", b, Errc::kBadMagic, CacheStructure::kPayload);
+  }
+  {
+    auto b = good_;
+    b[24] ^= 0x80;
+    add("payload: checksum", b, Errc::kChecksum, CacheStructure::kPayload);
+  }
+  add("method directory: method_groups absent", dropped(fb::Cache::VT_METHOD_GROUPS), Errc::kMalformed,
+      CacheStructure::kMethodDirectory);
+  {
+    auto b = good_;
+    const std::size_t g0 = at(root->method_groups()->Data());
+    put<std::uint32_t>(b, g0, 1);  // group 0's base (its first field) must be 0
+    add("method directory: group 0 base", b, Errc::kMalformed, CacheStructure::kMethodDirectory, true);
+  }
+  add("block profiles: index absent", dropped(fb::Cache::VT_BLOCK_PROFILE_INDEX), Errc::kMalformed,
+      CacheStructure::kBlockProfiles);
+  if (root->block_profiles() && root->block_profiles()->size()) {
+    auto b = good_;
+    b[at(root->block_profiles()->data()) + 7] |= 0x80;  // bit 63: reserved
+    add("block profiles: reserved bit", b, Errc::kMalformed, CacheStructure::kBlockProfiles, true);
+  }
+  add("point blocks: absent", dropped(fb::Cache::VT_POINT_BLOCKS), Errc::kMalformed, CacheStructure::kPointBlocks);
+  {
+    auto b = good_;
+    b[at(root->point_blocks()->data()) + root->point_blocks()->size() - 1] = 1;  // tail padding
+    add("point blocks: tail padding", b, Errc::kMalformed, CacheStructure::kPointBlocks, true);
+  }
+  {
+    auto b = good_;
+    ASSERT_NE(root->documents(), nullptr);
+    ASSERT_GT(root->documents()->size(), 0u);
+    b[at(root->documents()->Data()) + 16] = 0x7F;  // DocumentRef.language of document 0
+    add("documents: language", b, Errc::kMalformed, CacheStructure::kDocuments, true);
+  }
+  if (const auto* z = root->strings_zstd()) {
+    auto b = good_;
+    b[at(z->data())] ^= 0xFF;  // the zstd magic
+    add("strings: packed frame", b, Errc::kMalformed, CacheStructure::kStrings, true);
+  }
+  {
+    auto b = good_;
+    drop_field(b, root_at, fb::Cache::VT_DETAILS);
+    drop_field(b, root_at, fb::Cache::VT_DETAILS_ZSTD);
+    add("details: absent", b, Errc::kMalformed, CacheStructure::kDetails, true);
+  }
+  add("identity: absent", dropped(fb::Cache::VT_IDENTITY), Errc::kMalformed, CacheStructure::kIdentity, true);
+  if (const auto* hp = root->hidden_points(); hp && hp->size()) {
+    auto b = good_;
+    put<std::uint32_t>(b, at(hp->Data()) + 20 * (hp->size() - 1), 0xFFFFFF);  // the last entry's row
+    add("hidden points: row", b, Errc::kMalformed, CacheStructure::kHiddenPoints, true);
+  }
+  if (const fb::Names* n = root->names()) {
+    auto b = good_;
+    if (n->methods()) put<std::uint32_t>(b, at(n->methods()->Data()) + 4, 0xFFFFFFF0u);  // method 1's CoreCLR length
+    else b[at(n->methods_zstd()->data())] ^= 0xFF;                                          // the zstd magic
+    add("names: method 1", b, Errc::kMalformed, CacheStructure::kNames, true);
+  }
+  add("line index: absent", dropped(fb::Cache::VT_LINES), Errc::kMalformed, CacheStructure::kLineIndex);
+  {
+    auto b = good_;
+    const fb::LineIndex* li = root->lines();
+    const auto* v = li->index_zstd() ? li->index_zstd() : li->data();
+    ASSERT_NE(v, nullptr);
+    ASSERT_GT(v->size(), 0u);
+    b[at(v->data())] ^= 0xFF;  // the zstd magic, or the first entry of the first block
+    add("line index: damaged", b, Errc::kMalformed, CacheStructure::kLineIndex, true);
+  }
+  for (const Case& k : cases) {
+    const Failure f = first_failure(k.bytes);
+    EXPECT_EQ(f.code, k.code) << k.what << ": " << f.message;
+    EXPECT_EQ(f.structure, k.structure) << k.what << ": " << cache_structure_name(f.structure) << ": " << f.message;
+    EXPECT_EQ(f.c_code, static_cast<int>(k.code)) << k.what;
+    EXPECT_EQ(f.c_structure, static_cast<int>(k.structure)) << k.what;
+  }
+  const Failure none = first_failure(good_);
+  EXPECT_EQ(none.code, Errc::kOk) << none.message;
+  EXPECT_EQ(none.structure, CacheStructure::kNone);
+  EXPECT_EQ(none.c_code, ILMAP_OK);
+  EXPECT_EQ(none.c_structure, ILMAP_STRUCTURE_NONE);
 }
 
 // --- sweep --------------------------------------------------------------------------------

@@ -348,6 +348,30 @@ int main(int argc, char** argv) {
   msg[0] = 'x';
   CHECK(ilmap_verify(cache, msg, sizeof msg) == ILMAP_OK, "verify: %s", msg);
   CHECK(msg[0] == '\0', "verify left a message: %s", msg);
+  /* The structure a failure names (ilmap_structure, SPEC.md section 7): none when all is well
+   * or the failure is about no structure; the header for a file shorter than it. */
+  {
+    int where = -1, err = -1;
+    CHECK(ilmap_verify_ex(cache, &where, msg, sizeof msg) == ILMAP_OK && where == ILMAP_STRUCTURE_NONE,
+          "verify_ex: status or structure %d", where);
+    where = -1;
+    CHECK(ilmap_verify_ex(NULL, &where, NULL, 0) == ILMAP_E_USAGE && where == ILMAP_STRUCTURE_NONE, "verify_ex of NULL: %d", where);
+    const unsigned char short_file[16] = {0x49, 0x4C, 0x4D, 0x1A};
+    where = -1;
+    CHECK(ilmap_open_bytes_ex(short_file, sizeof short_file, &err, &where, msg, sizeof msg) == NULL &&
+              err == ILMAP_E_TRUNCATED && where == ILMAP_STRUCTURE_HEADER,
+          "open_bytes_ex of 16 bytes: status %d, structure %d: %s", err, where, msg);
+    where = -1;
+    CHECK(ilmap_open_ex2("/nonexistent/ilmap/c-api-test.ilmap", ILMAP_OPEN_READ, &err, &where, msg, sizeof msg) == NULL &&
+              err == ILMAP_E_IO && where == ILMAP_STRUCTURE_NONE,
+          "open_ex2 of a missing file: status %d, structure %d", err, where);
+    ilmap_cache* again = ilmap_open_ex2(cache_path, ILMAP_OPEN_READ, &err, &where, msg, sizeof msg);
+    CHECK(again != NULL && err == ILMAP_OK && where == ILMAP_STRUCTURE_NONE, "open_ex2: status %d, structure %d: %s", err, where, msg);
+    ilmap_close(again);
+    CHECK(ILMAP_STRUCTURE_HEADER == 1 && ILMAP_STRUCTURE_PAYLOAD == 2 && ILMAP_STRUCTURE_DOCUMENTS == 7 &&
+              ILMAP_STRUCTURE_LINE_INDEX == 12,
+          "ilmap_structure values moved");
+  }
   ilmap_close(cache);
 
   /* Not a cache: NULL, ILMAP_E_BAD_MAGIC and a message; a tiny buffer is NUL-terminated. */
