@@ -2,7 +2,8 @@
 // length, single bytes flipped over a sample of offsets (with the header checksum left stale, and
 // made valid again so that verify reaches the structure checks), and the golden bad caches of
 // the C++ build when they are reachable. Both readers must reach the same outcome (opens, or
-// refused with which status; verify passes or fails with which status), and the managed one must
+// refused with which status and structure; verify passes or fails with which status and
+// structure; each golden bad cache naming the structure structures.tsv gives it), and the managed one must
 // never throw anything but IlmapException, whatever it is asked of a cache that opened.
 using System;
 using System.Collections.Generic;
@@ -24,7 +25,7 @@ public class HostileAgreementTests(ITestOutputHelper output)
         }
         catch (IlmapException ex)
         {
-            return "error " + ex.Status;
+            return $"error {ex.Status} in {ex.Structure}";
         }
     }
 
@@ -131,7 +132,39 @@ public class HostileAgreementTests(ITestOutputHelper output)
         int cases = 0;
         foreach (string file in Directory.GetFiles(golden, "*.ilmap").Order(StringComparer.Ordinal))
             cases += Compare(file, Path.GetFileName(file), disagreements);
-        output.WriteLine($"{cases} golden caches, {disagreements.Count} disagreements");
+        // structures.tsv (make_golden): the structure each bad cache's first failure names, the
+        // same number from the managed reader and from the native one (the C API).
+        int named = 0;
+        foreach (string line in File.ReadLines(Path.Combine(golden, "structures.tsv")))
+        {
+            string[] f = line.Split('\t');
+            var want = (IlmapStructure)int.Parse(f[1]);
+            foreach (IlmapReader reader in new[] { IlmapReader.Managed, IlmapReader.Native })
+            {
+                IlmapStructure got = FirstFailure(Path.Combine(golden, f[0]), reader);
+                if (got != want)
+                    disagreements.Add($"{f[0]}: {reader} names {got}, expected {want}");
+            }
+            named++;
+        }
+        output.WriteLine($"{cases} golden caches ({named} naming a structure), {disagreements.Count} disagreements");
+        Assert.True(named >= 11, $"structures.tsv lists {named} caches");
         Assert.True(disagreements.Count == 0, string.Join("\n", disagreements));
+    }
+
+    /// <summary>The structure named by the first failure of open, then verify (None: none failed).</summary>
+    static IlmapStructure FirstFailure(string path, IlmapReader reader)
+    {
+        try
+        {
+            using IlmapCache cache = IlmapCache.Open(path, reader);
+            cache.Verify();
+            return IlmapStructure.None;
+        }
+        catch (IlmapException ex)
+        {
+            Assert.NotEqual(IlmapStatus.Ok, ex.Status);
+            return ex.Structure;
+        }
     }
 }

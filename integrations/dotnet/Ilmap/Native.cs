@@ -79,8 +79,8 @@ internal static unsafe partial class Native
             "to its path, or use IlmapReader.Managed", e);
     }
 
-    [LibraryImport(Library, EntryPoint = "ilmap_open_ex")]
-    internal static partial IntPtr OpenEx(byte* path, uint flags, int* err, byte* msg, nuint msgSize);
+    [LibraryImport(Library, EntryPoint = "ilmap_open_ex2")]
+    internal static partial IntPtr OpenEx2(byte* path, uint flags, int* err, int* structure, byte* msg, nuint msgSize);
 
     [LibraryImport(Library, EntryPoint = "ilmap_close")]
     internal static partial void Close(IntPtr cache);
@@ -92,8 +92,8 @@ internal static unsafe partial class Native
     [LibraryImport(Library, EntryPoint = "ilmap_locate_row")]
     internal static partial int LocateRow(IntPtr cache, uint row, uint ilOffset, NativeLocation* location);
 
-    [LibraryImport(Library, EntryPoint = "ilmap_verify")]
-    internal static partial int Verify(IntPtr cache, byte* msg, nuint msgSize);
+    [LibraryImport(Library, EntryPoint = "ilmap_verify_ex")]
+    internal static partial int VerifyEx(IntPtr cache, int* structure, byte* msg, nuint msgSize);
 
     [LibraryImport(Library, EntryPoint = "ilmap_method_count")]
     internal static partial uint MethodCount(IntPtr cache);

@@ -52,19 +52,19 @@ internal sealed class NativeCache : CacheBackend
         Encoding.UTF8.GetBytes(path, 0, path.Length, utf8, 0);
         byte* msg = stackalloc byte[MessageSize];
         msg[0] = 0;
-        int err = 0;
+        int err = 0, structure = 0;
         IntPtr raw;
         try
         {
             fixed (byte* p = utf8)
-                raw = Native.OpenEx(p, (uint)mode, &err, msg, MessageSize);
+                raw = Native.OpenEx2(p, (uint)mode, &err, &structure, msg, MessageSize);
         }
         catch (DllNotFoundException e)
         {
             throw Native.NotLoaded(e);
         }
         if (raw == IntPtr.Zero)
-            throw new IlmapException((IlmapStatus)err, Message(msg, $"cannot open {path}"));
+            throw new IlmapException((IlmapStatus)err, (IlmapStructure)structure, Message(msg, $"cannot open {path}"));
         return new NativeCache(new CacheHandle(raw));
     }
 
@@ -226,11 +226,11 @@ internal sealed class NativeCache : CacheBackend
         byte* msg = stackalloc byte[MessageSize];
         msg[0] = 0;
         bool addedRef = false;
-        int status;
+        int status, structure = 0;
         try
         {
             _handle.DangerousAddRef(ref addedRef);
-            status = Native.Verify(_handle.DangerousGetHandle(), msg, MessageSize);
+            status = Native.VerifyEx(_handle.DangerousGetHandle(), &structure, msg, MessageSize);
         }
         finally
         {
@@ -238,7 +238,7 @@ internal sealed class NativeCache : CacheBackend
                 _handle.DangerousRelease();
         }
         if (status != 0)
-            throw new IlmapException((IlmapStatus)status, Message(msg, "verify failed"));
+            throw new IlmapException((IlmapStatus)status, (IlmapStructure)structure, Message(msg, "verify failed"));
     }
 
     public override bool FileChanged

@@ -39,7 +39,7 @@ internal sealed partial class ManagedCache : CacheBackend
         _bb = new ByteBuffer(file);
         var check = new FlatCheck(_bb, HeaderSize, file.Length);
         if (!SchemaCheck.Cache(check, out _root))
-            throw new IlmapException(IlmapStatus.Malformed, $"cache: the payload is not a valid Cache buffer: {check.Error}");
+            throw new IlmapException(IlmapStatus.Malformed, IlmapStructure.Payload, $"cache: the payload is not a valid Cache buffer: {check.Error}");
         _rootVt = _root - _bb.GetInt(_root);
         _identity = Table(_root, 0);
         _names = Table(_root, 8);
@@ -55,32 +55,32 @@ internal sealed partial class ManagedCache : CacheBackend
         Vec groups = Vector(_root, 11, 8), ends = Vector(_root, 12, 2);
         // Step 12: the directory's two vectors, ⌈M/64⌉ and M entries.
         if (!hasGroups || !hasEnds || (ulong)groups.Length != ((ulong)rows + 63) / 64 || (uint)ends.Length != rows)
-            throw new IlmapException(IlmapStatus.Malformed,
+            throw new IlmapException(IlmapStatus.Malformed, IlmapStructure.MethodDirectory,
                 $"cache: method directory: method_groups and block_ends must hold {((ulong)rows + 63) / 64} and {rows} entries");
         // Step 13: point_blocks with its tail padding.
         Vec blocks = Vector(_root, 4, 1);
         if (!Present(_root, 4) || blocks.Length < 16)
-            throw new IlmapException(IlmapStatus.Malformed, "cache: point_blocks is missing or shorter than its 16 bytes of tail padding");
+            throw new IlmapException(IlmapStatus.Malformed, IlmapStructure.PointBlocks, "cache: point_blocks is missing or shorter than its 16 bytes of tail padding");
         // Step 14: block profiles and their per-row index.
         Vec profiles = Vector(_root, 16, 8), profileIndex = Vector(_root, 17, 1);
         if (profiles.Length > 255)
-            throw new IlmapException(IlmapStatus.Malformed, $"cache: {profiles.Length} block profiles, more than 255");
+            throw new IlmapException(IlmapStatus.Malformed, IlmapStructure.BlockProfiles, $"cache: {profiles.Length} block profiles, more than 255");
         if (!Present(_root, 17) || (uint)profileIndex.Length != rows)
-            throw new IlmapException(IlmapStatus.Malformed, $"cache: block_profile_index must hold {rows} entries");
+            throw new IlmapException(IlmapStatus.Malformed, IlmapStructure.BlockProfiles, $"cache: block_profile_index must hold {rows} entries");
         // Step 15: no section in both forms.
         if (Present(_root, 2) && Present(_root, 14))
-            throw new IlmapException(IlmapStatus.Malformed, "cache: strings stored both plain and packed");
+            throw new IlmapException(IlmapStatus.Malformed, IlmapStructure.Strings, "cache: strings stored both plain and packed");
         if (Present(_root, 7) && Present(_root, 15))
-            throw new IlmapException(IlmapStatus.Malformed, "cache: details stored both plain and packed");
+            throw new IlmapException(IlmapStatus.Malformed, IlmapStructure.Details, "cache: details stored both plain and packed");
         if (_names != 0 && ((Present(_names, 3) && Present(_names, 7)) || (Present(_names, 4) && Present(_names, 6))))
-            throw new IlmapException(IlmapStatus.Malformed, "cache: method names stored both plain and packed");
+            throw new IlmapException(IlmapStatus.Malformed, IlmapStructure.Names, "cache: method names stored both plain and packed");
         bool plainLines = _lines != 0 && Present(_lines, 0) && Present(_lines, 1) && Present(_lines, 2);
         bool packedLines = _lines != 0 && Present(_lines, 4);
         if (packedLines && (Present(_lines, 0) || Present(_lines, 1) || Present(_lines, 2)))
-            throw new IlmapException(IlmapStatus.Malformed, "cache: line index stored both plain and packed");
+            throw new IlmapException(IlmapStatus.Malformed, IlmapStructure.LineIndex, "cache: line index stored both plain and packed");
         // Step 16: the line index.
         if (!plainLines && !packedLines)
-            throw new IlmapException(IlmapStatus.Malformed, "cache: no line index (section 3.7)");
+            throw new IlmapException(IlmapStatus.Malformed, IlmapStructure.LineIndex, "cache: no line index (section 3.7)");
         _sec = new BlockSections
         {
             File = file, MethodRows = rows, Groups = groups, Ends = ends, EndsHigh = Vector(_root, 13, 2), Blocks = blocks,
@@ -148,25 +148,25 @@ internal sealed partial class ManagedCache : CacheBackend
     static void CheckHeader(ReadOnlySpan<byte> header, long fileSize)
     {
         if (fileSize < HeaderSize || header.Length < HeaderSize)
-            throw new IlmapException(IlmapStatus.Truncated, $"cache: {fileSize} bytes, shorter than the 32-byte header");
+            throw new IlmapException(IlmapStatus.Truncated, IlmapStructure.Header, $"cache: {fileSize} bytes, shorter than the 32-byte header");
         uint magic = BinaryPrimitives.ReadUInt32LittleEndian(header);
         if (magic == SwappedMagic)
-            throw new IlmapException(IlmapStatus.BadMagic, "cache: written with the other byte order (byte-swapped magic)");
+            throw new IlmapException(IlmapStatus.BadMagic, IlmapStructure.Header, "cache: written with the other byte order (byte-swapped magic)");
         if (magic != Magic || !header.Slice(4, 4).SequenceEqual("ILMP"u8))
-            throw new IlmapException(IlmapStatus.BadMagic, "cache: not an ilmap cache (bad magic)");
+            throw new IlmapException(IlmapStatus.BadMagic, IlmapStructure.Header, "cache: not an ilmap cache (bad magic)");
         ushort major = BinaryPrimitives.ReadUInt16LittleEndian(header[8..]), minor = BinaryPrimitives.ReadUInt16LittleEndian(header[10..]);
         if (major != 2)
-            throw new IlmapException(IlmapStatus.BadVersion, $"format version {major}.{minor} is not supported (this reader reads 2.x)");
+            throw new IlmapException(IlmapStatus.BadVersion, IlmapStructure.Header, $"format version {major}.{minor} is not supported (this reader reads 2.x)");
         uint headerSize = BinaryPrimitives.ReadUInt32LittleEndian(header[12..]);
         if (headerSize != HeaderSize)
-            throw new IlmapException(IlmapStatus.Malformed, $"cache: header_size {headerSize}, expected 32");
+            throw new IlmapException(IlmapStatus.Malformed, IlmapStructure.Header, $"cache: header_size {headerSize}, expected 32");
         ulong payload = BinaryPrimitives.ReadUInt64LittleEndian(header[16..]);
         if (payload != (ulong)(fileSize - HeaderSize))
-            throw new IlmapException(IlmapStatus.Truncated, $"cache: payload_size {payload} but {fileSize - HeaderSize} bytes follow the header");
+            throw new IlmapException(IlmapStatus.Truncated, IlmapStructure.Header, $"cache: payload_size {payload} but {fileSize - HeaderSize} bytes follow the header");
         if (payload > Packed.MaxPayloadSize)
-            throw new IlmapException(IlmapStatus.TooLarge, $"cache: payload of {payload} bytes, more than {Packed.MaxPayloadSize}");
+            throw new IlmapException(IlmapStatus.TooLarge, IlmapStructure.Header, $"cache: payload of {payload} bytes, more than {Packed.MaxPayloadSize}");
         if (payload < 8)
-            throw new IlmapException(IlmapStatus.Truncated, $"cache: payload of {payload} bytes, too short for a FlatBuffer");
+            throw new IlmapException(IlmapStatus.Truncated, IlmapStructure.Header, $"cache: payload of {payload} bytes, too short for a FlatBuffer");
     }
 
     internal byte[] File => _file;
@@ -279,7 +279,7 @@ internal sealed partial class ManagedCache : CacheBackend
                 {
                     try
                     {
-                        _unpackedStrings = Packed.Unpack(_file.AsSpan(_stringsZstd.Start, _stringsZstd.Length), _file.Length, "strings_zstd");
+                        _unpackedStrings = Packed.Unpack(_file.AsSpan(_stringsZstd.Start, _stringsZstd.Length), _file.Length, "strings_zstd", IlmapStructure.Strings);
                     }
                     catch (IlmapException ex)
                     {
@@ -424,7 +424,7 @@ internal sealed partial class ManagedCache : CacheBackend
             }
         }
         if (_detailsBuffer == null)
-            throw new IlmapException(_detailsError!.Status, _detailsError.Message);
+            throw new IlmapException(_detailsError!.Status, _detailsError.Structure, _detailsError.Message);
         return (_detailsBuffer, _detailsRoot);
     }
 
@@ -434,16 +434,16 @@ internal sealed partial class ManagedCache : CacheBackend
         if (FieldPos(_root, 7) != 0)
             buffer = _file.AsSpan(_details.Start, _details.Length).ToArray();
         else if (FieldPos(_root, 15) != 0)
-            buffer = Packed.Unpack(_file.AsSpan(_detailsZstd.Start, _detailsZstd.Length), _file.Length, "details_zstd");
+            buffer = Packed.Unpack(_file.AsSpan(_detailsZstd.Start, _detailsZstd.Length), _file.Length, "details_zstd", IlmapStructure.Details);
         else
-            throw new IlmapException(IlmapStatus.Malformed, "cache: no details section");
+            throw new IlmapException(IlmapStatus.Malformed, IlmapStructure.Details, "cache: no details section");
         var check = new FlatCheck(new ByteBuffer(buffer), 0, buffer.Length);
         if (!SchemaCheck.Details(check, out root))
-            throw new IlmapException(IlmapStatus.Malformed, $"cache: details: not a valid Details buffer: {check.Error}");
+            throw new IlmapException(IlmapStatus.Malformed, IlmapStructure.Details, $"cache: details: not a valid Details buffer: {check.Error}");
         var bb = new ByteBuffer(buffer);
         int documents = DetailsField(bb, root, 0);
         if (documents != 0 && bb.GetUint(documents) != (uint)_documents.Length)
-            throw new IlmapException(IlmapStatus.Malformed,
+            throw new IlmapException(IlmapStatus.Malformed, IlmapStructure.Details,
                 $"cache: details: {bb.GetUint(documents)} document entries for {_documents.Length} documents");
         return buffer;
     }
@@ -480,12 +480,12 @@ internal sealed partial class ManagedCache : CacheBackend
             ulong size = sizeOff == 0 ? 0 : bb.GetUlong(entry + sizeOff);
             ReadOnlySpan<byte> frame = buffer.AsSpan(zstd + 4, (int)bb.GetUint(zstd));
             if (Packed.ContentSize(frame) != size)
-                throw new IlmapException(IlmapStatus.Malformed,
+                throw new IlmapException(IlmapStatus.Malformed, IlmapStructure.Details,
                     $"embedded source of document {document}: the zstd frame does not record its size {size}");
             if (size > (ulong)Array.MaxLength)
                 throw new IlmapException(IlmapStatus.TooLarge, $"embedded source of document {document}: {size} bytes, more than an array holds");
             return Packed.DecompressExact(frame, size)
-                ?? throw new IlmapException(IlmapStatus.Malformed, $"embedded source of document {document}: the zstd frame does not unpack");
+                ?? throw new IlmapException(IlmapStatus.Malformed, IlmapStructure.Details, $"embedded source of document {document}: the zstd frame does not unpack");
         }
         return null;
     }
@@ -527,7 +527,7 @@ internal sealed partial class ManagedCache : CacheBackend
             }
         }
         if (_nameTables == null)
-            throw new IlmapException(_namesError!.Status, _namesError.Message);
+            throw new IlmapException(_namesError!.Status, _namesError.Structure, _namesError.Message);
         return _nameTables;
     }
 
@@ -536,7 +536,7 @@ internal sealed partial class ManagedCache : CacheBackend
         bool plainMethods = Present(_names, 3), packedMethods = Present(_names, 7);
         bool plainStrings = Present(_names, 4), packedStrings = Present(_names, 6);
         if (plainMethods == packedMethods || plainStrings == packedStrings)
-            throw new IlmapException(IlmapStatus.Malformed, "names: exactly one of methods and methods_zstd, and of strings and strings_zstd, must be present");
+            throw new IlmapException(IlmapStatus.Malformed, IlmapStructure.Names, "names: exactly one of methods and methods_zstd, and of strings and strings_zstd, must be present");
         byte[] strings;
         int stringsStart, stringsLength;
         if (plainStrings)
@@ -547,7 +547,7 @@ internal sealed partial class ManagedCache : CacheBackend
         else
         {
             Vec v = Vector(_names, 6, 1);
-            strings = Packed.Unpack(_file.AsSpan(v.Start, v.Length), _file.Length, "names.strings_zstd");
+            strings = Packed.Unpack(_file.AsSpan(v.Start, v.Length), _file.Length, "names.strings_zstd", IlmapStructure.Names);
             (stringsStart, stringsLength) = (0, strings.Length);
         }
         if (plainMethods)
@@ -556,9 +556,9 @@ internal sealed partial class ManagedCache : CacheBackend
             return new NameTables(_file, v.Start, v.Length, strings, stringsStart, stringsLength);
         }
         Vec z = Vector(_names, 7, 1);
-        byte[] columns = Packed.Unpack(_file.AsSpan(z.Start, z.Length), _file.Length, "names.methods_zstd");
+        byte[] columns = Packed.Unpack(_file.AsSpan(z.Start, z.Length), _file.Length, "names.methods_zstd", IlmapStructure.Names);
         if (columns.Length % 32 != 0)
-            throw new IlmapException(IlmapStatus.Malformed, $"names: methods_zstd unpacks to {columns.Length} bytes, not a multiple of 32");
+            throw new IlmapException(IlmapStatus.Malformed, IlmapStructure.Names, $"names: methods_zstd unpacks to {columns.Length} bytes, not a multiple of 32");
         int n = columns.Length / 32;
         byte[] methods = new byte[columns.Length];
         uint coreclr = 0;

@@ -44,7 +44,7 @@ internal sealed partial class ManagedCache
             }
         }
         if (_lineTables == null)
-            throw new IlmapException(_linesError!.Status, _linesError.Message);
+            throw new IlmapException(_linesError!.Status, _linesError.Structure, _linesError.Message);
         return _lineTables;
     }
 
@@ -75,11 +75,11 @@ internal sealed partial class ManagedCache
             };
         }
         Vec z = Vector(_lines, 4, 1);
-        byte[] content = Packed.Unpack(_file.AsSpan(z.Start, z.Length), _file.Length, "lines.index_zstd");
+        byte[] content = Packed.Unpack(_file.AsSpan(z.Start, z.Length), _file.Length, "lines.index_zstd", IlmapStructure.LineIndex);
         return Rebuild(content, _documents.Length);
     }
 
-    static IlmapException Bad(string what) => new(IlmapStatus.Malformed, "cache: line index: " + what);
+    static IlmapException Bad(string what) => new(IlmapStatus.Malformed, IlmapStructure.LineIndex, "cache: line index: " + what);
 
     // The packed form (3.7): doc_blocks, per-document line differences, data; block offsets found by decoding.
     static LineTables Rebuild(byte[] content, int documents)

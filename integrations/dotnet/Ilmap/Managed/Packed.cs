@@ -11,8 +11,8 @@ internal static unsafe class Packed
     const uint ZstdMagic = 0xFD2FB528;
     internal const long MaxPayloadSize = 0x7FFFFFFFL - 4096; // 2^31 - 4097
 
-    /// <summary>Unpacks <paramref name="packed"/>; <paramref name="fileSize"/> sets the limit.</summary>
-    public static byte[] Unpack(ReadOnlySpan<byte> packed, long fileSize, string what)
+    /// <summary>Unpacks <paramref name="packed"/>; <paramref name="fileSize"/> sets the limit; failures name <paramref name="where"/>.</summary>
+    public static byte[] Unpack(ReadOnlySpan<byte> packed, long fileSize, string what, IlmapStructure where)
     {
         ulong n = ulong.MaxValue;
         fixed (byte* p = packed)
@@ -20,15 +20,15 @@ internal static unsafe class Packed
             if (packed.Length >= 4 && BitConverter.ToUInt32(packed[..4]) == ZstdMagic)
                 n = Methods.ZSTD_getFrameContentSize(p, (nuint)packed.Length);
             if (n == ulong.MaxValue || n == ulong.MaxValue - 1) // ZSTD_CONTENTSIZE_UNKNOWN, _ERROR
-                throw new IlmapException(IlmapStatus.Malformed, $"cache: {what}: not a zstd frame with a recorded content size");
+                throw new IlmapException(IlmapStatus.Malformed, where, $"cache: {what}: not a zstd frame with a recorded content size");
             nuint frame = Methods.ZSTD_findFrameCompressedSize(p, (nuint)packed.Length);
             if (!Methods.ZSTD_isError(frame) && frame < (nuint)packed.Length)
-                throw new IlmapException(IlmapStatus.Malformed, $"cache: {what}: {(nuint)packed.Length - frame} bytes after its zstd frame");
+                throw new IlmapException(IlmapStatus.Malformed, where, $"cache: {what}: {(nuint)packed.Length - frame} bytes after its zstd frame");
             ulong cap = Math.Max(64UL << 20, (ulong)fileSize * 64);
             if (n > cap || n > MaxPayloadSize)
-                throw new IlmapException(IlmapStatus.TooLarge,
+                throw new IlmapException(IlmapStatus.TooLarge, where,
                     $"cache: {what}: unpacks to {n} bytes, more than the limit of {Math.Min(cap, (ulong)MaxPayloadSize)} for this cache");
-            return Decompress(p, packed.Length, n) ?? throw new IlmapException(IlmapStatus.Malformed, $"cache: {what}: the zstd frame does not unpack");
+            return Decompress(p, packed.Length, n) ?? throw new IlmapException(IlmapStatus.Malformed, where, $"cache: {what}: the zstd frame does not unpack");
         }
     }
 
