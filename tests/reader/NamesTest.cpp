@@ -253,6 +253,7 @@ TEST(Names, OutOfRangeStringOffsetGivesNoNameAndFailsVerify) {
   Status v = cache->verify();
   ASSERT_FALSE(v);
   EXPECT_EQ(v.code(), Errc::kMalformed);
+  EXPECT_EQ(v.structure(), CacheStructure::kNames) << v.message();
   EXPECT_NE(v.message().find("0x06000002"), std::string::npos) << v.message();
   // Key range past the end: that method is no longer found by name (it has no index entry),
   // and verify says so.
@@ -332,6 +333,7 @@ TEST(Names, PackedMethodsAndBrokenFrames) {
     Status v = cache->verify();
     ASSERT_FALSE(v);
     EXPECT_EQ(v.code(), Errc::kMalformed);
+    EXPECT_EQ(v.structure(), CacheStructure::kNames) << v.message();
     EXPECT_NE(v.message().find(at == methods_at ? "methods_zstd" : "strings_zstd"), std::string::npos) << v.message();
     if (at == methods_at) {
       EXPECT_EQ(cache->method_name_count(), 0u);
@@ -404,6 +406,7 @@ TEST(Names, MethodsFrameOfTheWrongSize) {
     EXPECT_FALSE(cache->method_name(0x06000001u));
     ASSERT_FALSE(v);
     EXPECT_EQ(v.code(), Errc::kMalformed);
+    EXPECT_EQ(v.structure(), CacheStructure::kNames) << v.message();
     EXPECT_NE(v.message().find("methods_zstd"), std::string::npos) << v.message();
     EXPECT_NE(v.message().find("not a whole number"), std::string::npos) << v.message();
   }

@@ -189,12 +189,14 @@ TEST(PackedSections, BrokenLineIndexFrameFailsQueriesAndVerify) {
     Status s = cache->lines("Polygon.cs", 1, 0, out);
     ASSERT_FALSE(s);
     EXPECT_EQ(s.code(), Errc::kMalformed);
+    EXPECT_EQ(s.structure(), CacheStructure::kLineIndex) << s.message();  // lines_in names it too
     EXPECT_NE(s.message().find("index_zstd"), std::string::npos) << s.message();
     EXPECT_TRUE(out.empty());
   }
   Status v = cache->verify();
   ASSERT_FALSE(v);
   EXPECT_EQ(v.code(), Errc::kMalformed);
+  EXPECT_EQ(v.structure(), CacheStructure::kLineIndex) << v.message();
   EXPECT_NE(v.message().find("index_zstd"), std::string::npos) << v.message();
   int err = 0;
   char msg[256];
@@ -330,6 +332,7 @@ TEST(PackedSections, BytesAfterTheFrameAreRefused) {
       EXPECT_FALSE(answered);
       ASSERT_FALSE(v);
       EXPECT_EQ(v.code(), Errc::kMalformed);
+      EXPECT_EQ(v.structure(), strings ? CacheStructure::kStrings : CacheStructure::kLineIndex) << v.message();
       EXPECT_NE(v.message().find(strings ? "strings_zstd" : "index_zstd"), std::string::npos) << v.message();
       EXPECT_NE(v.message().find("after its zstd frame"), std::string::npos) << v.message();
       if (strings) {
