@@ -5,8 +5,6 @@
 
 #include "support/HugePages.h"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -33,7 +31,7 @@ void free_block(ScratchBlock b) {
   if (b.size < kScratchMapMin) {
     std::free(b.p);
   } else {
-    ::munmap(b.p, b.size);
+    unmap_huge(b.p, b.size);
   }
 }
 

@@ -29,8 +29,8 @@ Status Cache::changed_status(const std::string& path) {
 
 bool Cache::file_changed() const noexcept {
   if (impl_->path.empty()) return false;
-  struct stat st {};
-  if (::stat(impl_->path.c_str(), &st) != 0) return false;
+  platform::FileInfo st;
+  if (!platform::stat_path(impl_->path, st)) return false;
   return !(FileStamp::of(st) == impl_->stamp);
 }
 

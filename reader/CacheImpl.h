@@ -3,10 +3,6 @@
 // include/ilmap/cache.h.
 #pragma once
 
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -22,7 +18,7 @@
 #include "format/ilmap_lines_format.h"
 #include "ilmap/cache.h"
 #include "ilmap_generated.h"
-#include "support/StatTime.h"
+#include "support/Platform.h"
 
 namespace ilmap {
 
@@ -33,16 +29,13 @@ inline constexpr std::uint32_t kNoIlOffsetFrom = 0x80000000u;
 
 // What identifies the file a Cache was opened from, to notice it being replaced or rewritten.
 struct FileStamp {
-  dev_t dev = 0;
-  ino_t inode = 0;
-  off_t size = 0;
-  struct timespec mtime {}, ctime {};
+  std::uint64_t dev = 0, inode = 0, size = 0;
+  std::int64_t mtime_ns = 0, ctime_ns = 0;
   bool operator==(const FileStamp& o) const noexcept {
-    return dev == o.dev && inode == o.inode && size == o.size && mtime.tv_sec == o.mtime.tv_sec &&
-           mtime.tv_nsec == o.mtime.tv_nsec && ctime.tv_sec == o.ctime.tv_sec && ctime.tv_nsec == o.ctime.tv_nsec;
+    return dev == o.dev && inode == o.inode && size == o.size && mtime_ns == o.mtime_ns && ctime_ns == o.ctime_ns;
   }
-  static FileStamp of(const struct stat& st) noexcept {
-    return {st.st_dev, st.st_ino, st.st_size, stat_mtime(st), stat_ctime(st)};
+  static FileStamp of(const platform::FileInfo& st) noexcept {
+    return {st.device, st.inode, st.size, st.mtime_ns, st.ctime_ns};
   }
 };
 
@@ -169,8 +162,8 @@ struct Cache::Impl {
 
   ~Impl() {
     guard.reset();  // release the lease, unregister before the range can be reused
-    if (map) ::munmap(map, map_size);
-    if (fd >= 0) ::close(fd);
+    if (map) platform::unmap(map, map_size);
+    if (fd >= 0) platform::close_fd(fd);
   }
 
   Status changed_error() const { return Cache::changed_status(path.empty() ? std::string("cache") : path); }

@@ -2,10 +2,6 @@
 // anything is mapped, the mapping taken under a read lease (or the file read into memory), the
 // FlatBuffers payload verified, and the sections lookups need located. Nothing proportional to
 // the number of points.
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstring>
 
@@ -149,8 +145,7 @@ namespace {
 bool read_at(int fd, std::uint8_t* dst, std::size_t n, std::uint64_t offset, std::size_t& got) {
   got = 0;
   while (got < n) {
-    const ssize_t r = ::pread(fd, dst + got, n - got, static_cast<off_t>(offset + got));
-    if (r < 0 && errno == EINTR) continue;
+    const long long r = platform::read_at(fd, dst + got, n - got, offset + got);
     if (r <= 0) {
       if (r == 0) errno = 0;
       return false;
@@ -163,7 +158,7 @@ bool read_at(int fd, std::uint8_t* dst, std::size_t n, std::uint64_t offset, std
 struct Fd {
   int fd = -1;
   ~Fd() {
-    if (fd >= 0) ::close(fd);
+    if (fd >= 0) platform::close_fd(fd);
   }
 };
 
@@ -172,20 +167,18 @@ struct Fd {
 Result<Cache> Cache::open(const std::string& path, const CacheOpenOptions& options) {
   auto impl = std::make_unique<Impl>();
   // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below anyway.
-  Fd file{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)};
+  Fd file{platform::open_read(path, platform::kNonBlock)};
   if (file.fd < 0) {
     // EMFILE: say which limit, since caches opened under a lease each hold a descriptor.
     if (errno == EMFILE)
       return Error{Errc::kIo, format("%s: cannot open: %s (the process's descriptor limit, RLIMIT_NOFILE, is reached; each cache mapped under a read lease holds one descriptor until closed)", path.c_str(), std::strerror(errno))};
     return Error{Errc::kIo, format("%s: cannot open: %s", path.c_str(), std::strerror(errno))};
   }
-  struct stat st {};
-  if (::fstat(file.fd, &st) != 0)
+  platform::FileInfo st;
+  if (!platform::stat_fd(file.fd, st))
     return Error{Errc::kIo, format("%s: cannot stat: %s", path.c_str(), std::strerror(errno))};
-  if (S_ISDIR(st.st_mode)) return Error{Errc::kIo, format("%s: is a directory, expected a cache file", path.c_str())};
-  if (!S_ISREG(st.st_mode)) return Error{Errc::kIo, format("%s: not a regular file", path.c_str())};
-  const int fl = ::fcntl(file.fd, F_GETFL);
-  if (fl >= 0) (void)::fcntl(file.fd, F_SETFL, fl & ~O_NONBLOCK);
+  if (st.directory()) return Error{Errc::kIo, format("%s: is a directory, expected a cache file", path.c_str())};
+  if (!st.regular()) return Error{Errc::kIo, format("%s: not a regular file", path.c_str())};
   // A mapping is used only under a read lease (ilmap/mapping_guard.h), taken before anything
   // is read: from then on no writer can change the bytes the Cache answers from. Without a
   // lease the file is read into memory instead, so that no later change reaches the Cache.
@@ -197,14 +190,14 @@ Result<Cache> Cache::open(const std::string& path, const CacheOpenOptions& optio
       // The Impl owns the descriptor from here: its destructor releases the lease first.
       impl->fd = file.fd;
       file.fd = -1;
-      if (::fstat(impl->fd, &st) != 0)
+      if (!platform::stat_fd(impl->fd, st))
         return Error{Errc::kIo, format("%s: cannot stat: %s", path.c_str(), std::strerror(errno))};
     }
   }
   const int fd = impl->fd >= 0 ? impl->fd : file.fd;
   impl->path = path;
   impl->stamp = FileStamp::of(st);
-  const std::uint64_t size = static_cast<std::uint64_t>(st.st_size);
+  const std::uint64_t size = st.size;
   // Check the header before mapping or reading the rest: a large file that is not a cache
   // costs one small read.
   if (size < d::kHeaderSize)
@@ -219,8 +212,8 @@ Result<Cache> Cache::open(const std::string& path, const CacheOpenOptions& optio
   }
   const auto n = static_cast<std::size_t>(size);
   if (impl->guard.valid()) {
-    void* p = ::mmap(nullptr, n, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (p != MAP_FAILED) {
+    void* p = const_cast<void*>(platform::map_read(fd, n));
+    if (p) {
       impl->guard.set_range(p, n);
       impl->map = p;
       impl->map_size = n;
@@ -235,13 +228,13 @@ Result<Cache> Cache::open(const std::string& path, const CacheOpenOptions& optio
       return Error{Errc::kIo, errno ? format("%s: read failed at byte %zu: %s", path.c_str(), got, std::strerror(errno))
                                     : format("%s: the file shrank to %zu bytes while being read", path.c_str(), got)};
     // A writer during the read may have left a mix of old and new bytes.
-    struct stat after {};
-    if (::fstat(fd, &after) != 0 || !(FileStamp::of(after) == impl->stamp) || impl->guard.changed())
+    platform::FileInfo after;
+    if (!platform::stat_fd(fd, after) || !(FileStamp::of(after) == impl->stamp) || impl->guard.changed())
       return impl->changed_error().error();
     impl->data = dst;
     if (impl->guard.valid()) {  // read after a failed mmap: no lease needed any more
       impl->guard.reset();
-      ::close(impl->fd);
+      platform::close_fd(impl->fd);
       impl->fd = -1;
     }
   }

@@ -3,7 +3,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -13,6 +12,7 @@
 #include <map>
 
 #include "serve/Page.h"
+#include "support/Platform.h"
 #include "support/TextEscape.h"
 #include "symbolicate/IndexSentryProvider.h"
 #include "symbolicate/LookupAnswer.h"
@@ -336,7 +336,7 @@ Response Service::handle(const Request& request) {
     }
     std::ifstream statm("/proc/self/statm");
     std::uint64_t pages = 0, resident = 0;
-    if (statm >> pages >> resident) g.resident_bytes = resident * std::uint64_t(::sysconf(_SC_PAGESIZE));
+    if (statm >> pages >> resident) g.resident_bytes = resident * std::uint64_t(platform::page_size());
     return Response{200, "text/plain; version=0.0.4; charset=utf-8", metrics_.render(g), {}};
   }
   if (path.starts_with("/lookup/")) return lookup(path.substr(8));

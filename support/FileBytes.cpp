@@ -1,10 +1,7 @@
 // FileBytes.cpp - mmap an input file read-only; fall back to reading it into memory.
 #include "support/FileBytes.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include "support/Platform.h"
 
 #include <cerrno>
 #include <cstdlib>
@@ -40,7 +37,7 @@ void FileBytes::reset() noexcept {
   guard_.reset();  // unregister before the range can be reused by another mapping
   if (data_) {
     if (mapped_)
-      ::munmap(const_cast<std::uint8_t*>(data_), size_);
+      platform::unmap(data_, size_);
     else
       std::free(const_cast<std::uint8_t*>(data_));
   }
@@ -70,7 +67,7 @@ Head classify(const std::uint8_t* h, std::size_t n) {
 struct Fd {
   int fd = -1;
   ~Fd() {
-    if (fd >= 0) ::close(fd);
+    if (fd >= 0) platform::close_fd(fd);
   }
 };
 
@@ -78,27 +75,24 @@ struct Fd {
 
 Result<FileBytes> FileBytes::open(const std::string& path, std::uint64_t max_size) {
   // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below anyway.
-  Fd file{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)};
+  Fd file{platform::open_read(path, platform::kNonBlock)};
   const int fd = file.fd;
   if (fd < 0) return Error{Errc::kIo, format("%s: cannot open: %s", path.c_str(), std::strerror(errno))};
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) {
+  platform::FileInfo st;
+  if (!platform::stat_fd(fd, st)) {
     int e = errno;
     return Error{Errc::kIo, format("%s: cannot stat: %s", path.c_str(), std::strerror(e))};
   }
-  if (S_ISDIR(st.st_mode)) return Error{Errc::kIo, format("%s: is a directory, expected a file", path.c_str())};
-  if (!S_ISREG(st.st_mode)) return Error{Errc::kIo, format("%s: not a regular file", path.c_str())};
-  const int fl = ::fcntl(fd, F_GETFL);
-  if (fl >= 0) (void)::fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-  if (static_cast<std::uint64_t>(st.st_size) > max_size) {
-    return Error{Errc::kTooLarge, format("%s: %lld bytes exceeds the input limit of %llu bytes", path.c_str(), static_cast<long long>(st.st_size), static_cast<unsigned long long>(max_size))};
+  if (st.directory()) return Error{Errc::kIo, format("%s: is a directory, expected a file", path.c_str())};
+  if (!st.regular()) return Error{Errc::kIo, format("%s: not a regular file", path.c_str())};
+  if (st.size > max_size) {
+    return Error{Errc::kTooLarge, format("%s: %lld bytes exceeds the input limit of %llu bytes", path.c_str(), static_cast<long long>(st.size), static_cast<unsigned long long>(max_size))};
   }
   // The first bytes decide before anything is mapped.
   std::uint8_t head[32] = {};
   std::size_t head_size = 0;
   while (head_size < sizeof head) {
-    const ssize_t n = ::pread(fd, head + head_size, sizeof head - head_size, static_cast<off_t>(head_size));
-    if (n < 0 && errno == EINTR) continue;
+    const long long n = platform::read_at(fd, head + head_size, sizeof head - head_size, head_size);
     if (n < 0) return Error{Errc::kIo, format("%s: read failed: %s", path.c_str(), std::strerror(errno))};
     if (n == 0) break;
     head_size += static_cast<std::size_t>(n);
@@ -108,31 +102,30 @@ Result<FileBytes> FileBytes::open(const std::string& path, std::uint64_t max_siz
     return Error{Errc::kBadMagic, format("%s: not a Portable PDB (BSJB), a PE (MZ) or an ilmap cache (first bytes %s)", path.c_str(), head_size >= 4 ? "unrecognised" : "missing")};
   FileBytes f;
   f.path_ = path;
-  f.size_ = static_cast<std::size_t>(st.st_size);
+  f.size_ = static_cast<std::size_t>(st.size);
   // Every byte of a PDB is read once, front to back: map all pages up front (one call instead
   // of a page fault per 16 pages) when the file is large enough for it to matter. A PE is
   // read the same way when it embeds its PDB; an MSF PDB or a cache is only looked at.
   const bool whole = kind == Head::kPortablePdb || kind == Head::kPe;
-  const int populate = whole && f.size_ >= (std::size_t(1) << 20) ? MAP_POPULATE : 0;
-  void* p = ::mmap(nullptr, f.size_, PROT_READ, MAP_PRIVATE | populate, fd, 0);
-  if (p != MAP_FAILED) {
+  const bool populate = whole && f.size_ >= (std::size_t(1) << 20);
+  const void* p = platform::map_read(fd, f.size_, populate);
+  if (p) {
     GuardedRange guard(p, f.size_);
     if (guard.valid() || !mapping_guard_installed()) {
       f.data_ = static_cast<const std::uint8_t*>(p);
       f.mapped_ = true;
       f.guard_ = std::move(guard);
       if (const char* hook = std::getenv(kShrinkHookEnv); hook && path == hook)
-        (void)::truncate(path.c_str(), 4096);
+        (void)platform::truncate_file(path, 4096);
       return f;
     }
-    ::munmap(p, f.size_);  // the guard's registry is full: read the file instead
+    platform::unmap(p, f.size_);  // the guard's registry is full: read the file instead
   }
   auto* buf = static_cast<std::uint8_t*>(std::malloc(f.size_));
   if (!buf) return Error{Errc::kIo, format("%s: out of memory reading %zu bytes", path.c_str(), f.size_)};
   std::size_t got = 0;
   while (got < f.size_) {
-    ssize_t n = ::read(fd, buf + got, f.size_ - got);
-    if (n < 0 && errno == EINTR) continue;
+    const long long n = platform::read_some(fd, buf + got, f.size_ - got);
     if (n <= 0) {
       int e = errno;
       std::free(buf);

@@ -28,6 +28,10 @@ std::uint8_t* map_huge(std::size_t size) noexcept {
   return reinterpret_cast<std::uint8_t*>(begin);
 }
 
+void unmap_huge(void* p, std::size_t size) noexcept {
+  if (p) ::munmap(p, size);
+}
+
 void prefault_for_write(void* p, std::size_t n) noexcept {
 #if !defined(MADV_POPULATE_WRITE)
   constexpr int MADV_POPULATE_WRITE = 23;  // Linux 5.14; older headers lack the name

@@ -23,8 +23,9 @@ inline constexpr std::size_t kHugeMappingMin = std::size_t(256) << 10;
 std::size_t huge_mapping_size(std::size_t n) noexcept;
 
 // A new zero-filled mapping of `size` bytes (a multiple of kHugePageBytes) at a 2 MiB boundary,
-// advised for huge pages; nullptr when the system refuses it. Release with ::munmap(p, size).
+// advised for huge pages; nullptr when the system refuses it. Release with unmap_huge.
 std::uint8_t* map_huge(std::size_t size) noexcept;
+void unmap_huge(void* p, std::size_t size) noexcept;
 
 // From this size on a buffer that is about to be written whole is worth faulting in with one
 // call (prefault_for_write): fresh allocations of this size are mappings of their own.

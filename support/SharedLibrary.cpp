@@ -1,6 +1,8 @@
 // SharedLibrary.cpp - see SharedLibrary.h.
 #include "support/SharedLibrary.h"
 
+#include <dlfcn.h>
+
 namespace ilmap {
 
 void* open_shared_library(const char* soname, const char* name, const char* package, std::string& error) {
@@ -12,5 +14,7 @@ void* open_shared_library(const char* soname, const char* name, const char* pack
   }
   return lib;
 }
+
+void* find_symbol(void* lib, const char* symbol) { return ::dlsym(lib, symbol); }
 
 }  // namespace ilmap

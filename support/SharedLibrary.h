@@ -3,8 +3,6 @@
 // does not need them installed.
 #pragma once
 
-#include <dlfcn.h>
-
 #include <string>
 
 namespace ilmap {
@@ -13,10 +11,13 @@ namespace ilmap {
 // load NAME (install the Debian package PACKAGE): <what dlerror says>".
 void* open_shared_library(const char* soname, const char* name, const char* package, std::string& error);
 
+// The library's function `symbol` (dlsym; GetProcAddress on Windows), or nullptr.
+void* find_symbol(void* lib, const char* symbol);
+
 // Sets `fn` to the library's function `symbol`; false when the library has none.
 template <class F>
 bool bind_symbol(void* lib, const char* symbol, F& fn) {
-  fn = reinterpret_cast<F>(::dlsym(lib, symbol));
+  fn = reinterpret_cast<F>(find_symbol(lib, symbol));
   return fn != nullptr;
 }
 

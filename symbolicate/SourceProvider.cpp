@@ -7,9 +7,6 @@
 #define OPENSSL_SUPPRESS_DEPRECATED
 #include "symbolicate/SourceProvider.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <openssl/sha.h>
 
@@ -21,6 +18,7 @@
 #include <filesystem>
 
 #include "support/AtomicFile.h"
+#include "support/Platform.h"
 #include "support/TextEscape.h"
 
 namespace ilmap {
@@ -30,11 +28,7 @@ bool is_separator(char c) { return c == '/' || c == '\\'; }
 
 // The canonical form of an existing path (symlinks resolved), or "" when it has none.
 std::string canonical(const std::string& path) {
-  char* p = ::realpath(path.c_str(), nullptr);
-  if (!p) return {};
-  std::string out(p);
-  std::free(p);
-  return out;
+  return platform::real_path(path).value_or(std::string());
 }
 
 // `rest` (a document path after its source-root prefix) as a path relative to the root: its
@@ -61,13 +55,12 @@ bool read_file(int fd, std::uint64_t size, std::string& text) {
   text.assign(static_cast<std::size_t>(size), '\0');
   std::size_t got = 0;
   while (got < text.size()) {
-    const ssize_t n = ::read(fd, text.data() + got, text.size() - got);
-    if (n < 0 && errno == EINTR) continue;
+    const long long n = platform::read_some(fd, text.data() + got, text.size() - got);
     if (n <= 0) return false;  // an error, or the file shrank: its hash would not be the one read
     got += std::size_t(n);
   }
   char extra;
-  return ::read(fd, &extra, 1) == 0;  // nor may it have grown
+  return platform::read_some(fd, &extra, 1) == 0;  // nor may it have grown
 }
 
 bool hash_matches(const std::string& text, const DocumentChecksum& sum) {
@@ -102,11 +95,11 @@ Result<SourceRoot> parse_source_root(std::string_view spec) {
   const std::string dir(spec.substr(eq + 1));
   if (r.prefix.empty()) return usage("the PREFIX is empty");
   if (dir.empty()) return usage("the DIR is empty");
-  struct stat st{};
-  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return usage(" is not a directory", dir);
+  platform::FileInfo st;
+  if (!platform::stat_path(dir, st) || !st.directory()) return usage(" is not a directory", dir);
   r.dir = canonical(dir);
   if (r.dir.empty()) return usage(" cannot be resolved", dir);
-  if (r.dir.size() > 1 && r.dir.back() == '/') r.dir.pop_back();
+  if (r.dir.size() > 1 && platform::is_path_separator(r.dir.back())) r.dir.pop_back();
   return r;
 }
 
@@ -154,8 +147,11 @@ bool SourceProvider::from_root(const SourceRoot& root, std::string_view path, co
     note(mapped + ": " + std::strerror(err));
     return false;
   }
-  const std::string inside = root.dir == "/" ? root.dir : root.dir + "/";
-  if (real.compare(0, inside.size(), inside) != 0) {
+  // Inside: the root itself followed by a separator ('\\' too on Windows, whose canonical
+  // paths use it), or anything under the root "/".
+  const bool inside = real.size() > root.dir.size() && real.compare(0, root.dir.size(), root.dir) == 0 &&
+                      (platform::is_path_separator(real[root.dir.size()]) || platform::is_path_separator(root.dir.back()));
+  if (!inside) {
     worse(f, SourceMiss::kFileUnreadable, mapped + " leads outside " + root.dir);
     note(mapped + " leads outside " + root.dir + " (to " + real + "): not read");
     return false;
@@ -177,23 +173,23 @@ bool SourceProvider::from_root(const SourceRoot& root, std::string_view path, co
 bool SourceProvider::read_regular(const std::string& file, std::string& text,
                                   const std::function<void(const std::string&)>& note) {
   // O_NONBLOCK: a FIFO put there must not hang the run (it is refused below).
-  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+  const int fd = platform::open_read(file, platform::kNonBlock | platform::kNoFollow);
   if (fd < 0) {
     note(std::strerror(errno));
     return false;
   }
-  struct stat st{};
-  bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  platform::FileInfo st;
+  bool ok = platform::stat_fd(fd, st) && st.regular();
   if (!ok) note("not a regular file");
-  if (ok && std::uint64_t(st.st_size) > options_.max_source_bytes) {
-    note(std::to_string(st.st_size) + " bytes, more than the limit of " + std::to_string(options_.max_source_bytes));
+  if (ok && st.size > options_.max_source_bytes) {
+    note(std::to_string(st.size) + " bytes, more than the limit of " + std::to_string(options_.max_source_bytes));
     ok = false;
   }
-  if (ok && !read_file(fd, std::uint64_t(st.st_size), text)) {
+  if (ok && !read_file(fd, st.size, text)) {
     note("read failed or the file changed while read");
     ok = false;
   }
-  ::close(fd);
+  platform::close_fd(fd);
   return ok;
 }
 

@@ -1,8 +1,6 @@
 // CompileFile.cpp - one input file to one cache file (CompileFile.h).
 #include "symbols/CompileFile.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -14,6 +12,7 @@
 #include "decode/SymstoreKeys.h"
 #include "support/AtomicFile.h"
 #include "support/FileBytes.h"
+#include "support/Platform.h"
 #include "symbols/ModuleIdentity.h"
 #include "symbols/SymbolPath.h"
 #include "ilmap/cache.h"
@@ -48,9 +47,11 @@ bool up_to_date(const OutputTarget& target, const ModuleSource& m, bool embed_so
   return is_up_to_date(r, m, embed_sources);
 }
 
-bool same_file(const struct stat& a, const std::string& path) {
-  struct stat b {};
-  return ::stat(path.c_str(), &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+// Whether the output target is the file at `path` (the same device and inode, or volume and
+// file index on Windows).
+bool same_file(const OutputTarget& target, const std::string& path) {
+  platform::FileInfo a, b;
+  return platform::stat_path(target.path, a) && platform::stat_path(path, b) && a.same_file(b);
 }
 
 CompileFileResult failed(CompileFileResult r, Error e) {
@@ -155,10 +156,10 @@ CompileFileResult compile_file(const std::string& input, const std::string& outp
   if (!target) return failed(std::move(r), target.error());
   // Never replace an input: the file itself, or the PDB file read for a PE.
   if (target->kind == OutputKind::kRegular || target->kind == OutputKind::kWriteThrough) {
-    if (same_file(target->st, input))
+    if (same_file(*target, input))
       return failed(std::move(r), {Errc::kUsage, format("%s: output is the input %s itself; refusing to overwrite it (choose another -o)",
                                                         output.c_str(), input.c_str())});
-    if (d.source == PdbSource::kSibling && same_file(target->st, d.pdb_path))
+    if (d.source == PdbSource::kSibling && same_file(*target, d.pdb_path))
       return failed(std::move(r), {Errc::kUsage, format("%s: output is the PDB %s read for %s; refusing to overwrite it (choose another -o)",
                                                         output.c_str(), d.pdb_path.c_str(), input.c_str())});
   }

@@ -11,6 +11,7 @@
 
 #include "support/AtomicFile.h"
 #include "support/FileBytes.h"
+#include "support/Platform.h"
 #include "symbols/FilePointer.h"
 #include "decode/SymstoreKeys.h"
 #include "decode/PdbChecksum.h"
@@ -69,7 +70,7 @@ std::string key_url(const std::string& server, const std::string& key) {
 // The bytes of a local file.ptr (at most one line's worth more than the cap, so that an
 // oversized one is recognised as such).
 Result<std::vector<std::uint8_t>> read_pointer_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(platform::fs_path(path), std::ios::binary);  // UTF-16 on Windows
   if (!in) return Error{Errc::kIo, path + ": cannot open"};
   std::vector<std::uint8_t> out(kMaxFilePointerBytes + 1);
   in.read(reinterpret_cast<char*>(out.data()), static_cast<std::streamsize>(out.size()));

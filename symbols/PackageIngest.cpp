@@ -2,9 +2,6 @@
 #include "symbols/PackageIngest.h"
 #include "support/Ascii.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -13,6 +10,7 @@
 #include <map>
 
 #include "support/AtomicFile.h"
+#include "support/Platform.h"
 #include "decode/PortablePdb.h"
 #include "support/TextEscape.h"
 
@@ -84,16 +82,16 @@ Result<PutOutcome> put_source(const std::string& root, const std::string& rel, s
   std::string cur = root;
   for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
     cur += "/" + parts[i];
-    if (::mkdir(cur.c_str(), 0777) != 0 && errno != EEXIST)
+    if (platform::make_directory(cur) != 0 && errno != EEXIST)
       return Error{Errc::kIo, cur + ": cannot create: " + std::strerror(errno)};
-    struct stat st {};
-    if (::lstat(cur.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    platform::FileInfo st;
+    if (!platform::stat_path(cur, st, false) || !st.directory())
       return Error{Errc::kIo, cur + ": not a directory (sources are never written through symlinks)"};
   }
   const std::string target = cur + "/" + parts.back();
-  struct stat st {};
-  if (::lstat(target.c_str(), &st) == 0) {
-    if (!S_ISREG(st.st_mode)) return Error{Errc::kIo, target + ": exists and is not a regular file"};
+  platform::FileInfo st;
+  if (platform::stat_path(target, st, false)) {
+    if (!st.regular()) return Error{Errc::kIo, target + ": exists and is not a regular file"};
     auto have = read_plain_file(target, bytes.size());
     if (!have && have.error().code != Errc::kTooLarge) return have.error();
     const std::vector<std::uint8_t> h = have ? std::move(*have) : std::vector<std::uint8_t>{};
@@ -107,26 +105,25 @@ Result<PutOutcome> put_source(const std::string& root, const std::string& rel, s
 }  // namespace
 
 Result<std::vector<std::uint8_t>> read_plain_file(const std::string& path, std::uint64_t max) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  const int fd = platform::open_read(path, platform::kNoFollow | platform::kNonBlock);
   if (fd < 0) return Error{Errc::kIo, path + ": cannot open: " + std::strerror(errno)};
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
+  platform::FileInfo st;
+  if (!platform::stat_fd(fd, st) || !st.regular()) {
+    platform::close_fd(fd);
     return Error{Errc::kIo, path + ": not a regular file"};
   }
-  if (static_cast<std::uint64_t>(st.st_size) > max) {
-    ::close(fd);
+  if (st.size > max) {
+    platform::close_fd(fd);
     return Error{Errc::kTooLarge, path + ": larger than expected"};
   }
-  std::vector<std::uint8_t> out(static_cast<std::size_t>(st.st_size));
+  std::vector<std::uint8_t> out(static_cast<std::size_t>(st.size));
   std::size_t got = 0;
   while (got < out.size()) {
-    const ssize_t k = ::read(fd, out.data() + got, out.size() - got);
-    if (k < 0 && errno == EINTR) continue;
+    const long long k = platform::read_some(fd, out.data() + got, out.size() - got);
     if (k <= 0) break;
     got += static_cast<std::size_t>(k);
   }
-  ::close(fd);
+  platform::close_fd(fd);
   if (got != out.size()) return Error{Errc::kIo, path + ": cannot read (it changed size?)"};
   return out;
 }

@@ -1,9 +1,9 @@
 // PackageReader.cpp - see PackageReader.h. libzip is resolved with dlopen on first use, like
 // libcurl in HttpGet.cpp: linking it would load libcrypto.so.3 into every ilmap process.
 #include "symbols/PackageReader.h"
+#include "support/Platform.h"
 #include "support/SharedLibrary.h"
 
-#include <sys/stat.h>
 #include <zip.h>
 
 #include <algorithm>
@@ -188,13 +188,17 @@ PackageReader::PackageReader(PackageReader&&) noexcept = default;
 PackageReader& PackageReader::operator=(PackageReader&&) noexcept = default;
 PackageReader::~PackageReader() = default;
 
+// A Unix zip entry's file type, the st_mode bits of its external attributes' high half (the
+// zip's own encoding, the same on every system that reads it).
+constexpr zip_uint32_t kUnixFileType = 0170000, kUnixSymlink = 0120000;
+
 Result<PackageReader> PackageReader::open(const std::string& path, const PackageLimits& limits) {
   std::string why;
   const Zip* z = load_zip(why);
   if (!z) return Error{Errc::kIo, path + ": " + why};
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return Error{Errc::kIo, path + ": cannot open: " + std::strerror(errno)};
-  if (!S_ISREG(st.st_mode)) return Error{Errc::kIo, path + ": not a regular file"};
+  platform::FileInfo st;
+  if (!platform::stat_path(path, st)) return Error{Errc::kIo, path + ": cannot open: " + std::strerror(errno)};
+  if (!st.regular()) return Error{Errc::kIo, path + ": not a regular file"};
   int code = 0;
   zip_t* za = z->open(path.c_str(), ZIP_RDONLY | ZIP_CHECKCONS, &code);
   if (!za) {
@@ -229,7 +233,7 @@ Result<PackageReader> PackageReader::open(const std::string& path, const Package
     zip_uint8_t opsys = 0;
     zip_uint32_t attr = 0;
     if (z->get_external_attributes(za, i, 0, &opsys, &attr) == 0 && opsys == ZIP_OPSYS_UNIX &&
-        ((attr >> 16) & S_IFMT) == S_IFLNK)
+        ((attr >> 16) & kUnixFileType) == kUnixSymlink)
       return Error{Errc::kMalformed, where() + ": refused: a symbolic link"};
     if ((sb.valid & ZIP_STAT_ENCRYPTION_METHOD) && sb.encryption_method != ZIP_EM_NONE)
       return Error{Errc::kMalformed, where() + ": refused: an encrypted entry"};

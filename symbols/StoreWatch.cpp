@@ -3,24 +3,19 @@
 // point leaves each package in exactly one of those places, and a claimed one is redone.
 #include "symbols/StoreWatch.h"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <xxhash.h>
 
 #include <algorithm>
 #include <climits>
 #include <cerrno>
 #include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <thread>
 
 #include "support/AtomicFile.h"
-#include "support/StatTime.h"
+#include "support/Platform.h"
 #include "support/TextEscape.h"
 #include "symbols/S3Store.h"
 
@@ -36,13 +31,13 @@ void test_hook(const char* point) {
   const char* v = std::getenv("ILMAP_TEST_WATCH_KILL");
   if (v && std::strcmp(v, point) == 0) {
     std::fflush(nullptr);
-    std::raise(SIGKILL);
+    platform::kill_self();
   }
 }
 
 bool exists(const std::string& p) {
-  struct stat st {};
-  return ::lstat(p.c_str(), &st) == 0;
+  platform::FileInfo st;
+  return platform::stat_path(p, st, false);
 }
 
 // Moves `from` into `dir` under `name`, or `name.1`, `name.2`... when taken (never replacing
@@ -58,7 +53,7 @@ Result<std::string> move_into(const std::string& from, const std::string& dir, c
     if (exists(to) || (!reserve_also.empty() && exists(to + reserve_also))) continue;
     if (before)
       if (Status s = before(to); !s) return s.error();
-    if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return to;
+    if (platform::rename_no_replace(from, to) == 0) return to;
     if (errno == EEXIST) continue;
     if (errno != EXDEV && errno != EINVAL && errno != ENOSYS)
       return Error{Errc::kIo, from + ": cannot move to " + to + ": " + std::strerror(errno)};
@@ -66,7 +61,7 @@ Result<std::string> move_into(const std::string& from, const std::string& dir, c
     auto bytes = read_plain_file(from, std::uint64_t(64) << 30);
     if (!bytes) return bytes.error();
     if (Status s = write_file_atomically(to, *bytes, true); !s) return s.error();
-    if (::unlink(from.c_str()) != 0) return Error{Errc::kIo, from + ": cannot remove after copying: " + std::strerror(errno)};
+    if (platform::remove_file(from) != 0) return Error{Errc::kIo, from + ": cannot remove after copying: " + std::strerror(errno)};
     return to;
   }
   return Error{Errc::kIo, dir + ": no free name for " + name};
@@ -148,8 +143,8 @@ class Watcher {
         archive_(o.archive.empty() ? o.inbox + "/archive" : o.archive), failed_(o.inbox + "/failed") {}
 
   Status setup() {
-    struct stat st {};
-    if (::stat(o_.inbox.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return {Errc::kIo, o_.inbox + ": not a directory"};
+    platform::FileInfo st;
+    if (!platform::stat_path(o_.inbox, st) || !st.directory()) return {Errc::kIo, o_.inbox + ": not a directory"};
     // An archive that is the inbox would feed archived packages back in; one in the work or
     // failed folder would mix them with claimed or refused packages (the work folder's are
     // processed again on every pass). Other folders inside the inbox are not scanned.
@@ -158,16 +153,16 @@ class Watcher {
     if (same_or_inside(archive_, work_) || same_or_inside(archive_, failed_))
       return {Errc::kUsage, "--archive " + archive_ + ": lies in the inbox's " + (same_or_inside(archive_, work_) ? work_ : failed_) +
                                 " folder: give a folder of its own"};
-    if (::mkdir(work_.c_str(), 0777) != 0 && errno != EEXIST) return {Errc::kIo, work_ + ": cannot create: " + std::strerror(errno)};
+    if (platform::make_directory(work_) != 0 && errno != EEXIST) return {Errc::kIo, work_ + ": cannot create: " + std::strerror(errno)};
     const std::string lock = work_ + "/.lock";
-    lock_fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    lock_fd_ = platform::open_lock_file(lock);
     if (lock_fd_ < 0) return {Errc::kIo, lock + ": cannot open: " + std::strerror(errno)};
-    if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0)
+    if (!platform::lock_file(lock_fd_, false))
       return {Errc::kIo, o_.inbox + ": another `ilmap store watch` is processing this inbox"};
     return {};
   }
   ~Watcher() {
-    if (lock_fd_ >= 0) ::close(lock_fd_);
+    if (lock_fd_ >= 0) platform::close_fd(lock_fd_);
   }
 
   // Packages in `dir` (regular files, package names, not dotfiles), sorted; with a settle
@@ -179,10 +174,11 @@ class Watcher {
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
       const std::string name = it->path().filename().string();
       if (name.empty() || name[0] == '.' || !is_package_name(name)) continue;
-      struct stat st {};
-      if (::lstat(it->path().string().c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+      platform::FileInfo st;
+      if (!platform::stat_path(it->path().string(), st, false) || !st.regular()) continue;
       if (settle > 0) {
-        const auto mtime = std::chrono::system_clock::from_time_t(stat_mtime(st).tv_sec) + std::chrono::nanoseconds(stat_mtime(st).tv_nsec);
+        const auto mtime = std::chrono::system_clock::time_point(
+            std::chrono::duration_cast<std::chrono::system_clock::duration>(std::chrono::nanoseconds(st.mtime_ns)));
         if (std::chrono::duration<double>(now - mtime).count() < settle) continue;
       }
       out.push_back(name);
@@ -212,7 +208,7 @@ class Watcher {
         log_("ilmap: error: " + escape_text(to.error().message));
         return;  // stays claimed; retried next pass
       }
-      ::unlink(attempts_path.c_str());
+      platform::remove_file(attempts_path);
       ++stats_.archived;
       log_("archived: " + escape_text(name) + " -> " + escape_text(*to));
       return;
@@ -225,7 +221,7 @@ class Watcher {
       log_("ilmap: error: " + escape_text(to.error().message));
       return;
     }
-    ::unlink(attempts_path.c_str());
+    platform::remove_file(attempts_path);
     ++stats_.failed;
     log_("failed: " + escape_text(name) + " -> " + escape_text(*to) + ": " + escape_text(s.error().message));
   }
@@ -240,7 +236,7 @@ class Watcher {
     for (const std::string& n : list(o_.inbox, o_.settle)) {
       if (stop) return;
       const std::string from = o_.inbox + "/" + n, to = work_ + "/" + n;
-      if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) != 0) {
+      if (platform::rename_no_replace(from, to) != 0) {
         if (errno == ENOENT) continue;  // gone meanwhile
         if (errno == EEXIST) continue;  // a claimed package of that name is pending: next pass
         log_("ilmap: error: " + escape_text(from) + ": cannot claim: " + std::strerror(errno));
@@ -272,10 +268,11 @@ class BucketWatcher {
   Status setup() {
     if (!o_.archive.empty())
       return {Errc::kUsage, "--archive " + o_.archive + ": a bucket inbox archives into its own archive/ prefix (" + inbox_.url("archive/") + ")"};
-    const char* t = std::getenv("TMPDIR");
-    std::string dir = std::string(t && *t ? t : "/tmp") + "/ilmap-inbox.XXXXXX";
-    if (!::mkdtemp(dir.data())) return {Errc::kIo, dir + ": cannot create a temporary folder: " + std::strerror(errno)};
-    tmp_ = dir;
+    const std::string t = platform::environment("TMPDIR").value_or("");
+    const std::string prefix = (t.empty() ? std::string("/tmp") : t) + "/ilmap-inbox.";
+    auto dir = platform::make_temp_directory(prefix);
+    if (!dir) return {Errc::kIo, prefix + "XXXXXX: cannot create a temporary folder: " + std::strerror(errno)};
+    tmp_ = *dir;
     auto keys = inbox_.list_objects("");  // the inbox can be listed: credentials and bucket work
     if (!keys) return keys.error();
     return {};
@@ -330,7 +327,7 @@ class BucketWatcher {
         test_hook("after-claim");
         s = add_logged(store_, path, name, o_.package, log_);
       }
-      ::unlink(path.c_str());
+      platform::remove_file(path);
     }
     if (s) {
       auto to = put_free("archive/", short_name, bytes, "");

@@ -1,10 +1,6 @@
 // SymbolStore.cpp - see SymbolStore.h.
 #include "symbols/SymbolStore.h"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -14,6 +10,7 @@
 
 #include "support/AtomicFile.h"
 #include "support/FileBytes.h"
+#include "support/Platform.h"
 #include "symbols/ModuleIdentity.h"
 
 namespace ilmap::symbols {
@@ -27,7 +24,7 @@ class StoreLock {
  public:
   static Result<StoreLock> open(const std::string& root) {
     const std::string path = root + "/.ilmap-store.lock";
-    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    const int fd = platform::open_lock_file(path, 0644);
     if (fd < 0) return Error{Errc::kIo, format("%s: cannot open the store lock: %s", path.c_str(), std::strerror(errno))};
     return StoreLock(fd, path);
   }
@@ -38,16 +35,14 @@ class StoreLock {
     return l;
   }
   Status lock() {
-    while (::flock(fd_, LOCK_EX) != 0) {
-      if (errno == EINTR) continue;
+    if (!platform::lock_file(fd_, true))
       return {Errc::kIo, format("%s: cannot lock: %s", path_.c_str(), std::strerror(errno))};
-    }
     return {};
   }
   StoreLock(StoreLock&& o) noexcept : fd_(o.fd_), path_(std::move(o.path_)) { o.fd_ = -1; }
   StoreLock& operator=(StoreLock&&) = delete;
   ~StoreLock() {
-    if (fd_ >= 0) ::close(fd_);  // releases the lock
+    if (fd_ >= 0) platform::close_fd(fd_);  // releases the lock
   }
 
  private:
@@ -58,8 +53,9 @@ class StoreLock {
 
 bool same_bytes(const std::string& path, std::span<const std::uint8_t> bytes) {
   std::error_code ec;
-  if (fs::file_size(path, ec) != bytes.size() || ec) return false;
-  std::ifstream in(path, std::ios::binary);
+  const fs::path p = platform::fs_path(path);  // UTF-16 on Windows
+  if (fs::file_size(p, ec) != bytes.size() || ec) return false;
+  std::ifstream in(p, std::ios::binary);
   char buf[65536];
   std::size_t at = 0;
   while (in && at < bytes.size()) {
@@ -74,8 +70,9 @@ bool same_bytes(const std::string& path, std::span<const std::uint8_t> bytes) {
 // Same size and bytes.
 bool same_files(const std::string& a, const std::string& b) {
   std::error_code ec1, ec2;
-  if (fs::file_size(a, ec1) != fs::file_size(b, ec2) || ec1 || ec2) return false;
-  std::ifstream x(a, std::ios::binary), y(b, std::ios::binary);
+  const fs::path pa = platform::fs_path(a), pb = platform::fs_path(b);  // UTF-16 on Windows
+  if (fs::file_size(pa, ec1) != fs::file_size(pb, ec2) || ec1 || ec2) return false;
+  std::ifstream x(pa, std::ios::binary), y(pb, std::ios::binary);
   char bx[65536], by[65536];
   while (x && y) {
     x.read(bx, sizeof bx);
@@ -166,7 +163,7 @@ Result<PutOutcome> SymbolStore::put_new(std::string_view key, std::span<const st
   auto tmp = TempFile::create(target);
   if (!tmp) return tmp.error();
   int err = tmp->append(bytes);
-  if (err == 0 && ::fsync(tmp->fd()) != 0) err = errno;
+  if (err == 0 && platform::sync_fd(tmp->fd()) != 0) err = errno;
   if (err != 0) return Error{Errc::kIo, format("%s: write failed: %s", target.c_str(), std::strerror(err))};
   if (Status s = lock->lock(); !s) return s.error();
   return place_locked(

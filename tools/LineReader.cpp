@@ -1,7 +1,7 @@
 // LineReader.cpp - see LineReader.h.
 #include "tools/LineReader.h"
 
-#include <unistd.h>
+#include "support/Platform.h"
 
 #include <cerrno>
 #include <cstring>
@@ -12,7 +12,7 @@ bool LineReader::fill() {
   if (eof_ || errno_) return false;
   if (before_read_) before_read_();
   for (;;) {
-    const ssize_t n = ::read(fd_, buf_, sizeof buf_);
+    const long long n = platform::read_some(fd_, buf_, sizeof buf_);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       errno_ = errno ? errno : EIO;

@@ -8,9 +8,6 @@
 // AtomicFile.h (never an input, write-through for devices, atomic replacement otherwise); an
 // up-to-date cache (same input hash, size and compiler version, and it verifies) is left alone.
 // Messages are printed in input order, so output is deterministic.
-#include <fnmatch.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -25,6 +22,7 @@
 #include "symbols/CompileFile.h"
 #include "symbols/ResolveConfig.h"
 #include "tools/SymbolPathOption.h"
+#include "support/Platform.h"
 #include "support/TextEscape.h"
 
 namespace ilmap::cli {
@@ -66,7 +64,7 @@ struct Job {
 };
 
 std::string lower_ext(const fs::path& p) {
-  std::string e = p.extension().string();
+  std::string e = platform::fs_string(p.extension());
   std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return e;
 }
@@ -111,8 +109,9 @@ void run_job(Job& job, symbols::CompileFileOptions file_options, unsigned thread
 }
 
 bool glob_match(const std::string& glob, const fs::path& rel) {
-  return ::fnmatch(glob.c_str(), rel.generic_string().c_str(), 0) == 0 ||
-         ::fnmatch(glob.c_str(), rel.filename().string().c_str(), 0) == 0;
+  const std::u8string generic = rel.generic_u8string();  // '/' separators, UTF-8 on Windows too
+  return platform::glob_match(glob.c_str(), std::string(reinterpret_cast<const char*>(generic.data()), generic.size()).c_str()) ||
+         platform::glob_match(glob.c_str(), platform::fs_string(rel.filename()).c_str());
 }
 
 // --include (any must match when given) and --exclude (none may match), on the path relative
@@ -132,12 +131,13 @@ bool selected(const CompileArgs& o, const fs::path& rel) {
 Status expand_inputs(const CompileArgs& o, std::vector<Job>& jobs) {
   std::map<std::string, std::string> out_of;  // output -> input, to detect collisions
   auto add = [&](const fs::path& input, const fs::path& output, bool from_directory) -> Status {
-    auto [it, fresh] = out_of.emplace(output.string(), input.string());
+    const std::string in = platform::fs_string(input), out = platform::fs_string(output);
+    auto [it, fresh] = out_of.emplace(out, in);
     if (!fresh && !from_directory)
-      return {Errc::kUsage, format("inputs %s and %s would both write %s; use --out-dir with distinct names or compile them separately", it->second.c_str(), input.string().c_str(), output.string().c_str())};
+      return {Errc::kUsage, format("inputs %s and %s would both write %s; use --out-dir with distinct names or compile them separately", it->second.c_str(), in.c_str(), out.c_str())};
     Job job;
-    job.input = input.string();
-    job.output = output.string();
+    job.input = in;
+    job.output = out;
     job.from_directory = from_directory;
     if (!fresh) job.collides_with = it->second;
     jobs.push_back(std::move(job));
@@ -145,7 +145,7 @@ Status expand_inputs(const CompileArgs& o, std::vector<Job>& jobs) {
   };
   for (const std::string& arg : o.inputs) {
     std::error_code ec;
-    const fs::path p(arg);
+    const fs::path p = platform::fs_path(arg);
     if (fs::is_directory(p, ec)) {
       std::vector<fs::path> files;
       for (auto it = fs::recursive_directory_iterator(p, fs::directory_options::skip_permission_denied, ec);
@@ -156,12 +156,12 @@ Status expand_inputs(const CompileArgs& o, std::vector<Job>& jobs) {
       std::sort(files.begin(), files.end());
       std::set<std::string> pe_stems;  // "<dir>/<lower stem>" of every PE found
       for (const fs::path& f : files)
-        if (lower_ext(f) != ".pdb") pe_stems.insert((f.parent_path() / ascii_lower(f.stem().string())).string());
+        if (lower_ext(f) != ".pdb") pe_stems.insert(platform::fs_string(f.parent_path() / platform::fs_path(ascii_lower(platform::fs_string(f.stem())))));
       for (const fs::path& f : files) {
-        if (lower_ext(f) == ".pdb" && pe_stems.count((f.parent_path() / ascii_lower(f.stem().string())).string())) continue;
+        if (lower_ext(f) == ".pdb" && pe_stems.count(platform::fs_string(f.parent_path() / platform::fs_path(ascii_lower(platform::fs_string(f.stem())))))) continue;
         fs::path rel = f.lexically_relative(p);
         if (!selected(o, rel)) continue;
-        fs::path out = o.out_dir.empty() ? f : fs::path(o.out_dir) / rel;
+        fs::path out = o.out_dir.empty() ? f : platform::fs_path(o.out_dir) / rel;
         out.replace_extension(".ilmap");
         if (Status s = add(f, out, true); !s) return s;  // run_job creates the folders
       }
@@ -170,9 +170,9 @@ Status expand_inputs(const CompileArgs& o, std::vector<Job>& jobs) {
     if (!fs::exists(p, ec)) return {Errc::kIo, format("%s: no such file or directory", arg.c_str())};
     fs::path out;
     if (!o.out.empty()) {
-      out = o.out;
+      out = platform::fs_path(o.out);
     } else if (!o.out_dir.empty()) {
-      out = fs::path(o.out_dir) / p.filename();
+      out = platform::fs_path(o.out_dir) / p.filename();
       out.replace_extension(".ilmap");
     } else {
       out = p;
@@ -234,28 +234,29 @@ void print_json(const std::vector<Job>& jobs, const Tally& tally) {
 
 // True when `path` names what standard output already is (e.g. -o /dev/stdout).
 bool is_stdout(const std::string& path) {
-  struct stat a {}, b {};
-  return ::fstat(1, &a) == 0 && ::stat(path.c_str(), &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+  platform::FileInfo a, b;
+  return platform::stat_fd(1, a) && platform::stat_path(path, b) && a.same_file(b);
 }
 
 int run_compile(const CompileArgs& o) {
   if (!o.out.empty() && !o.out_dir.empty())
     return report_error({Errc::kUsage, "-o and --out-dir cannot be used together"});
-  if (!o.out.empty() && (o.inputs.size() != 1 || std::filesystem::is_directory(o.inputs[0])))
+  if (!o.out.empty() && (o.inputs.size() != 1 || fs::is_directory(platform::fs_path(o.inputs[0]))))
     return report_error({Errc::kUsage, "-o takes exactly one input file; use --out-dir for several"});
-  if (!o.pdb.empty() && (o.inputs.size() != 1 || std::filesystem::is_directory(o.inputs[0])))
+  if (!o.pdb.empty() && (o.inputs.size() != 1 || fs::is_directory(platform::fs_path(o.inputs[0]))))
     return report_error({Errc::kUsage, "--pdb takes exactly one input file (a .dll or .exe)"});
-  if (!o.pe.empty() && (o.inputs.size() != 1 || std::filesystem::is_directory(o.inputs[0])))
+  if (!o.pe.empty() && (o.inputs.size() != 1 || fs::is_directory(platform::fs_path(o.inputs[0]))))
     return report_error({Errc::kUsage, "--pe takes exactly one input file (a .pdb)"});
   const bool to_stdout = o.out == "-" || (!o.out.empty() && is_stdout(o.out));
   if (to_stdout && o.json) return report_error({Errc::kUsage, "--json cannot be used with -o - (standard output carries the cache)"});
-  if (o.out == "-" && ::isatty(1)) return report_error({Errc::kUsage, "-o -: standard output is a terminal; redirect it to a file or a pipe"});
+  if (o.out == "-" && platform::is_terminal(1)) return report_error({Errc::kUsage, "-o -: standard output is a terminal; redirect it to a file or a pipe"});
   if (!o.out_dir.empty()) {
     std::error_code ec;
-    if (fs::exists(o.out_dir, ec) && !fs::is_directory(o.out_dir, ec))
+    const fs::path out_dir = platform::fs_path(o.out_dir);
+    if (fs::exists(out_dir, ec) && !fs::is_directory(out_dir, ec))
       return report_error({Errc::kIo, escape_text(o.out_dir) + ": exists and is not a directory (--out-dir)"});
-    fs::create_directories(o.out_dir, ec);
-    if (!fs::is_directory(o.out_dir, ec))
+    fs::create_directories(out_dir, ec);
+    if (!fs::is_directory(out_dir, ec))
       return report_error({Errc::kIo, format("%s: cannot create output directory: %s", escape_text(o.out_dir).c_str(), ec.message().c_str())});
   }
   std::vector<Job> jobs;

@@ -10,12 +10,12 @@
 #include <optional>
 #include <thread>
 
-#include <unistd.h>
 
 #include "tools/Commands.h"
 #include "tools/HelpFormatter.h"
 #include "tools/FetchProgress.h"
 #include "support/FileBytes.h"
+#include "support/Platform.h"
 #include "symbols/ModuleIdentity.h"
 #include "symbols/ModuleResolver.h"
 #include "decode/PeFile.h"
@@ -111,7 +111,7 @@ int run_fetch(const FetchArgs& a) {
   {
     // A progress line on a terminal only (docs/symbol-stores.md "Fetching from symbol
     // servers"); erased before the answers print.
-    FetchProgress progress(!a.verbose && ::isatty(2) == 1, items.size(), done, received);
+    FetchProgress progress(!a.verbose && platform::is_terminal(2), items.size(), done, received);
     std::vector<std::thread> pool;
     for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
     work();

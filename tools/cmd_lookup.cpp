@@ -21,7 +21,6 @@
 // stats the file when new input arrived (and every few ms) and opens it again when it was replaced
 // or rewritten. An answer read from a changed mapping is never printed: the query gets an error
 // line when the file cannot be opened again, and the run then exits 2.
-#include <sys/stat.h>
 
 #include <cerrno>
 #include <chrono>
@@ -31,7 +30,7 @@
 #include <string>
 #include <vector>
 
-#include "support/StatTime.h"
+#include "support/Platform.h"
 #include "tools/Commands.h"
 #include "decode/DebugInput.h"
 #include "tools/LineReader.h"
@@ -74,14 +73,11 @@ Status compile_into_cache_dir(LookupOptions& o);
 // verified cache the symbol path holds for it (fetched when needed).
 Status resolve_cache_argument(LookupOptions& o) {
   const std::string spec = symbol_path_or_env(o.symbol_path);
-  struct stat st {};
-  if (::stat(o.cache.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return {};  // open() says what it is
+  platform::FileInfo st;
+  if (!platform::stat_path(o.cache, st) || !st.regular()) return {};  // open() says what it is
   std::uint8_t head[32] = {};
   std::size_t n = 0;
-  if (std::FILE* f = std::fopen(o.cache.c_str(), "rb")) {
-    n = std::fread(head, 1, sizeof head, f);
-    std::fclose(f);
-  }
+  if (const long long got = platform::read_head(o.cache, head, sizeof head); got > 0) n = std::size_t(got);
   const InputKind kind = n > 0 ? sniff_input({head, n}) : InputKind::kUnknown;
   if (kind == InputKind::kCache) return {};
   if (spec.empty()) {
@@ -154,20 +150,17 @@ Result<Cache> open_cache(const LookupOptions& o) {
 // Identity of the file at a path, to notice it being replaced or rewritten (stat before open,
 // so a change between the two is seen at the next check).
 struct Stamp {
-  dev_t dev = 0;
-  ino_t ino = 0;
-  off_t size = 0;
-  timespec mtime{}, ctime{};
+  std::uint64_t dev = 0, ino = 0, size = 0;
+  std::int64_t mtime_ns = 0, ctime_ns = 0;
   bool operator==(const Stamp& o) const {
-    return dev == o.dev && ino == o.ino && size == o.size && mtime.tv_sec == o.mtime.tv_sec &&
-           mtime.tv_nsec == o.mtime.tv_nsec && ctime.tv_sec == o.ctime.tv_sec && ctime.tv_nsec == o.ctime.tv_nsec;
+    return dev == o.dev && ino == o.ino && size == o.size && mtime_ns == o.mtime_ns && ctime_ns == o.ctime_ns;
   }
 };
 
 std::optional<Stamp> stamp_of(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
-  return Stamp{st.st_dev, st.st_ino, st.st_size, ilmap::stat_mtime(st), ilmap::stat_ctime(st)};
+  platform::FileInfo st;
+  if (!platform::stat_path(path, st)) return std::nullopt;
+  return Stamp{st.device, st.inode, st.size, st.mtime_ns, st.ctime_ns};
 }
 
 // The cache a batch answers from, opened again when the file changes. The old Cache stays in

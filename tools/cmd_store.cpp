@@ -2,13 +2,11 @@
 // `ilmap store get STORE --for FILE`, `ilmap store verify STORE`, `ilmap store watch INBOX
 // STORE`: a symbol store laid out under SSQP keys, with the ilmap cache of every Portable PDB
 // beside it, fed with files or NuGet symbol packages (symbols/).
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -22,6 +20,7 @@
 #include "support/AtomicFile.h"
 #include "tools/Commands.h"
 #include "support/FileBytes.h"
+#include "support/Platform.h"
 #include "symbols/ModuleIdentity.h"
 #include "symbols/PackageIngest.h"
 #include "symbols/S3Store.h"
@@ -300,7 +299,7 @@ int run_add(const StoreArgs& where, const std::vector<std::string>& inputs, cons
   // handlers that remove temporary files.
   (void)new_file_mode();
   install_temp_cleanup();
-  const bool progress = !flags.quiet && ::isatty(2) && !files.empty();
+  const bool progress = !flags.quiet && platform::is_terminal(2) && !files.empty();
   AddPrinter printer(items, flags.quiet, flags.json, progress);
   const unsigned want = flags.jobs ? flags.jobs : std::max(1u, std::thread::hardware_concurrency());
   const unsigned n = std::max(1u, std::min<unsigned>(want, static_cast<unsigned>(groups.size())));
@@ -430,12 +429,7 @@ int run_watch(const symbols::WatchOptions& o, const StoreArgs& where) {
   }
   auto opened = open_store(where);
   if (!opened) return report_error(opened.error());
-  struct sigaction sa {};
-  sa.sa_handler = on_stop_signal;
-  sigemptyset(&sa.sa_mask);
-  sa.sa_flags = SA_RESTART;
-  ::sigaction(SIGINT, &sa, nullptr);
-  ::sigaction(SIGTERM, &sa, nullptr);
+  platform::handle_stop_signals(on_stop_signal);
   const auto log = [](const std::string& line) {
     print_line(line);
     std::fflush(stdout);

@@ -1,9 +1,6 @@
 // cmd_symbolicate.cpp - `ilmap symbolicate [FILE...|-] --search PATH...`: reads stack-trace
 // text (streaming, bounded memory) and writes it back with every frame it can resolve completed
 // with file and line, as the runtime prints a frame with symbols (symbolicate/Symbolicator.h).
-#include <fcntl.h>
-#include <poll.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
@@ -22,6 +19,7 @@
 #include "tools/SourceRootOption.h"
 #include "tools/SymbolPathOption.h"
 #include "symbolicate/Symbolicator.h"
+#include "support/Platform.h"
 
 namespace ilmap::cli {
 namespace {
@@ -48,20 +46,13 @@ bool use_color(const std::string& mode) {
   if (mode == "always") return true;
   if (mode == "never") return false;
   const char* no_color = std::getenv("NO_COLOR");
-  return ::isatty(STDOUT_FILENO) && !(no_color && *no_color);
+  return platform::is_terminal(1) && !(no_color && *no_color);
 }
 
 constexpr std::size_t kReadBuffer = sym::Symbolicator::kMaxLine;  // also the longest line parsed as a frame
 
 // True when a read of `fd` would not block: input is waiting (or the input has ended).
-bool input_waiting(int fd) {
-  pollfd p{fd, POLLIN, 0};
-  for (;;) {
-    const int n = ::poll(&p, 1, 0);
-    if (n >= 0) return n > 0;
-    if (errno != EINTR) return true;  // cannot tell: read on, as a file would
-  }
-}
+bool input_waiting(int fd) { return platform::input_waiting(fd); }
 
 // Feeds the lines of `prefix` (bytes already read, at most kReadBuffer) and then of `fd` to `s`.
 // Lines longer than the buffer go through as fragments.
@@ -97,7 +88,7 @@ Status pump(int fd, const std::string& name, std::string_view prefix, sym::Symbo
       }
     }
     if (short_read && !input_waiting(fd)) idle();
-    const ssize_t n = ::read(fd, buf.get() + end, kReadBuffer - end);
+    const long long n = platform::read_some(fd, buf.get() + end, kReadBuffer - end);
     if (n < 0) {
       if (errno == EINTR) continue;
       return {Errc::kIo, name + ": read failed: " + std::strerror(errno)};
@@ -122,7 +113,7 @@ Status read_prefix(int fd, const std::string& name, std::string& prefix, bool wh
       const std::size_t first = prefix.find_first_not_of(" \t\r\n");
       if (first != std::string::npos && prefix.find('\n', first) != std::string::npos) break;
     }
-    const ssize_t n = ::read(fd, chunk, std::min(sizeof chunk, kReadBuffer - prefix.size()));
+    const long long n = platform::read_some(fd, chunk, std::min(sizeof chunk, kReadBuffer - prefix.size()));
     if (n < 0) {
       if (errno == EINTR) continue;
       return {Errc::kIo, name + ": read failed: " + std::strerror(errno)};
@@ -140,7 +131,7 @@ Status read_rest(int fd, const std::string& name, std::size_t limit, std::string
   char chunk[65536];
   complete = false;
   while (text.size() <= limit) {
-    const ssize_t n = ::read(fd, chunk, sizeof chunk);
+    const long long n = platform::read_some(fd, chunk, sizeof chunk);
     if (n < 0) {
       if (errno == EINTR) continue;
       return {Errc::kIo, name + ": read failed: " + std::strerror(errno)};
@@ -283,7 +274,7 @@ int run_symbolicate(const SymbolicateArgs& a) {
   for (const std::string& in : inputs) {
     int fd = 0;
     if (in != "-") {
-      fd = ::open(in.c_str(), O_RDONLY | O_CLOEXEC);
+      fd = platform::open_read(in);
       if (fd < 0) {
         const int err = errno;
         s.finish();
@@ -331,7 +322,7 @@ int run_symbolicate(const SymbolicateArgs& a) {
       saw_text = true;
       st = feed_then_pump(fd, name, prefix, s, idle);
     }
-    if (fd != 0) ::close(fd);
+    if (fd != 0) platform::close_fd(fd);
     s.finish();
     if (!st) rc = std::max(rc, report_error(st.error()));
   }

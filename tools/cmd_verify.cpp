@@ -3,6 +3,7 @@
 
 #include "tools/Commands.h"
 #include "ilmap/cache.h"
+#include "support/Platform.h"
 
 namespace ilmap::cli {
 namespace {
@@ -16,10 +17,9 @@ std::string count(unsigned long long n, const char* noun) {
 void add_compile_hint(const std::string& path, Error& e) {
   if (e.code != Errc::kBadMagic) return;
   std::uint8_t head[4] = {};
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return;
-  const std::size_t n = std::fread(head, 1, sizeof head, f);
-  std::fclose(f);
+  const long long got = platform::read_head(path, head, sizeof head);
+  if (got < 0) return;
+  const std::size_t n = std::size_t(got);
   if ((n == 4 && std::memcmp(head, "BSJB", 4) == 0) || (n >= 2 && head[0] == 'M' && head[1] == 'Z'))
     e.message += " (it is a PDB or PE: compile it first with 'ilmap compile " + path + "')";
 }

@@ -13,6 +13,7 @@
 #include "tools/Commands.h"
 #include "ilmap/mapping_guard.h"
 #include "tools/HelpFormatter.h"
+#include "support/Platform.h"
 
 namespace {
 
@@ -175,4 +176,14 @@ int finish_stdout(int rc) {
 
 }  // namespace
 
-int main(int argc, char** argv) { return finish_stdout(run(argc, argv)); }
+// Arguments as UTF-8 on every system (on Windows argv is in the ANSI code page: the UTF-16
+// command line is read instead), and a console that shows UTF-8 text as such.
+int main(int argc, char** argv) {
+  std::vector<std::string> utf8 = ilmap::platform::utf8_arguments(argc, argv);
+  std::vector<char*> args;
+  args.reserve(utf8.size() + 1);
+  for (std::string& a : utf8) args.push_back(a.data());
+  args.push_back(nullptr);
+  ilmap::platform::utf8_console();
+  return finish_stdout(run(int(utf8.size()), args.data()));
+}

@@ -13,10 +13,13 @@ std::size_t huge_mapping_size(std::size_t n) noexcept {
   return (n + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
 }
 
-// Released with munmap (sys/mman.h of support/win32), as on Linux.
 std::uint8_t* map_huge(std::size_t size) noexcept {
   if (size == 0 || size % kHugePageBytes) return nullptr;
   return static_cast<std::uint8_t*>(VirtualAlloc(nullptr, size, MEM_RESERVE | MEM_COMMIT, PAGE_READWRITE));
+}
+
+void unmap_huge(void* p, std::size_t) noexcept {
+  if (p) VirtualFree(p, 0, MEM_RELEASE);
 }
 
 void prefault_for_write(void*, std::size_t) noexcept {}

@@ -11,16 +11,12 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 
+#include "support/Platform.h"
+#include "support/win32/WidePath.h"
+
 namespace {
 
-std::wstring widen(const char* s) {
-  const int n = MultiByteToWideChar(CP_UTF8, 0, s, -1, nullptr, 0);
-  if (n <= 0) return {};
-  std::wstring w(std::size_t(n), L'\0');
-  MultiByteToWideChar(CP_UTF8, 0, s, -1, w.data(), n);
-  w.resize(std::size_t(n - 1));
-  return w;
-}
+std::wstring widen(const char* s) { return ilmap::platform::wide_path(s); }
 
 // errno for the last Win32 error, for callers that report strerror(errno).
 int errno_of(DWORD e) {
@@ -51,6 +47,19 @@ thread_local std::string dl_error;
 }  // namespace
 
 extern "C" {
+
+int ilmap_win_stat64(const char* path, struct _stat64* st) {
+  ilmap::platform::FileInfo fi;
+  if (!ilmap::platform::stat_path(path, fi)) return -1;
+  *st = {};
+  st->st_mode = fi.directory() ? (_S_IFDIR | 0755) : fi.regular() ? (_S_IFREG | 0644) : 0;
+  st->st_nlink = 1;
+  st->st_size = static_cast<__int64>(fi.size);
+  st->st_dev = st->st_rdev = _dev_t(fi.device);
+  st->st_ino = _ino_t(fi.inode);
+  st->st_mtime = st->st_ctime = st->st_atime = static_cast<__time64_t>(fi.mtime_ns / 1000000000);
+  return 0;
+}
 
 void* mmap(void* addr, size_t len, int prot, int flags, int fd, int64_t off) {
   if (len == 0 || (flags & MAP_FIXED)) { errno = EINVAL; return MAP_FAILED; }

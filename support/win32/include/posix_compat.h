@@ -59,6 +59,11 @@ extern "C" {
 #define S_ISSOCK(m) 0
 
 // No symbolic links as POSIX sees them: lstat is stat, readlink always fails with EINVAL.
+// stat of a UTF-8 path: the runtime's _stat64 (what `stat` names with _FILE_OFFSET_BITS=64)
+// reads the ANSI code page, so calls go to support/Platform.h's stat_path (UTF-16, long paths)
+// instead; `struct stat` stays the runtime's struct _stat64.
+int ilmap_win_stat64(const char* path, struct _stat64* st);
+#define _stat64(path, st) ilmap_win_stat64(path, st)
 #define lstat stat
 static inline long readlink(const char* path, char* buf, size_t n) { (void)path, (void)buf, (void)n; errno = EINVAL; return -1; }
 static inline int fchmod(int fd, unsigned mode) { (void)fd, (void)mode; return 0; }
