@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "decode/SymstoreKeys.h"
+#include "support/Platform.h"
 
 namespace ilmap {
 
@@ -25,7 +26,7 @@ CacheSource cache_source_for(const DebugInput& in) {
   CacheSource src;
   if (in.msf) src.msf = &*in.msf;
   else src.pdb = &*in.pdb;
-  src.source_name = fs::path(in.path).filename().string();
+  src.source_name = platform::fs_string(platform::fs_path(in.path).filename());
   src.source_size = in.file.bytes().size();
   src.source_xxh3 = XXH3_64bits(in.file.bytes().data(), in.file.bytes().size());
   if (in.source == PdbSource::kSibling)
@@ -53,7 +54,7 @@ CacheSource cache_source_for(const DebugInput& in) {
 
 CachePeIdentity cache_pe_identity(const std::string& path, const PeInfo& info) {
   CachePeIdentity pe;
-  pe.name = fs::path(path).filename().string();
+  pe.name = platform::fs_string(platform::fs_path(path).filename());
   pe.timestamp = info.timestamp;
   pe.size_of_image = info.size_of_image;
   pe.pe_key = ssqp_pe_key(path, info.timestamp, info.size_of_image);

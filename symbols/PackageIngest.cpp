@@ -160,7 +160,7 @@ Status add_package(Store& store, const std::string& path, const PackageAddOption
                    const std::function<void(const PackageEvent&)>& on_event) {
   auto pkg = PackageReader::open(path, options.limits);
   if (!pkg) return pkg.error();
-  const std::string base = std::filesystem::path(path).filename().string();
+  const std::string base = platform::fs_string(platform::fs_path(path).filename());
 
   // Sources under src/ (legacy symbols packages), indexed by lower-cased file name.
   std::vector<const PackageEntry*> sources;

@@ -18,6 +18,7 @@
 #include "decode/PeFile.h"
 #include "decode/PortablePdb.h"
 #include "ilmap/cache.h"
+#include "support/Platform.h"
 
 namespace ilmap::symbols {
 namespace {
@@ -76,7 +77,7 @@ std::optional<PeBeside> pe_beside(const std::string& pdb_path, const PortablePdb
   return std::nullopt;
 }
 
-std::string name_of(const std::string& path) { return fs::path(path).filename().string(); }
+std::string name_of(const std::string& path) { return platform::fs_string(platform::fs_path(path).filename()); }
 
 Result<CacheOrigin> origin_of(const Cache& cache) {
   if (Status s = cache.verify(); !s) return s.error();

@@ -172,7 +172,7 @@ class Watcher {
     std::error_code ec;
     const auto now = std::chrono::system_clock::now();
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-      const std::string name = it->path().filename().string();
+      const std::string name = platform::fs_string(it->path().filename());
       if (name.empty() || name[0] == '.' || !is_package_name(name)) continue;
       platform::FileInfo st;
       if (!platform::stat_path(it->path().string(), st, false) || !st.regular()) continue;

@@ -118,7 +118,7 @@ Result<std::string> SymbolStore::find(std::string_view key) const {
     if (!fs::exists(next, ec)) {
       next.clear();
       for (fs::directory_iterator it(at, ec), end; !ec && it != end; it.increment(ec))
-        if (ascii_lower_equal(it->path().filename().string(), part)) {
+        if (ascii_lower_equal(platform::fs_string(it->path().filename()), part)) {
           next = it->path().string();
           break;
         }

@@ -6,6 +6,7 @@
 #include <windows.h>
 
 #include <fcntl.h>
+#include <fnmatch.h>  // support/win32/include: POSIX fnmatch with flags 0
 #include <io.h>
 #include <shellapi.h>
 
@@ -282,6 +283,8 @@ std::string fs_string(const std::filesystem::path& p) {
   const std::u8string s = p.u8string();
   return std::string(reinterpret_cast<const char*>(s.data()), s.size());
 }
+
+bool glob_match(const char* pattern, const char* text) noexcept { return ::fnmatch(pattern, text, 0) == 0; }
 
 std::vector<std::string> utf8_arguments(int argc, char** argv) {
   int n = 0;
