@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# paths.sh LINUX_ILMAP WINDOWS_BUILD_DIR REPO_ROOT - the win-x64 build under Wine with the paths
+# Windows users have (docs/build-and-test.md "Windows", support/Platform.h), against the Linux
+# build of the same sources:
+#   - a PDB at "Zoë dir/Ümlaut.pdb" compiles to "Ключ.ilmap" beside it, byte for byte the cache
+#     the Linux program writes from the same file (UTF-16 arguments and file names);
+#   - the same in a folder whose path is longer than 260 characters (MAX_PATH: the \\?\ form;
+#     Wine 8 does not enforce MAX_PATH, so here this guards against regressions only);
+#   - `symbolicate --source-root` with the folder in \\?\Z:\... form reads the sources as the
+#     Linux program does with the plain path (same output);
+#   - a non-ASCII argument echoed in an error message is the same UTF-8 bytes as on Linux.
+# Wine runs as wine-env.sh sets it up. Exit 0 pass, 1 fail, 77 skip (no Windows build, no wine64).
+set -uo pipefail
+export LC_ALL=C.UTF-8
+lin=$(realpath "$1") win=$2 root=$(realpath "$3")
+. "$(dirname "$0")/wine-env.sh"
+winpath() { local p=$1; echo "Z:${p//\//\\}"; }  # Wine's drive Z: is the Unix root
+
+frames=$root/corpus/out/cs-frames
+pdb=$frames/Ilmap.Corpus.Frames.pdb
+[[ -f $pdb ]] || { echo "SKIP: $pdb missing (corpus not built)"; exit 77; }
+# A cache names its PDB's file, so each Windows cache is compared with the Linux program's cache
+# of the same file.
+lin_cache() { "$lin" compile -q "$1" -o "$2" || fail "the Linux program cannot compile $1"; }
+
+# 1. Spaces and non-ASCII in the folder, the input and the output name.
+dir="$work/Zoë dir"
+mkdir -p "$dir" && cp "$pdb" "$dir/Ümlaut.pdb"
+lin_cache "$dir/Ümlaut.pdb" "$work/frames.ilmap"
+if w compile -q "$dir/Ümlaut.pdb" -o "$dir/Ключ.ilmap" 2>"$work/u.err" && cmp -s "$work/frames.ilmap" "$dir/Ключ.ilmap"; then
+  echo "ok   Zoë dir/Ümlaut.pdb -> Ключ.ilmap: the Linux cache's bytes"
+else
+  fail "Zoë dir/Ümlaut.pdb -> Ключ.ilmap: $(head -c 300 "$work/u.err"; ls "$dir" | tr '\n' ' ')"
+fi
+# ... and given as a Windows path with backslashes, to the default output name beside it.
+rm -f "$dir/Ümlaut.ilmap"
+if w compile -q "$(winpath "$dir/Ümlaut.pdb")" 2>"$work/u2.err" && cmp -s "$work/frames.ilmap" "$dir/Ümlaut.ilmap"; then
+  echo "ok   Z:\\...\\Zoë dir\\Ümlaut.pdb -> Ümlaut.ilmap beside it"
+else
+  fail "Z:\\...\\Zoë dir\\Ümlaut.pdb: $(head -c 300 "$work/u2.err"; ls "$dir" | tr '\n' ' ')"
+fi
+
+# 2. A path over MAX_PATH (260): three folders of 100 characters.
+long=$work/long/$(printf 'a%.0s' {1..100})/$(printf 'b%.0s' {1..100})/$(printf 'c%.0s' {1..100})
+mkdir -p "$long" && cp "$pdb" "$long/Frames.pdb"
+lin_cache "$long/Frames.pdb" "$work/frames.ilmap"
+if w compile -q "$long/Frames.pdb" -o "$long/Frames.ilmap" 2>"$work/l.err" && cmp -s "$work/frames.ilmap" "$long/Frames.ilmap"; then
+  echo "ok   a ${#long}-character folder: the same cache"
+else
+  fail "a ${#long}-character folder: $(head -c 300 "$work/l.err")"
+fi
+if w compile -q "$(winpath "$long/Frames.pdb")" --out-dir "$(winpath "$long/out dir")" 2>"$work/l2.err" \
+   && cmp -s "$work/frames.ilmap" "$long/out dir/Frames.ilmap"; then
+  echo "ok   --out-dir made in a ${#long}-character folder (Z:\\ form)"
+else
+  fail "--out-dir in a ${#long}-character folder: $(head -c 300 "$work/l2.err")"
+fi
+
+# 3. --source-root with the folder in \\?\ form (the form long paths and some tools give).
+trace=$root/corpus/traces/cs-frames.il-offsets.txt
+# (standard output and error apart: their interleaving depends on each system's buffering)
+"$lin" symbolicate --search "$frames" --context 2 --source-root "/_/=$root/corpus/src" "$trace" >"$work/src-lin.txt" 2>"$work/src-lin.err"
+w symbolicate --search "$frames" --context 2 --source-root "/_/=\\\\?\\$(winpath "$root/corpus/src")" "$trace" >"$work/src-win.txt" 2>"$work/src-win.err"
+if cmp -s "$work/src-lin.txt" "$work/src-win.txt" && cmp -s "$work/src-lin.err" "$work/src-win.err" && grep -q ' | ' "$work/src-lin.txt"; then
+  echo "ok   --source-root /_/=\\\\?\\Z:\\...\\corpus\\src shows the sources as on Linux"
+else
+  fail "--source-root in \\\\?\\ form: the output differs from Linux's: $(diff "$work/src-lin.txt" "$work/src-win.txt" | head -5; diff "$work/src-lin.err" "$work/src-win.err" | head -5)"
+fi
+
+# 4. A non-ASCII argument in an error message: the same UTF-8 bytes as on Linux.
+rc_l=0 rc_w=0
+"$lin" compile -q "$work/nonexistent-Ключ.pdb" -o "$work/x.ilmap" 2>"$work/e-lin.txt" || rc_l=$?
+w compile -q "$work/nonexistent-Ключ.pdb" -o "$work/x.ilmap" 2>"$work/e-win.txt" || rc_w=$?
+if [[ $rc_l -eq $rc_w ]] && cmp -s "$work/e-lin.txt" "$work/e-win.txt" && grep -q 'Ключ' "$work/e-win.txt"; then
+  echo "ok   a non-ASCII argument in an error: the same bytes (exit $rc_w)"
+else
+  fail "non-ASCII argument: exit $rc_w/$rc_l: $(od -c "$work/e-win.txt" | head -4)"
+fi
+
+wine_finish
