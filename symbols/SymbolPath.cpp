@@ -35,13 +35,19 @@ Result<std::vector<SymbolPathEntry>> parse_symbol_path(std::string_view spec) {
   std::vector<SymbolPathEntry> out;
   std::string default_cache;
   for (const std::string& entry : split(spec, ';')) {
-    if (ieq_prefix(entry, "srv*") || ieq_prefix(entry, "cache*")) {
-      const bool srv = ieq_prefix(entry, "srv*");
-      std::vector<std::string> parts = split(std::string_view(entry).substr(srv ? 4 : 6), '*');
+    const bool symsrv = ieq_prefix(entry, "symsrv*");
+    if (symsrv || ieq_prefix(entry, "srv*") || ieq_prefix(entry, "cache*")) {
+      const bool srv = symsrv || ieq_prefix(entry, "srv*");
+      std::vector<std::string> parts = split(std::string_view(entry).substr(symsrv ? 7 : srv ? 4 : 6), '*');
       if (!srv) {
-        if (parts.empty()) return Error{Errc::kUsage, "symbol path entry '" + entry + "' names no directory"};
-        default_cache = parts.front();
+        // cache* alone: the debuggers' default cache, here ModuleResolver's (default_cache_dir()).
+        default_cache = parts.empty() ? std::string() : parts.front();
         continue;
+      }
+      if (symsrv) {
+        // symsrv*DLL*...: the DLL that would serve it (symsrv.dll) means nothing to ilmap.
+        if (parts.size() < 2) return Error{Errc::kUsage, "symbol path entry '" + entry + "' names no server after the DLL"};
+        parts.erase(parts.begin());
       }
       if (parts.empty()) return Error{Errc::kUsage, "symbol path entry '" + entry + "' names no server"};
       SymbolPathEntry e;
@@ -69,10 +75,20 @@ Result<std::vector<SymbolPathEntry>> parse_symbol_path(std::string_view spec) {
   return out;
 }
 
-std::string default_cache_dir() {
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/ilmap";
-  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/ilmap";
+std::string default_cache_dir(CacheConvention convention, const std::function<const char*(const char*)>& env) {
+  if (convention == CacheConvention::kWindows) {
+    // Per user and per machine (not roaming), where Windows programs keep caches; no fallback
+    // to %USERPROFILE%: a session without LOCALAPPDATA is a service's, which names its own.
+    if (const char* l = env("LOCALAPPDATA"); l && *l) return std::string(l) + "\\ilmap";
+    return {};
+  }
+  if (const char* x = env("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/ilmap";
+  if (const char* h = env("HOME"); h && *h) return std::string(h) + "/.cache/ilmap";
   return {};
+}
+
+std::string default_cache_dir() {
+  return default_cache_dir(kHostCacheConvention, [](const char* name) { return std::getenv(name); });
 }
 
 }  // namespace ilmap::symbols

@@ -111,7 +111,7 @@ Status compile_into_cache_dir(LookupOptions& o) {
   const std::string cache_dir = config.cache_directory();
   if (cache_dir.empty())
     return Error{Errc::kUsage, o.cache + " is a PE or PDB, and there is no cache directory to compile it into: "
-                                         "give --cache-dir DIR (or set XDG_CACHE_HOME or HOME)"};
+                                         "give --cache-dir DIR (or set XDG_CACHE_HOME or HOME; on Windows LOCALAPPDATA)"};
   auto index_options = config.module_index_options();  // no symbol path: cannot fail
   if (!index_options) return index_options.error();
   auto index = symbols::ModuleIndex::create(std::move(*index_options));
@@ -363,7 +363,7 @@ void register_lookup(CLI::App& app, int& rc) {
                 "state machine");
   cmd->add_option("--cache-dir", o->cache_dir,
                   "Where a PE or PDB given as CACHE is compiled (default $XDG_CACHE_HOME/ilmap, else "
-                  "$HOME/.cache/ilmap)");
+                  "$HOME/.cache/ilmap; on Windows %LOCALAPPDATA%\\ilmap)");
   cmd->add_flag("--verify", o->verify, "Verify the cache (checksum and every block) before answering");
   add_symbol_path_option(cmd, o->symbol_path, "the cache of a PE or Portable PDB given as CACHE", o->download_timeout_s);
   cmd->callback([o, &rc] { rc = run_lookup(*o); });

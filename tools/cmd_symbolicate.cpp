@@ -378,7 +378,8 @@ void register_symbolicate(CLI::App& app, int& rc) {
                   "(default $_NT_SYMBOL_PATH)");
   add_download_timeout_option(cmd, a->download_timeout_s);
   cmd->add_option("--cache-dir", a->cache_dir,
-                  "Where compiled caches are kept (default $XDG_CACHE_HOME/ilmap, else $HOME/.cache/ilmap)");
+                  "Where compiled caches are kept (default $XDG_CACHE_HOME/ilmap, else $HOME/.cache/ilmap; on "
+                  "Windows %LOCALAPPDATA%\\ilmap)");
   cmd->add_flag("--columns", a->columns, "Add ':COLUMN' after the line number");
   cmd->add_flag("--urls", a->urls, "Print the SourceLink URL instead of the path when the document has one");
   cmd->add_flag("--json", a->json, "Print one JSON object per frame (resolved or not) instead of the text");
