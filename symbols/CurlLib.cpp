@@ -12,6 +12,13 @@ const CurlLib* load_curl(std::string& why) {
   static std::string error;
   static std::once_flag once;
   std::call_once(once, [] {
+#ifdef ILMAP_CURL_LINKED
+    // The win-x64 build links a static libcurl (scripts/windows-deps.sh): Windows has no system
+    // libcurl to load, and one with Schannel costs ilmap.exe's start nothing measurable.
+    curl = CurlLib{&curl_global_init, &curl_easy_init,     &curl_easy_setopt,  &curl_easy_perform,
+                   &curl_easy_getinfo, &curl_easy_cleanup, &curl_easy_strerror, &curl_slist_append,
+                   &curl_slist_free_all};
+#else
     void* lib = open_shared_library("libcurl.so.4", "libcurl", "libcurl4", error);
     if (!lib) return;
     const bool ok = bind_symbol(lib, "curl_global_init", curl.global_init) &&
@@ -27,6 +34,7 @@ const CurlLib* load_curl(std::string& why) {
       error = "libcurl.so.4 lacks a function ilmap needs";
       return;
     }
+#endif
     curl.global_init(CURL_GLOBAL_DEFAULT);
     loaded = &curl;
   });

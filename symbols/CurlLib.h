@@ -1,6 +1,8 @@
 // CurlLib.h - the libcurl functions ilmap uses, loaded from libcurl.so.4 with dlopen on first use
 // (HttpGet for symbol servers, S3Client for buckets): linking libcurl made every ilmap command
-// start about 3 times slower, loading a dozen shared libraries only these two need.
+// start about 3 times slower, loading a dozen shared libraries only these two need. Where the build
+// links libcurl statically instead (ILMAP_CURL_LINKED: the win-x64 build, whose libcurl is built
+// from Debian's source with Schannel by scripts/windows-deps.sh), the same table points at it.
 #pragma once
 
 #include <curl/curl.h>

@@ -1,5 +1,7 @@
 // PackageReader.cpp - see PackageReader.h. libzip is resolved with dlopen on first use, like
-// libcurl in HttpGet.cpp: linking it would load libcrypto.so.3 into every ilmap process.
+// libcurl in HttpGet.cpp: linking it would load libcrypto.so.3 into every ilmap process. The
+// win-x64 build links a static libzip over zlib instead (ILMAP_LIBZIP_LINKED:
+// scripts/windows-deps.sh), through the same table.
 #include "symbols/PackageReader.h"
 #include "support/Platform.h"
 #include "support/SharedLibrary.h"
@@ -44,6 +46,12 @@ const Zip* load_zip(std::string& why) {
   static std::string error;
   static std::once_flag once;
   std::call_once(once, [] {
+#ifdef ILMAP_LIBZIP_LINKED
+    z = Zip{&zip_open,         &zip_get_num_entries, &zip_stat_index,      &zip_file_get_external_attributes,
+            &zip_fopen_index,  &zip_fread,           &zip_fclose,          &zip_discard,
+            &zip_strerror,     &zip_file_strerror,   &zip_error_init_with_code, &zip_error_strerror,
+            &zip_error_fini};
+#else
     void* lib = open_shared_library("libzip.so.4", "libzip", "libzip4", error);
     if (!lib) return;
     const bool ok = bind_symbol(lib, "zip_open", z.open) &&
@@ -62,6 +70,7 @@ const Zip* load_zip(std::string& why) {
       error = "libzip.so.4 lacks a function ilmap needs";
       return;
     }
+#endif
     loaded = &z;
   });
   why = error;

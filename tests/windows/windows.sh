@@ -21,7 +21,7 @@ format=$(x86_64-w64-mingw32-objdump -f "$exe" 2>/dev/null | sed -n 's/.*file for
 if command -v x86_64-w64-mingw32-objdump >/dev/null; then
   dlls=$(x86_64-w64-mingw32-objdump -p "$exe" | sed -n 's/^\s*DLL Name: //p' | tr 'A-Z' 'a-z' | sort | tr '\n' ' ')
   for d in $dlls; do
-    case $d in kernel32.dll|msvcrt.dll|bcrypt.dll|advapi32.dll|shell32.dll|user32.dll|ws2_32.dll|ntdll.dll) ;;
+    case $d in kernel32.dll|msvcrt.dll|bcrypt.dll|advapi32.dll|shell32.dll|user32.dll|ws2_32.dll|ntdll.dll|crypt32.dll|secur32.dll|winmm.dll) ;;
       *) fail "ilmap.exe needs $d, which is not part of Windows (static runtime expected)" ;; esac
   done
   echo "ok   ilmap.exe imports only Windows' own DLLs: $dlls"
