@@ -9,7 +9,7 @@
 #   arm64   the same for linux-arm64, cross-compiled (cmake/toolchain-linux-arm64-glibc231.cmake);
 #           tests/arm64 (in the Release build's ctest) runs it under qemu-user against the x64 build
 #   windows the win-x64 ilmap.exe, cross-compiled with mingw-w64 (cmake/toolchain-windows-x64.cmake)
-#           after scripts/windows-deps.sh (zstd, libdeflate from Debian's sources: once);
+#           after scripts/windows-deps.sh (zstd, libdeflate, libcurl, libzip from Debian's sources: once);
 #           tests/windows (in the Release build's ctest) runs it under Wine against the Linux build
 # dist and arm64 first make their Debian 11 sysroot (scripts/sysroot-bullseye.sh: once, about a
 # minute; needs root and debootstrap) and end with scripts/check-glibc-floor.sh on what they built.
