@@ -71,18 +71,6 @@ long long read_at(int fd, void* dst, std::size_t n, std::uint64_t offset) {
 int close_fd(int fd) { return ::close(fd); }
 int sync_fd(int fd) { return ::fsync(fd); }
 
-long long read_head(const std::string& path, void* dst, std::size_t n) {
-  const int fd = open_read(path, kNonBlock);
-  if (fd < 0) return -1;
-  std::size_t got = 0;
-  long long r = 0;
-  while (got < n && (r = read_some(fd, static_cast<char*>(dst) + got, n - got)) > 0) got += std::size_t(r);
-  const int err = errno;
-  close_fd(fd);
-  if (r < 0) return errno = err, -1;
-  return static_cast<long long>(got);
-}
-
 bool stat_path(const std::string& path, FileInfo& out, bool follow) {
   struct stat st {};
   if ((follow ? ::stat(path.c_str(), &st) : ::lstat(path.c_str(), &st)) != 0) return false;
