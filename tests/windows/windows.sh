@@ -4,6 +4,7 @@
 #   - ilmap.exe is a PE32+ x86-64 program that needs only Windows' own DLLs, and says the same version;
 #   - it compiles every PDB of corpus/out (with its PE where one lies beside it) and of
 #     SHARED_DIR/corpus-public into the same bytes as the Linux program;
+#   - dump, verify and lines (every line of every document, with / and with \) print the same;
 #   - its lookups of every frame of corpus/runtime-frames.tsv (the .NET runtime's) and its
 #     symbolicate of the runtime's recorded trace print what the Linux program prints, and a CRLF
 #     copy of the trace comes out CRLF, byte for byte as the Linux program writes it;
@@ -53,6 +54,31 @@ if cmp -s "$work/win.lookups" "$work/lin.lookups" && [[ -s $work/win.lookups ]];
 else
   fail "lookups differ: $(diff "$work/lin.lookups" "$work/win.lookups" | head -n 4)"
 fi
+
+# dump (of the PE with its PDB and of the cache), verify and lines (every line 1-200 of every
+# document the dump names, each with its separators as written and with backslashes): the same
+# bytes and exit codes on Windows and Linux.
+same_run() {  # label, then ilmap's arguments; stdin is given to both
+  local label=$1 rc_l=0 rc_w=0
+  shift
+  "$lin" "$@" <"$work/stdin" >"$work/lin.out" 2>"$work/lin.err2" || rc_l=$?
+  w "$@" <"$work/stdin" >"$work/win.out" 2>"$work/win.err2" || rc_w=$?
+  if [[ $rc_l -eq $rc_w ]] && cmp -s "$work/lin.out" "$work/win.out" && [[ -s $work/lin.out ]]; then
+    echo "ok   $label: the same $(wc -l <"$work/lin.out") lines and exit $rc_l on Windows and Linux"
+  else
+    fail "$label: exit $rc_w on Windows, $rc_l on Linux; $(diff "$work/lin.out" "$work/win.out" | head -n 4)"
+  fi
+}
+: >"$work/stdin"
+same_run "dump of the PE" dump "$frames_dll"
+same_run "dump of the cache" dump "$work/frames.ilmap"
+same_run "verify" verify "$work/frames.ilmap"
+"$lin" dump "$work/frames.ilmap" | awk '{ print $3 }' | sort -u >"$work/docs"
+while read -r doc; do
+  for ((line = 1; line <= 200; line++)); do echo "$doc:$line"; echo "${doc//\//\\}:$line"; done
+done <"$work/docs" >"$work/stdin"
+[[ $(wc -l <"$work/stdin") -ge 2000 ]] || fail "few lines queries: $(wc -l <"$work/stdin")"
+same_run "lines of $(wc -l <"$work/docs") documents" lines --batch "$work/frames.ilmap"
 
 # symbolicate of the runtime's trace, as it is (LF) and as a CRLF copy: the same bytes out.
 trace=$root/corpus/traces/cs-frames.il-offsets.txt
