@@ -65,6 +65,15 @@ if [[ $(id -u) -eq 0 ]] && command -v debootstrap >/dev/null; then
     exit $rc ) >build/sysroots.log 2>&1 &
   sysroots_pid=$!
 fi
+# The win-x64 build's libraries (zstd, libdeflate, libcurl, libzip from Debian's sources: about 4
+# minutes, most of it libcurl's configure probes, one compile at a time) are built the same way,
+# beside the Release build; "build windows" waits for them. Their output: build/windows-deps.log.
+windeps_pid=""
+if command -v x86_64-w64-mingw32-g++-posix >/dev/null; then
+  mkdir -p build
+  ILMAP_JOBS=1 bash scripts/windows-deps.sh >build/windows-deps.log 2>&1 &
+  windeps_pid=$!
+fi
 for config in release sanitize; do
   phase "build $config"
   bash scripts/build.sh "$config"
@@ -89,9 +98,14 @@ for config in release sanitize; do
     fi
     # win-x64 (mingw-w64, its own zstd and libdeflate from Debian's sources): run under Wine by
     # tests/windows in the Release tests.
-    if command -v x86_64-w64-mingw32-g++-posix >/dev/null; then
+    if [[ -n $windeps_pid ]]; then
       phase "build windows"
-      bash scripts/build.sh windows || status=1
+      if wait "$windeps_pid"; then
+        bash scripts/build.sh windows || status=1
+      else
+        echo "== the win-x64 libraries could not be built:"; tail -n 20 build/windows-deps.log
+        status=1
+      fi
     else
       echo "== build windows skipped: mingw-w64 (g++-mingw-w64-x86-64-posix) is not installed"
     fi
