@@ -28,8 +28,18 @@ out=$(realpath "$out")
 cc=x86_64-w64-mingw32-gcc-posix
 command -v "$cc" >/dev/null || { echo "windows-deps: $cc not found: scripts/install-deps.sh installs g++-mingw-w64-x86-64-posix" >&2; exit 1; }
 
-# The stamp names the source versions; a newer Debian source package rebuilds.
-src_version() { apt-cache showsrc "$1" 2>/dev/null | sed -n 's/^Version: //p' | sort -V | tail -n 1; }
+# The stamp names the source versions; a newer Debian source package rebuilds. Each library is
+# built from the source of the -dev package the Linux build links (so both programs run the same
+# library code: zstd's output is part of the cache bytes); without it installed, from the newest
+# source apt knows of. (The newest known is not always the one to take: a security update's index
+# may list a source the mirror does not serve.)
+declare -A dev_pkg=([libzstd]=libzstd-dev [libdeflate]=libdeflate-dev [curl]=libcurl4-openssl-dev [libzip]=libzip-dev)
+src_version() {
+  local v
+  v=$(dpkg-query -W -f '${source:Version}' "${dev_pkg[$1]}:$(dpkg --print-architecture)" 2>/dev/null || true)
+  [[ -n $v ]] || v=$(apt-cache showsrc "$1" 2>/dev/null | sed -n 's/^Version: //p' | sort -V | tail -n 1)
+  echo "$v"
+}
 libs=(libzstd libdeflate curl libzip)
 declare -A ver
 for l in "${libs[@]}"; do
@@ -58,9 +68,16 @@ done
 rm -rf "$out/src"
 mkdir -p "$out/src"
 if [[ ${#todo[@]} -gt 0 ]]; then
-  (cd "$out/src" && apt-get source -qq --download-only "${todo[@]}" 2>&1 | grep -v 'unsandboxed as root' >&2 || true; \
-    ls *.dsc >/dev/null && \
-    for dsc in *.dsc; do
+  wanted=()
+  for l in "${todo[@]}"; do wanted+=("$l=${ver[$l]}"); done
+  (cd "$out/src" && apt-get source -qq --download-only "${wanted[@]}" 2>&1 | grep -v 'unsandboxed as root' >&2 || true)
+  for l in "${todo[@]}"; do
+    [[ -f $out/src/${l}_${ver[$l]#*:}.dsc ]] || {
+      echo "windows-deps: could not fetch the source of $l ${ver[$l]} (apt-get source $l=${ver[$l]}; see above)" >&2
+      exit 1
+    }
+  done
+  (cd "$out/src" && for dsc in *.dsc; do
       # apt-get source checked the files against the mirror's signed index; dpkg-source's own
       # check wants the uploader's key, which is not installed: its warning is noise here.
       dpkg-source -x "$dsc" >dpkg-source.log 2>&1 || { cat dpkg-source.log >&2; exit 1; }
