@@ -4,6 +4,7 @@
 #include "compiler/ScratchBuffers.h"
 
 #include "support/HugePages.h"
+#include "support/ThreadLocal.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -120,10 +121,7 @@ void ScratchPool::give(ScratchBlock b) {
   *slot = b;
 }
 
-ScratchPool& scratch_pool() {
-  thread_local ScratchPool pool;
-  return pool;
-}
+ScratchPool& scratch_pool() { return per_thread<ScratchPool>(); }
 
 std::uint8_t* ScratchAllocator::allocate(std::size_t size) { return scratch_pool().take(size).p; }
 

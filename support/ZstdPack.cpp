@@ -2,6 +2,7 @@
 #include "support/ZstdPack.h"
 
 #include "support/HugePages.h"
+#include "support/ThreadLocal.h"
 
 #include <sys/mman.h>
 // ZSTD_initStaticCCtx and ZSTD_estimateCCtxSize (zstd's "static linking only" API, exported by
@@ -54,10 +55,7 @@ void PackScratch::trim() {
   }
 }
 
-PackScratch& pack_scratch() {
-  thread_local PackScratch scratch;
-  return scratch;
-}
+PackScratch& pack_scratch() { return per_thread<PackScratch>(); }
 
 std::span<const std::uint8_t> zstd_pack(std::span<const std::uint8_t> bytes, PackTable table) {
   if (bytes.empty()) return {};
@@ -87,7 +85,7 @@ std::span<const std::uint8_t> zstd_pack(std::span<const std::uint8_t> bytes, Pac
       if (mem) ::munmap(mem, size);
     }
   };
-  thread_local Ctx ctx;
+  Ctx& ctx = per_thread<Ctx>();
   if (!ctx.c || ZSTD_isError(ZSTD_CCtx_setParameter(ctx.c, ZSTD_c_hashLog, static_cast<int>(table)))) return {};
   const std::size_t bound = ZSTD_compressBound(bytes.size());
   std::uint8_t* out = pack_scratch().get(1, bound);

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cwchar>
 
+#include "support/ThreadLocal.h"
 #include "support/win32/WidePath.h"
 
 namespace ilmap::platform {
@@ -319,3 +320,16 @@ std::size_t page_size() noexcept {
 void kill_self() noexcept { TerminateProcess(GetCurrentProcess(), 137); for (;;) {} }
 
 }  // namespace ilmap::platform
+
+namespace ilmap::thread_slots {
+
+// FLS callbacks are PFLS_CALLBACK_FUNCTION (WINAPI); on x64 that is the one calling convention,
+// the same as a plain function's.
+unsigned create(void (*destroy)(void*)) noexcept {
+  const DWORD slot = FlsAlloc(reinterpret_cast<PFLS_CALLBACK_FUNCTION>(destroy));
+  return slot == FLS_OUT_OF_INDEXES ? ~0u : static_cast<unsigned>(slot);
+}
+void* get(unsigned slot) noexcept { return slot == ~0u ? nullptr : FlsGetValue(slot); }
+bool set(unsigned slot, void* value) noexcept { return slot != ~0u && FlsSetValue(slot, value); }
+
+}  // namespace ilmap::thread_slots

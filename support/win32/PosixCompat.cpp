@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 
 #include "support/Platform.h"
+#include "support/ThreadLocal.h"
 #include "support/win32/WidePath.h"
 
 namespace {
@@ -42,7 +43,9 @@ struct BinaryStdio {
   }
 } binary_stdio;
 
-thread_local std::string dl_error;
+// The last dlopen failure of this thread (per_thread: a thread_local std::string is unsafe with
+// mingw-w64's emulated TLS, support/ThreadLocal.h).
+std::string& dl_error() { return ilmap::per_thread<std::string>(); }
 
 }  // namespace
 
@@ -108,7 +111,7 @@ int flock(int fd, int op) {
 void* dlopen(const char* name, int flags) {
   (void)flags;
   HMODULE m = LoadLibraryW(widen(name).c_str());
-  if (!m) dl_error = std::string(name) + ": LoadLibrary failed with Windows error " + std::to_string(GetLastError());
+  if (!m) dl_error() = std::string(name) + ": LoadLibrary failed with Windows error " + std::to_string(GetLastError());
   return reinterpret_cast<void*>(m);
 }
 
@@ -116,7 +119,7 @@ void* dlsym(void* lib, const char* symbol) {
   return reinterpret_cast<void*>(GetProcAddress(static_cast<HMODULE>(lib), symbol));
 }
 
-char* dlerror(void) { return dl_error.empty() ? nullptr : dl_error.data(); }
+char* dlerror(void) { return dl_error().empty() ? nullptr : dl_error().data(); }
 
 int dlclose(void* lib) { return FreeLibrary(static_cast<HMODULE>(lib)) ? 0 : -1; }
 
