@@ -93,7 +93,7 @@ if ! want windows; then
   windows=""
 elif ! command -v x86_64-w64-mingw32-g++-posix >/dev/null; then
   windows=""
-  note "no win-x64 build: x86_64-w64-mingw32-g++-posix is not installed (scripts/install-deps.sh --windows)"
+  note "no win-x64 build: x86_64-w64-mingw32-g++-posix is not installed (scripts/install-deps.sh installs it)"
 else
   (cd "$root" && bash scripts/build.sh windows >/dev/null)
   bash "$root/scripts/package-windows-zip.sh" "$windows" "$out" >/dev/null

@@ -49,7 +49,7 @@ for l in "${libs[@]}"; do
     exit 1
   fi
 done
-[[ -f /usr/x86_64-w64-mingw32/lib/libz.a ]] || { echo "windows-deps: no mingw zlib: scripts/install-deps.sh --windows installs libz-mingw-w64-dev" >&2; exit 1; }
+[[ -f /usr/x86_64-w64-mingw32/lib/libz.a ]] || { echo "windows-deps: no mingw zlib: scripts/install-deps.sh installs libz-mingw-w64-dev" >&2; exit 1; }
 zlib_ver=$(dpkg-query -W -f '${Version}' libz-mingw-w64-dev)
 gcc_ver=$($cc -dumpfullversion)
 declare -A line=([libzstd]="zstd ${ver[libzstd]}" [libdeflate]="libdeflate ${ver[libdeflate]}"

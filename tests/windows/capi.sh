@@ -16,7 +16,7 @@ export LC_ALL=C
 lin=$(realpath "$1") lin_capi=$(realpath "$2") lin_lib=$(realpath "$3") win=$4 root=$(realpath "$5")
 dll=${6:-$win/capi/ilmap.dll}
 cc=$(command -v x86_64-w64-mingw32-gcc-posix || command -v x86_64-w64-mingw32-gcc || true)
-[[ -n $cc ]] || { echo "SKIP: no mingw-w64 C compiler (scripts/install-deps.sh --windows)"; exit 77; }
+[[ -n $cc ]] || { echo "SKIP: no mingw-w64 C compiler (scripts/install-deps.sh installs it)"; exit 77; }
 . "$(dirname "$0")/wine-env.sh"
 objdump=x86_64-w64-mingw32-objdump
 implib=$win/capi/libilmap.dll.a
