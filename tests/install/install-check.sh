@@ -40,7 +40,7 @@ soname=$(readelf -d "$libdir/libilmap.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/
 [[ "$("$prefix/bin/ilmap" --version)" == "ilmap $version" ]] || fail "installed ilmap --version is not 'ilmap $version'"
 
 # The shared library exports exactly the functions declared in ilmap.h.
-declared=$(grep -o '\bilmap_[a-z_]*(' "$prefix/include/ilmap/ilmap.h" | tr -d '(' | sort -u)
+declared=$(grep -o '\bilmap_[a-z0-9_]*(' "$prefix/include/ilmap/ilmap.h" | tr -d '(' | sort -u)
 exported=$(nm -D --defined-only "$libdir/libilmap.so" | awk '$2 ~ /^[TWiV]$/ { sub(/@.*/, "", $3); print $3 }' | sort -u)
 [[ $declared == "$exported" ]] ||
   fail "libilmap.so exports"$'\n'"$exported"$'\n'"but ilmap.h declares"$'\n'"$declared"
