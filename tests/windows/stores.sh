@@ -89,15 +89,17 @@ mkdir pe && cp "$frames".dll "$features".dll pe/
 pes_lin=(pe/Ilmap.Corpus.Frames.dll pe/Ilmap.Corpus.Features.dll)
 pes_win=("$(zp pe)\\Ilmap.Corpus.Frames.dll" "$(zp pe)\\Ilmap.Corpus.Features.dll")
 n=0
-for form in "srv*C*U/full" "SRV*C*U/pdbs/" "cache*C;Srv*U/pdbs"; do
+# @C@ and @U@ stand for the cache folder and the server's URL (placeholders no temporary folder
+# name can hold: mktemp's random letters once held a U).
+for form in "srv*@C@*@U@/full" "SRV*@C@*@U@/pdbs/" "cache*@C@;Srv*@U@/pdbs"; do
   n=$((n + 1))
-  l=${form//C/$work/fl-$n}; l=${l//U/$URL}
-  wz=${form//C/$(zp "fw-$n")}; wz=${wz//U/$URL}
+  l=${form//@U@/$URL}; l=${l//@C@/$work/fl-$n}
+  wz=${form//@U@/$URL}; wz=${wz//@C@/$(zp "fw-$n")}
   _NT_SYMBOL_PATH=$l "$lin" fetch "${pes_lin[@]}" >lin.out 2>&1 || fail "Linux fetch ($l): $(head -c 300 lin.out)"
   if _NT_SYMBOL_PATH=$wz "$wine" "$exe" fetch --jobs 4 "${pes_win[@]}" >win.out 2>&1 && [[ -n $(find "fw-$n" -name '*.ilmap') ]] \
      && diff -r "fl-$n" "fw-$n" >diff.out; then
-    f=${form//C/Z:\\...\\fw-$n}
-    echo "ok   fetch with _NT_SYMBOL_PATH=${f//U/http://127.0.0.1:PORT}: the same download cache as on Linux"
+    f=${form//@C@/Z:\\...\\fw-$n}
+    echo "ok   fetch with _NT_SYMBOL_PATH=${f//@U@/http://127.0.0.1:PORT}: the same download cache as on Linux"
   else
     fail "fetch with _NT_SYMBOL_PATH=$wz: $(tr -d '\r' <win.out | head -c 300) $(head -n 4 diff.out)"
   fi
