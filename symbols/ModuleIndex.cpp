@@ -1,41 +1,28 @@
 // ModuleIndex.cpp - answers by module identity over the search set (symbols/SearchSet.h), the
-// cache directory and the symbol path, compiling caches on demand (see ModuleIndex.h).
+// cache directory (symbols/CacheDirectory.h) and the symbol path (symbols/ModuleResolver.h),
+// memoized (symbols/AnswerMemo.h); see ModuleIndex.h.
 #include "symbols/ModuleIndex.h"
-#include "support/Ascii.h"
-#include "symbols/SearchSet.h"
-
-#include <xxhash.h>
 
 #include <algorithm>
-#include <cstdlib>
-#include <chrono>
 #include <filesystem>
 
-#include "support/AtomicFile.h"
-#include "compiler/CacheBuilder.h"
-#include "compiler/CompileModule.h"
 #include "decode/DebugInput.h"
-#include "support/FileBytes.h"
-#include "decode/SymstoreKeys.h"
-#include "symbols/ModuleIdentity.h"
-#include "symbols/ModuleResolver.h"
-#include "compiler/NamesSection.h"
 #include "decode/PeFile.h"
 #include "decode/PortablePdb.h"
-#include "symbols/StoreIngest.h"
+#include "decode/SymstoreKeys.h"
 #include "decode/msf/MsfPdb.h"
+#include "support/Ascii.h"
+#include "support/FileBytes.h"
+#include "symbols/AnswerMemo.h"
+#include "symbols/CacheDirectory.h"
+#include "symbols/ModuleIdentity.h"
+#include "symbols/ModuleResolver.h"
+#include "symbols/SearchSet.h"
 
 namespace ilmap::symbols {
-namespace {
 
 namespace fs = std::filesystem;
 using namespace search;
-
-// Memoized answers: beyond this many, new ones are not kept (a log naming millions of distinct
-// unknown modules must not grow memory); they are recomputed, O(files) each.
-constexpr std::size_t kMaxAnswers = 65536;
-
-}  // namespace
 
 const char* miss_name(Miss m) noexcept {
   switch (m) {
@@ -50,54 +37,20 @@ const char* miss_name(Miss m) noexcept {
 }
 
 struct ModuleIndex::Impl : search::SearchSet {
-  using Clock = std::chrono::steady_clock;
-  // An answer and when it was worked out (a miss is worked out again after opt.miss_ttl_s).
-  struct Memo {
-    ModuleAnswer answer;
-    Clock::time_point at;
-    std::uint64_t epoch = 0;  // of opt.compiled_epoch before the answer was worked out
-  };
-  ModuleIndexOptions opt;
-  std::unordered_map<std::string, Memo> answers;
-  ModuleAnswer scratch;  // the last answer not memoized
+  explicit Impl(ModuleIndexOptions options)
+      : opt(std::move(options)),
+        misses{opt.miss_ttl_s, opt.compiled_epoch},
+        answers(misses, made),
+        pe_answers(misses, made),
+        dir({opt.cache_dir, opt.single_flight, opt.touch_reused, opt.embed_sources, opt.note}) {}
 
-  std::uint64_t epoch() const { return opt.compiled_epoch ? opt.compiled_epoch->load(std::memory_order_acquire) : 0; }
-  bool stands(const Memo& m) const {
-    if (m.answer.miss == Miss::kNone) return true;
-    if (m.epoch != epoch()) return false;  // another index compiled a cache since
-    return opt.miss_ttl_s < 0 || Clock::now() - m.at < std::chrono::seconds(opt.miss_ttl_s);
-  }
-  // compute(), and the epoch read before it; a compute that compiled a cache, or took one (or
-  // the PDB it compiled) from the symbol path, moves the epoch on (after the cache is in
-  // place), so the other indexes look again: a cache downloaded by one worker ends another
-  // worker's "not found" as a compiled one does.
-  template <class F>
-  Memo computed(F&& compute) {
-    const std::uint64_t e = epoch();
-    const std::size_t compiled = stats.compiled, fetched = caches_fetched;
-    ModuleAnswer a = compute();
-    if ((stats.compiled != compiled || caches_fetched != fetched) && opt.compiled_epoch)
-      opt.compiled_epoch->fetch_add(1, std::memory_order_acq_rel);
-    return Memo{std::move(a), Clock::now(), e};
-  }
-  std::size_t caches_fetched = 0;  // caches opened as the symbol path's resolver gave them
-  // The memoized answer of `key`, or what `compute` gives, memoized. A miss past its time is
-  // worked out again in place (unordered_map nodes stay put: references given out stay valid).
-  template <class F>
-  const ModuleAnswer& memoized(std::unordered_map<std::string, Memo>& memo, std::string key, F&& compute) {
-    if (auto it = memo.find(key); it != memo.end()) {
-      Memo& m = it->second;  // compute() may insert (a rehash moves iterators, not nodes)
-      if (!stands(m)) m = computed(compute);
-      return m.answer;
-    }
-    Memo m = computed(compute);
-    if (memo.size() >= kMaxAnswers) {
-      scratch = std::move(m.answer);
-      return scratch;
-    }
-    return memo.emplace(std::move(key), std::move(m)).first->second.answer;
-  }
-  std::unordered_map<std::string, Memo> pe_answers;  // by PE path
+  ModuleIndexOptions opt;
+  // Caches this index compiled or took from the symbol path (moves the shared epoch on).
+  std::size_t made = 0;
+  MissPolicy misses;
+  AnswerMemo answers;     // by identity key
+  AnswerMemo pe_answers;  // by PE path
+  CacheDirectory dir;
   std::optional<std::vector<const Cache*>> with_names;
   std::optional<ModuleResolver> resolver;
   ModuleIndexStats stats;
@@ -141,32 +94,6 @@ struct ModuleIndex::Impl : search::SearchSet {
     return cv.path;
   }
 
-  // Where the cache of a PDB with SSQP key `pdb_key` lives: CACHE_DIR/<cache key>, "" without a
-  // cache directory (caches then live in memory). The PDB name comes from file content (a
-  // CodeView path such as "..", "C:\a\.."): a key that validate_key refuses is an error, and
-  // nothing is read or written for it.
-  Result<std::string> cache_path_for_key(const std::string& pdb_key) const {
-    const std::string key = cache_key_for(pdb_key);
-    if (Status s = validate_key(pdb_key); !s) return s.error();
-    if (Status s = validate_key(key); !s) return s.error();
-    if (opt.cache_dir.empty()) return std::string();
-    return opt.cache_dir + "/" + key;
-  }
-  // CACHE_DIR/<pdb name>/<guid N>FFFFFFFF/<stem>.ilmap.
-  Result<std::string> cache_path(std::string_view pdb_name, const Guid& guid) const {
-    return cache_path_for_key(ssqp_portable_pdb_key(pdb_name, guid));
-  }
-  // The same for a Windows PDB: CACHE_DIR/<pdb name>/<GUID N><age x>/<stem>.ilmap.
-  Result<std::string> windows_cache_path(std::string_view pdb_name, const Guid& guid, std::uint32_t age) const {
-    return cache_path_for_key(ssqp_windows_pdb_key(pdb_name, guid, age));
-  }
-  // Holds `path` (a cache path) among the indexes sharing opt.single_flight, until the guard
-  // goes: its download and compile happen once. Nothing without a cache directory.
-  KeyedLocks::Guard single_flight(const std::string& path) {
-    if (!opt.single_flight || path.empty()) return {};
-    return opt.single_flight->lock(path);
-  }
-
   // The answer for a module whose PDB name makes no valid cache key.
   ModuleAnswer bad_name(const std::string& what, const Error& e) const {
     ModuleAnswer a{nullptr, Miss::kBadPdbName, what + ": not a usable PDB file name: " + e.message};
@@ -174,28 +101,16 @@ struct ModuleIndex::Impl : search::SearchSet {
     return a;
   }
 
-  bool has_sources_wanted(const Cache& c) const { return !opt.embed_sources || c.identity().holds_embedded_sources; }
-
   // A ready cache recording `id` (with names when `need_names`, with embedded sources when
   // asked for): the cache directory's, else a .ilmap of the search set.
   const Cache* ready_cache(const std::string& path, const std::array<std::uint8_t, 20>& id, bool need_names) {
-    std::error_code ec;
-    if (!path.empty() && fs::is_regular_file(path, ec)) {
-      if (check_cache(path, id)) {
-        auto c = Cache::open(path);
-        if (c && (!need_names || c->has_method_names()) && has_sources_wanted(*c)) {
-          ++stats.reused;
-          if (opt.touch_reused) fs::last_write_time(path, fs::file_time_type::clock::now(), ec);
-          note("reused " + path);
-          return keep(std::move(*c), path);
-        }
-      } else {
-        note(path + ": not reused (does not verify or records another PDB id)");
-      }
+    if (auto c = dir.reuse(path, id, need_names)) {
+      ++stats.reused;
+      return keep(std::move(*c), path);
     }
     for (std::size_t i : at(cache_index(), key_of(id))) {
       Entry& e = entries[i];
-      if (e.cache && e.pdb_id == id && (!need_names || e.cache->has_method_names()) && has_sources_wanted(*e.cache)) {
+      if (e.cache && e.pdb_id == id && (!need_names || e.cache->has_method_names()) && dir.has_sources_wanted(*e.cache)) {
         ++stats.reused;
         return e.cache;
       }
@@ -205,33 +120,11 @@ struct ModuleIndex::Impl : search::SearchSet {
 
   // Compiles `in` (names from `pe_bytes` when given) into `path` and opens it.
   ModuleAnswer compile(const DebugInput& in, std::span<const std::uint8_t> pe_bytes, const std::string& path) {
-    ModuleAnswer a;
-    ModuleSource module = module_source(in);
-    if (!pe_bytes.empty()) add_method_names(module, pe_bytes, in.path);
-    for (const std::string& w : module.warnings) note(w);
-    CacheBuildOptions build_options;
-    build_options.zstd_level = 3;
-    build_options.embed_sources = opt.embed_sources;
-    auto bytes = compile_module(module, build_options);
-    if (!bytes) return {nullptr, Miss::kBadFile, in.path + ": " + bytes.error().message};
-    std::error_code ec;
-    if (!path.empty()) fs::create_directories(fs::path(path).parent_path(), ec);
-    Status s = path.empty() ? Status{} : write_file_atomically(path, bytes->span(), false);
-    if (path.empty() || !s) {
-      // An unwritable cache directory: answer from memory.
-      if (!path.empty()) note("cannot write " + path + ": " + s.error().message);
-      auto c = Cache::from_bytes(bytes->span());
-      if (!c) return {nullptr, Miss::kBadFile, c.error().message};
-      a.cache = keep(std::move(*c), {});
-    } else {
-      auto c = Cache::open(path);
-      if (!c) return {nullptr, Miss::kBadFile, path + ": " + c.error().message};
-      a.cache = keep(std::move(*c), path);
-    }
+    auto c = dir.compile(in, pe_bytes, path);
+    if (!c) return {nullptr, Miss::kBadFile, c.error().message};
     ++stats.compiled;
-    note("compiled " + in.path + " -> " + path);
-    a.miss = Miss::kNone;
-    return a;
+    ++made;
+    return {keep(std::move(c->cache), std::move(c->file)), Miss::kNone, {}};
   }
 
   // A PDB of the search set (or of the symbol path) named like `cv` whose id is `id`; sets
@@ -293,10 +186,10 @@ struct ModuleIndex::Impl : search::SearchSet {
     KeyedLocks::Guard held;
     if (cv) {
       id = make_pdb_id(cv->guid, cv->portable ? cv->stamp : cv->age);
-      auto p = cv->portable ? cache_path(cv->path, cv->guid) : windows_cache_path(cv->path, cv->guid, cv->age);
+      auto p = cv->portable ? dir.portable_path(cv->path, cv->guid) : dir.windows_path(cv->path, cv->guid, cv->age);
       if (!p) return bad_name(e.path + ": its CodeView entry names the PDB '" + cv->path + "'", p.error());
       path = std::move(*p);
-      held = single_flight(path);
+      held = dir.hold(path);
       if (const Cache* c = ready_cache(path, id, true))
         return with_outside({c, Miss::kNone, {}}, recorded_outside_pdb(e, *cv, id));
     }
@@ -313,7 +206,7 @@ struct ModuleIndex::Impl : search::SearchSet {
         auto c = Cache::open(resolved_cache);
         if (c) {
           ++stats.reused;
-          ++caches_fetched;
+          ++made;
           note("from the symbol path: " + resolved_cache);
           return {keep(std::move(*c), resolved_cache), Miss::kNone, {}};
         }
@@ -333,10 +226,10 @@ struct ModuleIndex::Impl : search::SearchSet {
       return {nullptr, Miss::kPdbMismatch, e.path + ": the Windows PDB used is not the one the CodeView entry names"};
     if (!cv) {
       const PdbId pid = d.pdb->id();
-      auto p = cache_path(fs::path(e.path).replace_extension(".pdb").string(), pid.guid());
+      auto p = dir.portable_path(fs::path(e.path).replace_extension(".pdb").string(), pid.guid());
       if (!p) return bad_name(e.path, p.error());
       path = std::move(*p);
-      held = single_flight(path);
+      held = dir.hold(path);
       if (const Cache* c = ready_cache(path, pid.bytes, true)) return {c, Miss::kNone, {}};
     }
     const bool outside = input_options.pdb.empty() && d.source == PdbSource::kSibling && outside_search(d.pdb_path, e.path);
@@ -345,7 +238,7 @@ struct ModuleIndex::Impl : search::SearchSet {
   }
 
   const ModuleAnswer& answer_pe(Entry& e) {
-    const ModuleAnswer& a = memoized(pe_answers, e.path, [&] { return answer_pe_uncached(e); });
+    const ModuleAnswer& a = pe_answers.get(e.path, [&] { return answer_pe_uncached(e); });
     if (a.cache) pe_files.emplace(a.cache, e.path);  // the first PE answered by a cache names it
     return a;
   }
@@ -356,10 +249,10 @@ struct ModuleIndex::Impl : search::SearchSet {
     if (e.bad || !e.pdb_id) return {nullptr, Miss::kBadFile, e.error};
     Guid g{};
     std::copy(e.pdb_id->begin(), e.pdb_id->begin() + 16, g.begin());
-    auto p = e.windows ? windows_cache_path(e.lname, g, tail_of(*e.pdb_id)) : cache_path(e.lname, g);
+    auto p = e.windows ? dir.windows_path(e.lname, g, tail_of(*e.pdb_id)) : dir.portable_path(e.lname, g);
     if (!p) return bad_name(e.path, p.error());
     const std::string path = std::move(*p);
-    const KeyedLocks::Guard held = single_flight(path);
+    const KeyedLocks::Guard held = dir.hold(path);
     if (const Cache* c = ready_cache(path, *e.pdb_id, false)) return {c, Miss::kNone, {}};
     DebugInputOptions input_options;
     input_options.windows_pdbs = true;
@@ -441,8 +334,8 @@ struct ModuleIndex::Impl : search::SearchSet {
     mi.file_name = name;
     mi.key = windows_age ? ssqp_windows_pdb_key(name, guid, *windows_age) : ssqp_portable_pdb_key(name, guid);
     if (stamp) mi.pdb_id = make_pdb_id(guid, *stamp);
-    const auto target = windows_age ? windows_cache_path(name, guid, *windows_age) : cache_path(name, guid);
-    const KeyedLocks::Guard held = single_flight(target ? *target : std::string());
+    const auto target = windows_age ? dir.windows_path(name, guid, *windows_age) : dir.portable_path(name, guid);
+    const KeyedLocks::Guard held = dir.hold(target ? *target : std::string());
     if (target && stamp)  // made already (by another worker while this one waited, or before)
       if (const Cache* c = ready_cache(*target, *mi.pdb_id, false)) return {c, Miss::kNone, {}};
     auto r = resolver->resolve(mi);
@@ -456,7 +349,7 @@ struct ModuleIndex::Impl : search::SearchSet {
       auto c = Cache::open(r->path);
       if (!c) return {nullptr, Miss::kBadFile, r->path + ": " + c.error().message};
       ++stats.reused;
-      ++caches_fetched;
+      ++made;
       note("from the symbol path: " + r->path);
       return {keep(std::move(*c), r->path), Miss::kNone, {}};
     }
@@ -483,8 +376,7 @@ ModuleIndex::ModuleIndex(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 ModuleIndex::~ModuleIndex() = default;
 
 Result<std::unique_ptr<ModuleIndex>> ModuleIndex::create(ModuleIndexOptions options) {
-  auto impl = std::make_unique<Impl>();
-  impl->opt = std::move(options);
+  auto impl = std::make_unique<Impl>(std::move(options));
   for (const std::string& root : impl->opt.search)
     if (Status s = impl->list(root); !s) return s.error();
   if (!impl->opt.symbol_path.empty()) {
@@ -514,7 +406,7 @@ const ModuleIndexStats& ModuleIndex::stats() const {
 const ModuleAnswer& ModuleIndex::by_file_name(std::string_view module_file) {
   std::string key = "f:" + ascii_lower(module_file);
   const std::string want = key.substr(2);
-  return impl_->memoized(impl_->answers, std::move(key), [&] {
+  return impl_->answers.get(std::move(key), [&] {
     ModuleAnswer best;
     best.detail = "no file named " + std::string(module_file) + " in the search set";
     for (std::size_t i : Impl::at(impl_->by_name, want)) {
@@ -541,7 +433,7 @@ const ModuleAnswer& ModuleIndex::by_file_name(std::string_view module_file) {
 
 const ModuleAnswer& ModuleIndex::by_mvid(const Guid& mvid) {
   std::string key = "m:" + guid_to_n(mvid);
-  return impl_->memoized(impl_->answers, std::move(key), [&] {
+  return impl_->answers.get(std::move(key), [&] {
     ModuleAnswer best;
     best.detail = "no PE or cache of the search set has MVID " + guid_to_n(mvid);
     for (std::size_t i : Impl::at(impl_->mvid_index(), Impl::key_of(mvid))) {
@@ -559,7 +451,7 @@ const ModuleAnswer& ModuleIndex::by_mvid(const Guid& mvid) {
 
 const ModuleAnswer& ModuleIndex::by_codeview(const Guid& guid, std::uint32_t age, std::string_view name_hint) {
   std::string key = "c:" + guid_to_n(guid) + "/" + std::to_string(age);
-  return impl_->memoized(impl_->answers, std::move(key),
+  return impl_->answers.get(std::move(key),
                          [&] { return impl_->find_by_id(guid, std::nullopt, age, name_hint); });
 }
 
@@ -567,7 +459,7 @@ const ModuleAnswer& ModuleIndex::by_pdb_id(const std::array<std::uint8_t, 20>& p
   std::string key = "p:" + hex_lower(pdb_id) + "/" + ascii_lower(name_hint);
   Guid g{};
   std::copy(pdb_id.begin(), pdb_id.begin() + 16, g.begin());
-  return impl_->memoized(impl_->answers, std::move(key),
+  return impl_->answers.get(std::move(key),
                          [&] { return impl_->find_by_id(g, tail_of(pdb_id), std::nullopt, name_hint); });
 }
 
@@ -627,7 +519,7 @@ const std::vector<const Cache*>& ModuleIndex::all_with_names() {
 
 const ModuleAnswer& ModuleIndex::by_path(const std::string& path) {
   std::string key = "p:" + path;
-  return impl_->memoized(impl_->answers, std::move(key), [&] {
+  return impl_->answers.get(std::move(key), [&] {
     ModuleAnswer a{nullptr, Miss::kModuleNotFound, path + ": not in the search set"};
     for (Entry& e : impl_->entries) {
       if (e.path != path) continue;
