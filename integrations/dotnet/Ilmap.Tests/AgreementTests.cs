@@ -69,7 +69,7 @@ public class AgreementTests(ITestOutputHelper output)
         return Directory.Exists(dir) ? dir : null;
     }
 
-    static string InputPath(string label)
+    internal static string InputPath(string label)
     {
         string corpus = Environment.GetEnvironmentVariable("ILMAP_CORPUS_DIR")!;
         if (label.StartsWith("nuget/", StringComparison.Ordinal))

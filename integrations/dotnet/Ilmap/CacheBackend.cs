@@ -39,6 +39,14 @@ internal abstract class CacheBackend : IDisposable
 
     public abstract bool TryLookupRow(uint row, uint ilOffset, out SourceLocation location);
 
+    /// <summary>
+    /// SPEC.md 6.4 for a frame that printed <paramref name="token"/> and <paramref name="ilOffset"/>;
+    /// <paramref name="printed"/> is CoreCLR's method text as UTF-8 (empty: none).
+    /// <paramref name="stateMachineMethod"/> is the state machine's method that answered, else 0.
+    /// </summary>
+    public abstract bool TryLookupFrame(uint token, uint ilOffset, ReadOnlySpan<byte> printed, out SourceLocation location,
+                                        out uint stateMachineMethod);
+
     /// <summary>SPEC.md 6.2 (with <paramref name="rule"/>) for a document path given as UTF-8; returns the number of bindings.</summary>
     public abstract int Lines(ReadOnlySpan<byte> document, string documentText, uint line, uint column, LineRule rule,
                               Span<LineBinding> destination);

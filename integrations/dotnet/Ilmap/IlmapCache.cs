@@ -167,6 +167,34 @@ public sealed class IlmapCache : IDisposable
     }
 
     /// <summary>
+    /// Resolves a stack frame as <c>ilmap lookup</c>, <c>ilmap symbolicate</c> and
+    /// <c>ilmap_locate_frame</c> do (SPEC.md 6.4): <see cref="TryLookup"/>'s answer when there is
+    /// one; else, when <paramref name="token"/> is an async or iterator method (the runtime prints
+    /// its state machine's frames under the kickoff method's token, with the IL offset of the
+    /// state machine's <c>MoveNext</c>), the answer of its state machine's methods, the first in
+    /// token order that has one, provided every one that has one agrees on the document path,
+    /// start line and start column. <paramref name="printed"/> is the method text the frame
+    /// printed, without <c>"   at "</c> and the location (<c>"NS.C.M(Int32 n)+MoveNext()"</c>):
+    /// then only the state machine's methods whose CoreCLR name (<see cref="MethodName"/>) is that
+    /// text are asked; null or empty asks them all. The fallback needs the method names, which a
+    /// cache has when it was compiled with the PE; without them this is <see cref="TryLookup"/>.
+    /// <paramref name="frame"/>'s <see cref="FrameLocation.StateMachineMethod"/> says which
+    /// method answered (0: the token itself). Returns false when there is no answer.
+    /// </summary>
+    /// <exception cref="ObjectDisposedException">The cache was disposed.</exception>
+    public bool TryLookupFrame(int token, int ilOffset, out FrameLocation frame, string? printed = null)
+    {
+        const int StackBytes = 512;
+        int byteCount = string.IsNullOrEmpty(printed) ? 0 : Encoding.UTF8.GetByteCount(printed);
+        Span<byte> utf8 = byteCount > StackBytes ? new byte[byteCount] : stackalloc byte[StackBytes];
+        utf8 = utf8[..(byteCount == 0 ? 0 : Encoding.UTF8.GetBytes(printed, utf8))];
+        bool found = _backend.TryLookupFrame(unchecked((uint)token), unchecked((uint)ilOffset), utf8, out SourceLocation location,
+                                             out uint stateMachineMethod);
+        frame = found ? new FrameLocation(location, unchecked((int)stateMachineMethod)) : default;
+        return found;
+    }
+
+    /// <summary>
     /// Reverse lookup (SPEC.md 6.2, 6.3): the methods and IL offsets a debugger binds a
     /// breakpoint at <paramref name="line"/> (and <paramref name="column"/>, 0 = none) of
     /// <paramref name="document"/> to. The document is named by its exact path, the same path

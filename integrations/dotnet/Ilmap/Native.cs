@@ -92,6 +92,10 @@ internal static unsafe partial class Native
     [LibraryImport(Library, EntryPoint = "ilmap_locate_row")]
     internal static partial int LocateRow(IntPtr cache, uint row, uint ilOffset, NativeLocation* location);
 
+    [LibraryImport(Library, EntryPoint = "ilmap_locate_frame")]
+    internal static partial int LocateFrame(IntPtr cache, uint token, uint ilOffset, byte* printed, nuint printedLength,
+                                            NativeLocation* location, uint* stateMachineMethod);
+
     [LibraryImport(Library, EntryPoint = "ilmap_verify_ex")]
     internal static partial int VerifyEx(IntPtr cache, int* structure, byte* msg, nuint msgSize);
 

@@ -165,6 +165,29 @@ internal sealed class NativeCache : CacheBackend
         return found;
     }
 
+    public override unsafe bool TryLookupFrame(uint token, uint ilOffset, ReadOnlySpan<byte> printed, out SourceLocation location,
+                                               out uint stateMachineMethod)
+    {
+        NativeLocation native = default;
+        uint via = 0;
+        bool addedRef = false;
+        bool found;
+        try
+        {
+            _handle.DangerousAddRef(ref addedRef);
+            fixed (byte* p = printed) // an empty span gives NULL, which the C API takes with length 0
+                found = Native.LocateFrame(_handle.DangerousGetHandle(), token, ilOffset, p, (nuint)printed.Length, &native, &via) == 0;
+            location = found ? Convert(in native) : default;
+            stateMachineMethod = found ? via : 0;
+        }
+        finally
+        {
+            if (addedRef)
+                _handle.DangerousRelease();
+        }
+        return found;
+    }
+
     public override unsafe int Lines(ReadOnlySpan<byte> document, string documentText, uint line, uint column, LineRule rule,
                                      Span<LineBinding> destination)
     {

@@ -7,6 +7,7 @@
 // ManagedDebuggerRule.cs, verify in ManagedVerify.cs.
 using System;
 using System.Buffers.Binary;
+using System.Collections.Generic;
 using System.Collections.Immutable;
 using System.IO;
 using System.Text;
@@ -367,7 +368,14 @@ internal sealed partial class ManagedCache : CacheBackend
     public override bool TryLookupRow(uint row, uint ilOffset, out SourceLocation location)
     {
         Alive();
+        return LookupRow(row, ilOffset, out location, out _);
+    }
+
+    /// <summary>Section 6 for a row; <paramref name="document"/> is the answering point's document index.</summary>
+    bool LookupRow(uint row, uint ilOffset, out SourceLocation location, out int document)
+    {
         location = default;
+        document = -1;
         if (ilOffset >= 0x80000000u || !_sec.Block(row, out PointBlock block) || block.Visible == 0)
             return false;
         uint n = block.CountAtOrBefore(ilOffset);
@@ -381,7 +389,19 @@ internal sealed partial class ManagedCache : CacheBackend
             return false;
         location = new SourceLocation(path, url, LanguageLabel(_file[DocumentRef(d) + 16]), (int)p.Line, (int)p.Column,
                                       (int)p.EndLine, (int)p.EndColumn, (int)p.IL);
+        document = d;
         return true;
+    }
+
+    /// <summary>The IL offsets of row r's points, visible then hidden, appended to <paramref name="output"/>; for tests.</summary>
+    internal void PointOffsets(uint row, List<uint> output)
+    {
+        if (!_sec.Block(row, out PointBlock block))
+            return;
+        for (uint k = 0; k < block.Visible; k++)
+            output.Add(block.Il(k));
+        for (uint k = 0; k < block.Hidden; k++)
+            output.Add(block.HiddenPoint(k).IL);
     }
 
     /// <summary>The largest IL offset of row r's points, visible or hidden (-1: none); for tests.</summary>
