@@ -46,6 +46,16 @@ std::string same_name_pdb(const std::string& pe_path) {
   return (has_ext ? pe_path.substr(0, dot) : pe_path) + ".pdb";
 }
 
+// "Foo.pdz" for "Foo.pdb" (the extension's case kept); "" for another name. The same Windows
+// PDB in an MSFZ container, kept by users and tools under the .pdb's stem.
+std::string pdz_of(const std::string& pdb_path) {
+  const std::size_t n = pdb_path.size();
+  if (n < 5 || pdb_path[n - 4] != '.' || pdb_path[n - 5] == '/') return {};
+  const std::string ext = pdb_path.substr(n - 3);
+  if (ext != "pdb" && ext != "PDB" && ext != "Pdb") return {};
+  return pdb_path.substr(0, n - 1) + (ext.back() == 'B' ? "Z" : "z");
+}
+
 bool id_equals(const PdbId& id, const CodeViewEntry& cv) {
   return id.guid() == cv.guid && id.stamp() == cv.stamp;
 }
@@ -205,7 +215,16 @@ Status open_pe(DebugInput& in, const DebugInputOptions& options) {
       }
       add(same_name_pdb(in.path));
     }
-    for (std::size_t i = 0; i < candidates.size() && !found; ++i) found = try_candidate(in, candidates[i], search, msf_candidates);
+    for (std::size_t i = 0; i < candidates.size() && !found; ++i) {
+      found = try_candidate(in, candidates[i], search, msf_candidates);
+      // With Windows PDBs, Foo.pdz stands in for Foo.pdb when one is there and Foo.pdb did not
+      // match (absent, or another id); an absent .pdz is not listed among the files tried.
+      std::error_code ec;
+      const std::string pdz = msf_candidates && !found ? pdz_of(candidates[i]) : std::string();
+      if (!pdz.empty() && std::filesystem::exists(pdz, ec) &&
+          std::find(candidates.begin(), candidates.end(), pdz) == candidates.end())
+        found = try_candidate(in, pdz, search, true);
+    }
   }
   if (!found) {
     in.source = PdbSource::kNone;

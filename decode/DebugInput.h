@@ -12,7 +12,9 @@
 // With DebugInputOptions::windows_pdbs, Windows (MSF 7.00) PDBs open too (`msf` instead of
 // `pdb`): a .pdb input with the MSF signature, and for a PE's non-portable (Windows) CodeView
 // entries the same candidate files in the same order, accepted when the PDB info stream's GUID
-// and the DBI stream's age equal the entry's GUID and age (the age DIA matches with).
+// and the DBI stream's age equal the entry's GUID and age (the age DIA matches with). There, a
+// candidate Foo.pdb that is absent or does not match is followed by Foo.pdz beside it when that
+// exists (the same PDB in an MSFZ container; an absent .pdz is not listed among those tried).
 #pragma once
 
 #include <memory>

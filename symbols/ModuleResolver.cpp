@@ -80,6 +80,13 @@ Result<std::vector<std::uint8_t>> read_pointer_file(const std::string& path) {
 
 }  // namespace
 
+std::optional<std::string> msfz_key_for(const ModuleIdentity& want) {
+  if (want.kind != ModuleKind::kWindowsPdb) return std::nullopt;
+  const std::size_t last = want.key.rfind('/');
+  if (last == std::string::npos || std::count(want.key.begin(), want.key.end(), '/') != 2) return std::nullopt;
+  return want.key.substr(0, last + 1) + kMsfzKeyKind + want.key.substr(last);
+}
+
 Status check_cache_bytes(std::span<const std::uint8_t> bytes, const ModuleIdentity& want) {
   auto origin = read_cache_origin(bytes);
   if (!origin) return origin.error();
@@ -141,16 +148,27 @@ class ResolveRun {
   ResolveRun(const ModuleIdentity& want, const ResolveOptions& options) : want(want), options_(options) {
     if (options_.want_cache && want.kind == ModuleKind::kPortablePdb && want.pdb_id) wants.push_back({cache_key_for(want.key), true});
     wants.push_back({want.key, false});
+    // A Windows PDB may be kept as a .pdz only: asked under its msfz0 key after the plain one.
+    if (auto z = msfz_key_for(want)) {
+      msfz_want = want;
+      msfz_want->key = *z;
+      wants.push_back({*z, false, true});
+    }
   }
 
   struct Want {
     std::string key;
     bool cache;
+    bool msfz = false;  // the msfz0 key: the file must be the wanted PDB in an MSFZ container
   };
   const ModuleIdentity& want;
   const ResolveOptions& options_;
   std::vector<Want> wants;
+  std::optional<ModuleIdentity> msfz_want;  // `want` keyed as its .pdz, when that is asked too
   std::optional<Error> worst;
+
+  // What the file under `w.key` must be.
+  const ModuleIdentity& expected(const Want& w) const { return w.msfz ? *msfz_want : want; }
 
   void note(const std::string& s) const {
     if (options_.note) options_.note(s);
@@ -230,7 +248,7 @@ class ResolveRun {
         p = *target;
       }
       if (!p) continue;
-      if (Status s = check_file(*p, want, w.cache); !s) {
+      if (Status s = check_file(*p, expected(w), w.cache); !s) {
         note("refused " + *p + ": " + s.message());
         note_failure(worst, s.error());
         continue;
@@ -308,7 +326,7 @@ class ResolveRun {
         note_failure(worst, got.error());
         continue;
       }
-      Status s = w.cache ? check_cache_bytes(got->bytes(), want) : check_pdb_bytes(got->bytes(), want);
+      Status s = w.cache ? check_cache_bytes(got->bytes(), want) : check_pdb_bytes(got->bytes(), expected(w));
       if (!s) {
         note("refused " + url + ": " + s.message());
         note_failure(worst, {s.code(), url + ": " + s.message()});
@@ -316,7 +334,7 @@ class ResolveRun {
       }
       got = Error{Errc::kIo, "unmapped"};  // the checked bytes are not read again
       SymbolStore store(cache);
-      auto put = store.put_file(w.key, *tmp, [&](const std::string& existing) { return !check_file(existing, want, w.cache); });
+      auto put = store.put_file(w.key, *tmp, [&](const std::string& existing) { return !check_file(existing, expected(w), w.cache); });
       if (!put) {
         note_failure(worst, put.error());
         continue;
@@ -354,9 +372,11 @@ Result<Resolved> ModuleResolver::resolve(const ModuleIdentity& want) const {
       if (auto r = run.try_store(c)) return *r;
     if (auto r = run.try_server(e)) return std::move(*r);
   }
+  // A miss names every key asked: the plain one, and the msfz0 one when it was asked too.
+  const std::string asked = run.msfz_want ? want.key + " (nor " + run.msfz_want->key + ")" : want.key;
   const std::optional<Error>& worst = run.worst;
-  if (!worst) return Error{Errc::kNotFound, want.key + ": not found"};
-  return Error{worst->code, want.key + ": " + worst->message};
+  if (!worst) return Error{Errc::kNotFound, asked + ": not found"};
+  return Error{worst->code, asked + ": " + worst->message};
 }
 
 }  // namespace ilmap::symbols

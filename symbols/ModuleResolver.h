@@ -8,6 +8,11 @@
 //     (the id is public; a cache that cannot show this is refused and the PDB is fetched);
 //   - a PDB must have the wanted key (Portable: the full id too) and, when the PE records
 //     PdbChecksum entries, match one of them.
+// A Windows PDB is asked for under its key "foo.pdb/<GUID><age>/foo.pdb" and, when a source has
+// no usable file there (absent, 404, or refused), under "foo.pdb/<GUID><age>/msfz0/foo.pdb" (a .pdz, the same PDB
+// in an MSFZ container): plain first, then msfz0, in each source before the next. What comes
+// from the msfz0 key must be an MSFZ PDB whose key is that key (GUID + DBI age); a miss names
+// both keys.
 // A Portable PDB downloaded without a cache gets its cache compiled beside it in the local
 // cache (store add), and that cache is the answer.
 // A PDB or PE absent under its key may be replaced by symstore's file.ptr (FilePointer.h): its
@@ -18,6 +23,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -58,6 +64,11 @@ class ModuleResolver {
   std::vector<SymbolPathEntry> path_;
   ResolveOptions options_;
 };
+
+// "foo.pdb/<id>/msfz0/foo.pdb" for a Windows PDB wanted under "foo.pdb/<id>/foo.pdb": where a
+// store keeps the same PDB in an MSFZ container (a .pdz; SymstoreKeys.h). nullopt for other kinds
+// and for a key that already names a container.
+std::optional<std::string> msfz_key_for(const ModuleIdentity& want);
 
 // Checks downloaded or stored bytes against the wanted identity (the rules above).
 Status check_cache_bytes(std::span<const std::uint8_t> bytes, const ModuleIdentity& want);

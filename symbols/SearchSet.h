@@ -40,7 +40,7 @@ struct CodeView {
 
 struct Entry {
   std::string path;
-  std::string lname;  // lower-cased file name
+  std::string lname;  // lower-cased file name; a .pdz's as ".pdb", the name a CodeView entry asks for
   Kind kind = Kind::kPe;
   bool loaded = false, bad = false;
   std::string error;
@@ -66,7 +66,7 @@ inline std::string stem_of(std::string_view lname) {
 inline std::optional<Kind> kind_of(std::string_view lname) {
   auto ends = [&](std::string_view e) { return lname.size() > e.size() && lname.substr(lname.size() - e.size()) == e; };
   if (ends(".dll") || ends(".exe")) return Kind::kPe;
-  if (ends(".pdb")) return Kind::kPdb;
+  if (ends(".pdb") || ends(".pdz")) return Kind::kPdb;  // .pdz: a Windows PDB in an MSFZ container
   if (ends(".ilmap")) return Kind::kCache;
   return std::nullopt;
 }
@@ -189,6 +189,8 @@ struct SearchSet {
     std::string lname = ascii_lower(fs::path(path).filename().string());
     const auto k = kind_of(lname);
     if (!k) return;
+    // Found (by_name), named in the cache directory and compiled as the .pdb it holds.
+    if (lname.ends_with(".pdz")) lname.back() = 'b';
     Entry e;
     e.path = path;
     e.lname = std::move(lname);

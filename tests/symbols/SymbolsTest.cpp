@@ -100,6 +100,26 @@ TEST(SymbolsKeys, ContainerKindKeys) {
   EXPECT_EQ(stored_kind("foo.pdb/abc/other/foo.pdb"), StoredKind::kOther);
 }
 
+// The second key a Windows PDB is asked under (ModuleResolver.h): the .pdz's, as dotnet/diagnostics
+// keys HelloWorld.pdz; none for a Portable PDB, a PE, or a key that already names a container.
+TEST(SymbolsKeys, MsfzKeyOfAWantedWindowsPdb) {
+  ModuleIdentity w;
+  w.kind = ModuleKind::kWindowsPdb;
+  w.file_name = "helloworld.pdb";
+  w.key = "helloworld.pdb/99891b3ed7ae4c3babff8a2b4a9b0c431/helloworld.pdb";
+  EXPECT_EQ(msfz_key_for(w), "helloworld.pdb/99891b3ed7ae4c3babff8a2b4a9b0c431/msfz0/helloworld.pdb");
+  EXPECT_TRUE(validate_key(*msfz_key_for(w)).ok());
+  ModuleIdentity z = w;
+  z.key = *msfz_key_for(w);
+  EXPECT_EQ(msfz_key_for(z), std::nullopt);
+  ModuleIdentity p = w;
+  p.kind = ModuleKind::kPortablePdb;
+  p.key = "foo.pdb/abcFFFFFFFF/foo.pdb";
+  EXPECT_EQ(msfz_key_for(p), std::nullopt);
+  p.kind = ModuleKind::kPe;
+  EXPECT_EQ(msfz_key_for(p), std::nullopt);
+}
+
 TEST(SymbolsKeys, CacheKeyAndCase) {
   EXPECT_EQ(cache_key_for("foo.pdb/abcFFFFFFFF/foo.pdb"), "foo.pdb/abcFFFFFFFF/foo.ilmap");
   EXPECT_EQ(cache_key_for("a.b.pdb/1/a.b.pdb"), "a.b.pdb/1/a.b.ilmap");
