@@ -1,9 +1,10 @@
 # A store that keeps a Windows PDB only as its .pdz (dotnet/diagnostics' HelloWorld.pdz, under
 # "helloworld.pdb/<id>/msfz0/helloworld.pdb"): fetch and symbolicate --symbol-path ask the plain
 # key first, then the msfz0 key, from a directory store and from nginx, and resolve HelloWorld.exe's
-# frames as with the .pdb; a second fetch is local. A server with neither is a miss naming both
-# keys; one that answers the msfz0 key with an MSF PDB (another's, or this one's but not in an
-# MSFZ container) or garbage is refused, and nothing is kept in the local cache.
+# frames as with the .pdb (and a ProductionStackTrace frame by GUID + age alone); a second fetch
+# is local. A server with neither is a miss naming both keys; one that answers the msfz0 key with
+# an MSF PDB (another's, or this one's but not in an MSFZ container) or garbage is refused, and
+# nothing is kept in the local cache.
 . "$(dirname "$0")/../common.sh"
 . "$(dirname "$0")/../nginx.sh"
 shared=${ILMAP_SHARED_DIR:-$CORPUS/../../shared}
@@ -23,6 +24,12 @@ show ilmap fetch --symbol-path pdz pe/HelloWorld.exe
 ilmap symbolicate --search pe --symbol-path pdz --cache-dir c-dir --columns trace.txt >got.txt 2>err.txt; echo "exit $?"
 cat err.txt
 cmp -s got.txt want.txt && echo "symbolicate: as with the .pdb"
+echo "-- no PE at all: a ProductionStackTrace MODULE line's GUID + age, from the store"
+mkdir empty
+printf '%s\n' '   at HelloWorld!0x06000001!HelloWorld.Program.Main +0x1' '==========' \
+  'MODULE: HelloWorld => x; G:99891b3e-d7ae-4c3b-abff-8a2b4a9b0c43; A:1' >pst.txt
+ilmap symbolicate --search empty --symbol-path pdz --cache-dir c-pst --columns pst.txt 2>err.txt; echo "exit $?"
+cat err.txt
 echo "-- nginx: plain key 404, then msfz0"
 start_nginx "$PWD/pdz"
 show ilmap fetch --symbol-path "srv*dl*$URL" pe/HelloWorld.exe
