@@ -9,10 +9,10 @@
 //   - a PDB must have the wanted key (Portable: the full id too) and, when the PE records
 //     PdbChecksum entries, match one of them.
 // A Windows PDB is asked for under its key "foo.pdb/<GUID><age>/foo.pdb" and, when a source has
-// no usable file there (absent, 404, or refused), under "foo.pdb/<GUID><age>/msfz0/foo.pdb" (a .pdz, the same PDB
-// in an MSFZ container): plain first, then msfz0, in each source before the next. What comes
-// from the msfz0 key must be an MSFZ PDB whose key is that key (GUID + DBI age); a miss names
-// both keys.
+// no usable file there (absent, 404, a failed download, or refused), under
+// "foo.pdb/<GUID><age>/msfz0/foo.pdb" (a .pdz, the same PDB in an MSFZ container): plain first,
+// then msfz0, in each source before the next. What comes from the msfz0 key must be an MSFZ PDB
+// whose key is that key (GUID + DBI age); a miss names both keys.
 // A Portable PDB downloaded without a cache gets its cache compiled beside it in the local
 // cache (store add), and that cache is the answer.
 // A PDB or PE absent under its key may be replaced by symstore's file.ptr (FilePointer.h): its
