@@ -35,7 +35,7 @@ CacheSource cache_source_for(const DebugInput& in) {
   if (pdb_name.empty() && in.pe) {
     if (const CodeViewEntry* cv = in.matched_codeview()) pdb_name = cv->path;
   }
-  if (pdb_name.empty()) pdb_name = fs::path(in.path).replace_extension(".pdb").string();
+  if (pdb_name.empty()) pdb_name = platform::fs_string(platform::fs_path(in.path).replace_extension(".pdb"));
   if (!in.msf && !in.pdb_sha256.empty()) src.pdb_sha256 = in.pdb_sha256;
   if (in.msf) {
     // A .pdz's cache is the PDB's (the same streams): keyed as the .pdb a client asks for, so it

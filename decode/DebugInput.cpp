@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "decode/SymstoreKeys.h"
+#include "support/Platform.h"
 
 namespace ilmap {
 namespace {
@@ -112,11 +113,11 @@ bool try_msf_candidate(DebugInput& in, const std::string& p, FileBytes& file, Se
 // Returns true on a match (in.sibling/in.pdb or in.msf/in.matched_codeview_index set).
 bool try_candidate(DebugInput& in, const std::string& p, Search& search, bool windows) {
   std::error_code ec;
-  if (!std::filesystem::exists(p, ec)) {
+  if (!std::filesystem::exists(platform::fs_path(p), ec)) {
     search.reject(p, "missing", MissingPdb::kNotPresent);
     return false;
   }
-  if (!std::filesystem::is_regular_file(p, ec)) {
+  if (!std::filesystem::is_regular_file(platform::fs_path(p), ec)) {
     search.reject(p, "not a regular file", MissingPdb::kNotPresent);
     return false;
   }
@@ -221,7 +222,7 @@ Status open_pe(DebugInput& in, const DebugInputOptions& options) {
       // match (absent, or another id); an absent .pdz is not listed among the files tried.
       std::error_code ec;
       const std::string pdz = msf_candidates && !found ? pdz_of(candidates[i]) : std::string();
-      if (!pdz.empty() && std::filesystem::exists(pdz, ec) &&
+      if (!pdz.empty() && std::filesystem::exists(platform::fs_path(pdz), ec) &&
           std::find(candidates.begin(), candidates.end(), pdz) == candidates.end())
         found = try_candidate(in, pdz, search, true);
     }

@@ -244,7 +244,7 @@ std::size_t Service::enforce_cache_cap() {
   std::uint64_t total = 0;
   std::error_code ec;
   // Bounded: the cache directory is ours, laid out two levels deep (name/id/file).
-  for (fs::recursive_directory_iterator it(opt_.cache_dir, fs::directory_options::skip_permission_denied, ec), end;
+  for (fs::recursive_directory_iterator it(platform::fs_path(opt_.cache_dir), fs::directory_options::skip_permission_denied, ec), end;
        !ec && it != end; it.increment(ec)) {
     if (it.depth() > 4) it.disable_recursion_pending();
     if (!it->is_regular_file(ec) || it->path().extension() != ".ilmap") continue;

@@ -128,6 +128,7 @@ std::optional<std::string> make_temp_directory(const std::string& prefix) {
 
 std::filesystem::path fs_path(std::string_view utf8) { return std::filesystem::path(utf8); }
 std::string fs_string(const std::filesystem::path& p) { return p.string(); }
+std::string fs_generic_string(const std::filesystem::path& p) { return p.generic_string(); }
 
 bool glob_match(const char* pattern, const char* text) noexcept { return ::fnmatch(pattern, text, 0) == 0; }
 

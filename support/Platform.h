@@ -95,6 +95,8 @@ std::optional<std::string> make_temp_directory(const std::string& prefix);
 // string in the C runtime's code page, not UTF-8, so every layer converts here (char8_t).
 std::filesystem::path fs_path(std::string_view utf8);
 std::string fs_string(const std::filesystem::path& p);
+// The same with '/' as the only separator (a store's keys, listings).
+std::string fs_generic_string(const std::filesystem::path& p);
 // fnmatch(3) with flags 0: `*` any run of characters (`/` included), `?` one, `[...]` a set
 // (`!` or `^` negates, ranges), `\` quotes the next character.
 bool glob_match(const char* pattern, const char* text) noexcept;

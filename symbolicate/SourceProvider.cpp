@@ -204,7 +204,7 @@ bool SourceProvider::from_url(std::string_view url, std::string_view path, const
     kept = options_.download_dir + (sum.algorithm == DocumentHashAlgorithm::kSha1 ? "/sha1/" : "/sha256/");
     for (std::uint8_t b : sum.hash) kept += kHex[b >> 4], kept += kHex[b & 15];
     std::error_code ec;
-    if (std::filesystem::exists(kept, ec)) {
+    if (std::filesystem::exists(platform::fs_path(kept), ec)) {
       if (read_regular(kept, text, [](const std::string&) {}) && hash_matches(text, sum)) return true;
       note(kept + ": kept download unreadable or changed: fetched again");
     }
@@ -223,7 +223,7 @@ bool SourceProvider::from_url(std::string_view url, std::string_view path, const
   text = std::move(*body);
   if (!kept.empty()) {
     std::error_code ec;
-    std::filesystem::create_directories(std::filesystem::path(kept).parent_path(), ec);
+    std::filesystem::create_directories(platform::fs_path(kept).parent_path(), ec);
     const Status s = write_file_atomically(kept, {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()}, false);
     if (!s) note("cannot keep the download: " + s.error().message);
   }

@@ -8,6 +8,7 @@
 #include "symbols/ModuleIdentity.h"
 #include "symbols/StoreIngest.h"
 #include "support/AtomicFile.h"
+#include "support/Platform.h"
 
 namespace ilmap::symbols {
 
@@ -37,14 +38,14 @@ KeyedLocks::Guard CacheDirectory::hold(const std::string& path) const {
 std::optional<Cache> CacheDirectory::reuse(const std::string& path, const std::array<std::uint8_t, 20>& pdb_id,
                                            bool need_names) const {
   std::error_code ec;
-  if (path.empty() || !fs::is_regular_file(path, ec)) return std::nullopt;
+  if (path.empty() || !fs::is_regular_file(platform::fs_path(path), ec)) return std::nullopt;
   if (!check_cache(path, pdb_id)) {
     note(path + ": not reused (does not verify or records another PDB id)");
     return std::nullopt;
   }
   auto c = Cache::open(path);
   if (!c || (need_names && !c->has_method_names()) || !has_sources_wanted(*c)) return std::nullopt;
-  if (opt_.touch_reused) fs::last_write_time(path, fs::file_time_type::clock::now(), ec);
+  if (opt_.touch_reused) fs::last_write_time(platform::fs_path(path), fs::file_time_type::clock::now(), ec);
   note("reused " + path);
   return std::move(*c);
 }
@@ -60,7 +61,7 @@ Result<CacheDirectory::Compiled> CacheDirectory::compile(const DebugInput& in, s
   auto bytes = compile_module(module, build_options);
   if (!bytes) return Error{bytes.error().code, in.path + ": " + bytes.error().message};
   std::error_code ec;
-  if (!path.empty()) fs::create_directories(fs::path(path).parent_path(), ec);
+  if (!path.empty()) fs::create_directories(platform::fs_path(path).parent_path(), ec);
   Status s = path.empty() ? Status{} : write_file_atomically(path, bytes->span(), false);
   std::optional<Compiled> out;
   if (path.empty() || !s) {

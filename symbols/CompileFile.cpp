@@ -23,7 +23,7 @@ namespace {
 namespace fs = std::filesystem;
 
 bool is_pdb_name(const std::string& path) {
-  std::string e = fs::path(path).extension().string();
+  std::string e = platform::fs_string(platform::fs_path(path).extension());
   std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return e == ".pdb";
 }
@@ -70,10 +70,10 @@ CompileFileResult skipped(std::string why) {
 // <stem>.dll or <stem>.exe beside a PDB, when one exists.
 std::string pe_beside(const std::string& pdb_path) {
   for (const char* ext : {".dll", ".exe"}) {
-    fs::path p(pdb_path);
+    fs::path p = platform::fs_path(pdb_path);
     p.replace_extension(ext);
     std::error_code ec;
-    if (fs::is_regular_file(p, ec)) return p.string();
+    if (fs::is_regular_file(p, ec)) return platform::fs_string(p);
   }
   return {};
 }
@@ -183,11 +183,11 @@ CompileFileResult compile_file(const std::string& input, const std::string& outp
     if (Status s = f->check(); !s) return failed(std::move(r), s.error());
   if (!bytes) return failed(std::move(r), {bytes.error().code, input + ": " + bytes.error().message});
   if (target->kind == OutputKind::kMissing) {  // -o newdir/sub/x.ilmap: create the folders
-    const fs::path parent = fs::path(target->path).parent_path();
+    const fs::path parent = platform::fs_path(target->path).parent_path();
     std::error_code ec;
     if (!parent.empty() && !fs::exists(parent, ec) && !fs::create_directories(parent, ec) && ec)
       return failed(std::move(r), {Errc::kIo, format("%s: cannot create directory %s: %s", output.c_str(),
-                                                     parent.string().c_str(), ec.message().c_str())});
+                                                     platform::fs_string(parent).c_str(), ec.message().c_str())});
   }
   if (Status s = write_output(*target, *bytes, o.compile.fsync); !s) return failed(std::move(r), s.error());
   for (const std::string& w : stats.warnings) r.warnings.push_back(input + ": " + w);

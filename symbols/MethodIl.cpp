@@ -14,6 +14,7 @@
 #include "decode/PortablePdb.h"
 #include "decode/names/MethodKeys.h"
 #include "support/FileBytes.h"
+#include "support/Platform.h"
 
 namespace ilmap::symbols {
 namespace fs = std::filesystem;
@@ -59,7 +60,7 @@ struct MethodIl::Impl {
     if (const auto it = by_path.find(path); it != by_path.end()) return it->second;
     OpenPe*& slot = by_path[path];
     std::error_code ec;
-    if (path.empty() || !fs::is_regular_file(path, ec)) return nullptr;
+    if (path.empty() || !fs::is_regular_file(platform::fs_path(path), ec)) return nullptr;
     auto file = FileBytes::open(path);
     if (!file) return nullptr;
     auto p = std::make_unique<OpenPe>();
@@ -90,12 +91,14 @@ struct MethodIl::Impl {
     tries.push_back(index.pe_of(c));
     const std::string from = index.file_of(c);
     if (!from.empty()) {
-      fs::path p(from);
-      std::string ext = p.extension().string();
+      const fs::path p = platform::fs_path(from);
+      std::string ext = platform::fs_string(p.extension());
       std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });
       if (ext == ".dll" || ext == ".exe") tries.push_back(from);
-      tries.push_back(fs::path(p).replace_extension(".dll").string());
-      tries.push_back(fs::path(p).replace_extension(".exe").string());
+      for (const char* pe_ext : {".dll", ".exe"}) {
+        fs::path q = p;
+        tries.push_back(platform::fs_string(q.replace_extension(pe_ext)));
+      }
     }
     OpenPe* found = nullptr;
     for (const std::string& t : tries) {

@@ -13,6 +13,7 @@
 #include "decode/msf/MsfPdb.h"
 #include "support/Ascii.h"
 #include "support/FileBytes.h"
+#include "support/Platform.h"
 #include "symbols/AnswerMemo.h"
 #include "symbols/CacheDirectory.h"
 #include "symbols/ModuleIdentity.h"
@@ -67,9 +68,9 @@ struct ModuleIndex::Impl : search::SearchSet {
   // of) the search paths: the absolute CodeView path of a build's obj/ folder, typically.
   bool outside_search(const std::string& pdb, const std::string& pe) const {
     std::error_code ec;
-    const fs::path p = fs::weakly_canonical(pdb, ec);
+    const fs::path p = fs::weakly_canonical(platform::fs_path(pdb), ec);
     if (ec) return false;
-    if (p.parent_path() == fs::weakly_canonical(pe, ec).parent_path() && !ec) return false;
+    if (p.parent_path() == fs::weakly_canonical(platform::fs_path(pe), ec).parent_path() && !ec) return false;
     for (const fs::path& root : search_roots) {
       const auto [r, q] = std::mismatch(root.begin(), root.end(), p.begin(), p.end());
       if (r == root.end()) return false;
@@ -84,9 +85,9 @@ struct ModuleIndex::Impl : search::SearchSet {
   // search set (open_debug_input tries the CodeView path as recorded, when absolute, first;
   // an embedded PDB comes before it), if that file is a Portable PDB with id `id`.
   std::string recorded_outside_pdb(const Entry& e, const CodeView& cv, const std::array<std::uint8_t, 20>& id) const {
-    if (e.embedded_pdb || !cv.portable || !cv.path.starts_with('/') || !outside_search(cv.path, e.path)) return {};
+    if (e.embedded_pdb || !cv.portable || !platform::fs_path(cv.path).is_absolute() || !outside_search(cv.path, e.path)) return {};
     std::error_code ec;
-    if (!fs::is_regular_file(cv.path, ec)) return {};
+    if (!fs::is_regular_file(platform::fs_path(cv.path), ec)) return {};
     auto file = FileBytes::open(cv.path);
     if (!file) return {};
     auto pdb = PortablePdb::parse(file->bytes());
@@ -157,8 +158,8 @@ struct ModuleIndex::Impl : search::SearchSet {
       if (r && !r->is_cache) return r->path;
       if (r && r->is_cache) {  // a store holds the PDB beside its cache: compile with names from it
         std::error_code ec;
-        const fs::path pdb = fs::path(r->path).parent_path() / want;
-        if (fs::is_regular_file(pdb, ec)) return pdb.string();
+        const fs::path pdb = platform::fs_path(r->path).parent_path() / platform::fs_path(want);
+        if (fs::is_regular_file(pdb, ec)) return platform::fs_string(pdb);
         resolved_cache = r->path;
       }
       if (!r && r.error().code == Errc::kMismatch) mismatch = true;
@@ -226,7 +227,7 @@ struct ModuleIndex::Impl : search::SearchSet {
       return {nullptr, Miss::kPdbMismatch, e.path + ": the Windows PDB used is not the one the CodeView entry names"};
     if (!cv) {
       const PdbId pid = d.pdb->id();
-      auto p = dir.portable_path(fs::path(e.path).replace_extension(".pdb").string(), pid.guid());
+      auto p = dir.portable_path(platform::fs_string(platform::fs_path(e.path).replace_extension(".pdb")), pid.guid());
       if (!p) return bad_name(e.path, p.error());
       path = std::move(*p);
       held = dir.hold(path);
@@ -390,7 +391,7 @@ Result<std::unique_ptr<ModuleIndex>> ModuleIndex::create(ModuleIndexOptions opti
   impl->stats.files = impl->entries.size();
   for (const std::string& root : impl->opt.search) {
     std::error_code ec;
-    fs::path p = fs::weakly_canonical(root, ec);
+    fs::path p = fs::weakly_canonical(platform::fs_path(root), ec);
     if (!ec) impl->search_roots.push_back(std::move(p));
   }
   impl->index_names();

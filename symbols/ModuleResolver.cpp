@@ -39,7 +39,7 @@ std::string negative_marker(const std::string& cache, const std::string& server,
 
 bool negative_fresh(const std::string& marker, long ttl_s) {
   std::error_code ec;
-  const auto t = fs::last_write_time(marker, ec);
+  const auto t = fs::last_write_time(platform::fs_path(marker), ec);
   if (ec) return false;
   const auto age = fs::file_time_type::clock::now() - t;
   return age < std::chrono::seconds(ttl_s) && age > -std::chrono::seconds(60);
@@ -196,11 +196,11 @@ class ResolveRun {
     if (fp->kind == FilePointer::Kind::kMessage) return Error{Errc::kNotFound, ptr + ": the store says: " + fp->value};
     if (fp->url() || fp->unc() || fp->drive())
       return Error{Errc::kNotFound, ptr + ": points to " + fp->value + ", which a local store does not follow"};
-    fs::path target(fp->value);
-    if (target.is_relative()) target = fs::path(ptr).parent_path() / target;
+    fs::path target = platform::fs_path(fp->value);
+    if (target.is_relative()) target = platform::fs_path(ptr).parent_path() / target;
     std::error_code ec;
     if (!fs::exists(target, ec)) return Error{Errc::kNotFound, ptr + ": points to " + fp->value + ", which does not exist"};
-    return target.lexically_normal().string();
+    return platform::fs_string(target.lexically_normal());
   }
 
   // Fetches what a server's file.ptr for `key` points to into `out`; nullopt when the server has
@@ -220,7 +220,7 @@ class ResolveRun {
     note("following " + source);
     if (fp->url()) return http_get_to_file(fp->value, checksum_headers(), options_.http, out);
     std::error_code ec;
-    if (fp->unc() || fp->drive() || fs::path(fp->value).is_relative() || !fs::exists(fp->value, ec))
+    if (fp->unc() || fp->drive() || platform::fs_path(fp->value).is_relative() || !fs::exists(platform::fs_path(fp->value), ec))
       return Error{Errc::kNotFound, ptr_url + ": points to " + fp->value + ", which is not reachable from here"};
     auto f = FileBytes::open(fp->value, options_.http.max_bytes);
     if (!f) return Error{f.error().code, source + ": " + f.error().message};
@@ -294,7 +294,7 @@ class ResolveRun {
       // The body goes to a temporary file in the cache (bounded by max_bytes, never held in
       // memory), is checked there, and is renamed into place; the temporary goes on any failure.
       std::error_code dir_ec;
-      fs::create_directories(cache, dir_ec);
+      fs::create_directories(platform::fs_path(cache), dir_ec);
       auto tmp = TempFile::create(cache + "/.ilmap-download");
       if (!tmp) {
         note_failure(worst, tmp.error());
@@ -319,7 +319,7 @@ class ResolveRun {
       if (!got) {
         if (got.error().code == Errc::kNotFound) {
           std::error_code ec;
-          fs::create_directories(fs::path(marker).parent_path(), ec);
+          fs::create_directories(platform::fs_path(marker).parent_path(), ec);
           const std::uint8_t nl = '\n';
           (void)write_file_atomically(marker, {&nl, 1}, false);
         }

@@ -76,7 +76,7 @@ int best_match(const std::vector<std::string>& doc, const std::vector<std::strin
 // final file is created by write_file_atomically only when nothing is there.
 Result<PutOutcome> put_source(const std::string& root, const std::string& rel, std::span<const std::uint8_t> bytes) {
   std::error_code ec;
-  std::filesystem::create_directories(root, ec);
+  std::filesystem::create_directories(platform::fs_path(root), ec);
   if (ec) return Error{Errc::kIo, root + ": cannot create the source store: " + ec.message()};
   const std::vector<std::string> parts = components(rel);
   std::string cur = root;

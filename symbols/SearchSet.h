@@ -19,6 +19,7 @@
 #include "ilmap/cache.h"
 #include "support/Ascii.h"
 #include "support/FileBytes.h"
+#include "support/Platform.h"
 #include "decode/PortablePdb.h"
 #include "symbols/ModuleIdentity.h"
 
@@ -161,32 +162,32 @@ struct SearchSet {
 
   Status list(const std::string& root) {
     std::error_code ec;
-    const fs::file_status st = fs::status(root, ec);
+    const fs::file_status st = fs::status(platform::fs_path(root), ec);
     if (ec || !fs::exists(st)) return {Errc::kNotFound, "--search " + root + ": no such file or directory"};
     if (fs::is_regular_file(st)) {
       add_file(root);
       return {};
     }
     if (!fs::is_directory(st)) return {Errc::kUsage, "--search " + root + ": not a file or directory"};
-    fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end;
+    fs::recursive_directory_iterator it(platform::fs_path(root), fs::directory_options::skip_permission_denied, ec), end;
     for (; !ec && it != end; it.increment(ec)) {
       if (it.depth() > kMaxDepth) {
         it.disable_recursion_pending();
         continue;
       }
-      const std::string name = it->path().filename().string();
+      const std::string name = platform::fs_string(it->path().filename());
       if (!name.empty() && name[0] == '.') {  // .ilmap-404, .ilmap-store.lock, temporaries
         if (it->is_directory(ec)) it.disable_recursion_pending();
         continue;
       }
-      if (it->is_regular_file(ec)) add_file(it->path().string());
+      if (it->is_regular_file(ec)) add_file(platform::fs_string(it->path()));
       if (entries.size() >= kMaxFiles) break;
     }
     return {};
   }
 
   void add_file(const std::string& path) {
-    std::string lname = ascii_lower(fs::path(path).filename().string());
+    std::string lname = ascii_lower(platform::fs_string(platform::fs_path(path).filename()));
     const auto k = kind_of(lname);
     if (!k) return;
     // Found (by_name), named in the cache directory and compiled as the .pdb it holds.

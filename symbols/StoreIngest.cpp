@@ -62,9 +62,9 @@ struct PeBeside {
 };
 std::optional<PeBeside> pe_beside(const std::string& pdb_path, const PortablePdb& pdb) {
   for (const char* ext : {".dll", ".exe"}) {
-    const std::string p = fs::path(pdb_path).replace_extension(ext).string();
+    const std::string p = platform::fs_string(platform::fs_path(pdb_path).replace_extension(ext));
     std::error_code ec;
-    if (!fs::is_regular_file(p, ec)) continue;
+    if (!fs::is_regular_file(platform::fs_path(p), ec)) continue;
     auto f = FileBytes::open(p);
     if (!f) continue;
     PeOptions po;
@@ -323,7 +323,7 @@ Result<std::vector<StoredFile>> add_bytes_to_store(Store& store, const std::stri
           break;
         }
       if (cache_pdb_key.empty())
-        cache_pdb_key = ssqp_portable_pdb_key(fs::path(name_of(path)).replace_extension(".pdb").string(), id.guid());
+        cache_pdb_key = ssqp_portable_pdb_key(platform::fs_string(platform::fs_path(name_of(path)).replace_extension(".pdb")), id.guid());
       if (Status s = check_input_key(cache_pdb_key, where + ": embedded PDB"); !s) return s.error();
       CachePeIdentity pe_id = cache_pe_identity(path, pe->info());
       pe_id.pe_key = ident->key;

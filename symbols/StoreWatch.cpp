@@ -46,7 +46,7 @@ bool exists(const std::string& p) {
 Result<std::string> move_into(const std::string& from, const std::string& dir, const std::string& name,
                               const std::string& reserve_also, const std::function<Status(const std::string&)>& before) {
   std::error_code ec;
-  fs::create_directories(dir, ec);
+  fs::create_directories(platform::fs_path(dir), ec);
   if (ec) return Error{Errc::kIo, dir + ": cannot create: " + ec.message()};
   for (int k = 0; k < 10000; ++k) {
     const std::string to = dir + "/" + (k ? name + "." + std::to_string(k) : name);
@@ -91,7 +91,7 @@ std::string bookkeeping_name(const std::string& name) {
 // resolved (as far as they exist).
 bool same_or_inside(const std::string& inner, const std::string& outer) {
   std::error_code ec1, ec2;
-  const fs::path i = fs::weakly_canonical(fs::absolute(inner), ec1), o = fs::weakly_canonical(fs::absolute(outer), ec2);
+  const fs::path i = fs::weakly_canonical(fs::absolute(platform::fs_path(inner)), ec1), o = fs::weakly_canonical(fs::absolute(platform::fs_path(outer)), ec2);
   if (ec1 || ec2) return false;
   auto ii = i.begin();
   for (auto oi = o.begin(); oi != o.end(); ++oi, ++ii) {
@@ -171,11 +171,11 @@ class Watcher {
     std::vector<std::string> out;
     std::error_code ec;
     const auto now = std::chrono::system_clock::now();
-    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    for (fs::directory_iterator it(platform::fs_path(dir), ec), end; !ec && it != end; it.increment(ec)) {
       const std::string name = platform::fs_string(it->path().filename());
       if (name.empty() || name[0] == '.' || !is_package_name(name)) continue;
       platform::FileInfo st;
-      if (!platform::stat_path(it->path().string(), st, false) || !st.regular()) continue;
+      if (!platform::stat_path(platform::fs_string(it->path()), st, false) || !st.regular()) continue;
       if (settle > 0) {
         const auto mtime = std::chrono::system_clock::time_point(
             std::chrono::duration_cast<std::chrono::system_clock::duration>(std::chrono::nanoseconds(st.mtime_ns)));
@@ -280,7 +280,7 @@ class BucketWatcher {
   ~BucketWatcher() {
     if (tmp_.empty()) return;
     std::error_code ec;
-    fs::remove_all(tmp_, ec);
+    fs::remove_all(platform::fs_path(tmp_), ec);
   }
 
   void pass(const std::atomic<bool>& stop) {

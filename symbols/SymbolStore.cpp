@@ -92,7 +92,7 @@ SymbolStore::SymbolStore(std::string root) : root_(std::move(root)) {
 
 bool SymbolStore::two_tier() const {
   std::error_code ec;
-  return fs::is_regular_file(root_ + "/index2.txt", ec);
+  return fs::is_regular_file(platform::fs_path(root_ + "/index2.txt"), ec);
 }
 
 std::string SymbolStore::relative_path(std::string_view key) const {
@@ -107,7 +107,7 @@ Result<std::string> SymbolStore::find(std::string_view key) const {
   const std::string rel = relative_path(key);
   std::error_code ec;
   std::string exact = root_ + "/" + rel;
-  if (fs::is_regular_file(exact, ec)) return exact;
+  if (fs::is_regular_file(platform::fs_path(exact), ec)) return exact;
   // Case-insensitive walk, component by component.
   std::string at = root_;
   std::size_t start = 0;
@@ -115,18 +115,18 @@ Result<std::string> SymbolStore::find(std::string_view key) const {
     const std::size_t slash = rel.find('/', start);
     const std::string part = rel.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
     std::string next = at + "/" + part;
-    if (!fs::exists(next, ec)) {
+    if (!fs::exists(platform::fs_path(next), ec)) {
       next.clear();
-      for (fs::directory_iterator it(at, ec), end; !ec && it != end; it.increment(ec))
+      for (fs::directory_iterator it(platform::fs_path(at), ec), end; !ec && it != end; it.increment(ec))
         if (ascii_lower_equal(platform::fs_string(it->path().filename()), part)) {
-          next = it->path().string();
+          next = platform::fs_string(it->path());
           break;
         }
       if (next.empty()) break;
     }
     at = next;
     if (slash == std::string::npos) {
-      if (fs::is_regular_file(at, ec)) return at;
+      if (fs::is_regular_file(platform::fs_path(at), ec)) return at;
       break;
     }
     start = slash + 1;
@@ -153,12 +153,12 @@ Result<PutOutcome> SymbolStore::put_new(std::string_view key, std::span<const st
   // writers of different keys (store add --jobs, several processes) overlap; under the lock
   // only the check and the rename remain.
   std::error_code ec;
-  fs::create_directories(root_, ec);
+  fs::create_directories(platform::fs_path(root_), ec);
   if (ec) return Error{Errc::kIo, format("%s: cannot create the store: %s", root_.c_str(), ec.message().c_str())};
   auto lock = StoreLock::open(root_);
   if (!lock) return lock.error();
   const std::string target = root_ + "/" + relative_path(key);
-  fs::create_directories(fs::path(target).parent_path(), ec);
+  fs::create_directories(platform::fs_path(target).parent_path(), ec);
   if (ec) return Error{Errc::kIo, format("%s: cannot create the key directory: %s", target.c_str(), ec.message().c_str())};
   auto tmp = TempFile::create(target);
   if (!tmp) return tmp.error();
@@ -183,7 +183,7 @@ Result<PutOutcome> SymbolStore::place(std::string_view key, const std::function<
                                       const std::function<Status(const std::string&)>& write,
                                       const std::function<bool(const std::string&)>& replace_existing) {
   std::error_code ec;
-  fs::create_directories(root_, ec);
+  fs::create_directories(platform::fs_path(root_), ec);
   if (ec) return Error{Errc::kIo, format("%s: cannot create the store: %s", root_.c_str(), ec.message().c_str())};
   auto lock = StoreLock::take(root_);
   if (!lock) return lock.error();
@@ -205,7 +205,7 @@ Result<PutOutcome> SymbolStore::place_locked(std::string_view key, const std::fu
     target = *existing;
     outcome = PutOutcome::kReplaced;
   }
-  fs::create_directories(fs::path(target).parent_path(), ec);
+  fs::create_directories(platform::fs_path(target).parent_path(), ec);
   if (ec) return Error{Errc::kIo, format("%s: cannot create the key directory: %s", target.c_str(), ec.message().c_str())};
   if (Status s = write(target); !s) return s.error();
   return outcome;
@@ -232,7 +232,7 @@ Status SymbolStore::remove(std::string_view key) {
   auto p = find(key);
   if (!p) return p.error().code == Errc::kNotFound ? Status() : Status(p.error().code, p.error().message);
   std::error_code ec;
-  fs::remove(*p, ec);
+  fs::remove(platform::fs_path(*p), ec);
   if (ec) return {Errc::kIo, *p + ": cannot remove: " + ec.message()};
   return {};
 }
@@ -240,9 +240,9 @@ Status SymbolStore::remove(std::string_view key) {
 Result<std::vector<std::string>> SymbolStore::list() const {
   std::vector<std::string> out;
   std::error_code ec;
-  const fs::path root(root_);
+  const fs::path root = platform::fs_path(root_);
   for (fs::recursive_directory_iterator it(root, fs::directory_options::none, ec), end; !ec && it != end; it.increment(ec))
-    if (it->is_regular_file(ec)) out.push_back(it->path().lexically_relative(root).generic_string());
+    if (it->is_regular_file(ec)) out.push_back(platform::fs_generic_string(it->path().lexically_relative(root)));
   if (ec) return Error{Errc::kIo, root_ + ": cannot list: " + ec.message()};
   std::sort(out.begin(), out.end());
   return out;

@@ -41,7 +41,7 @@ void print_line(const std::string& s) {
 }
 
 bool is_module_ext(const fs::path& p) {
-  std::string e = p.extension().string();
+  std::string e = platform::fs_string(p.extension());
   std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return e == ".pdb" || e == ".dll" || e == ".exe";
 }
@@ -248,7 +248,7 @@ class AddPrinter {
 // copies of foo.pdb) may write the same keys, so they are added one after the other, in input
 // order, by one thread (what each reports does not depend on --jobs).
 std::string stem_group(const std::string& path) {
-  std::string s = fs::path(path).stem().string();
+  std::string s = platform::fs_string(platform::fs_path(path).stem());
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return s;
 }
@@ -267,10 +267,10 @@ int run_add(const StoreArgs& where, const std::vector<std::string>& inputs, cons
   int rc = 0;
   for (const std::string& in : inputs) {
     std::error_code ec;
-    if (fs::is_directory(in, ec)) {
+    if (fs::is_directory(platform::fs_path(in), ec)) {
       std::vector<std::string> found;
-      for (fs::recursive_directory_iterator it(in, ec), end; !ec && it != end; it.increment(ec))
-        if (it->is_regular_file(ec) && is_module_ext(it->path())) found.push_back(it->path().string());
+      for (fs::recursive_directory_iterator it(platform::fs_path(in), ec), end; !ec && it != end; it.increment(ec))
+        if (it->is_regular_file(ec) && is_module_ext(it->path())) found.push_back(platform::fs_string(it->path()));
       if (ec) rc = std::max(rc, report_error({Errc::kIo, in + ": cannot list: " + ec.message()}));
       std::sort(found.begin(), found.end());
       files.insert(files.end(), found.begin(), found.end());
@@ -399,7 +399,7 @@ int run_get(const StoreArgs& where, const std::string& key, const std::string& f
 
 int run_store_verify(const StoreArgs& where) {
   std::error_code ec;
-  if (!symbols::S3Store::is_s3_url(where.root) && !fs::is_directory(where.root, ec))
+  if (!symbols::S3Store::is_s3_url(where.root) && !fs::is_directory(platform::fs_path(where.root), ec))
     return report_error({Errc::kIo, where.root + ": not a directory"});
   auto opened = open_store(where);
   if (!opened) return report_error(opened.error());

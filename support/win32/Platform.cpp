@@ -273,6 +273,11 @@ std::string fs_string(const std::filesystem::path& p) {
   return std::string(reinterpret_cast<const char*>(s.data()), s.size());
 }
 
+std::string fs_generic_string(const std::filesystem::path& p) {
+  const std::u8string s = p.generic_u8string();
+  return std::string(reinterpret_cast<const char*>(s.data()), s.size());
+}
+
 bool glob_match(const char* pattern, const char* text) noexcept { return ::fnmatch(pattern, text, 0) == 0; }
 
 std::vector<std::string> utf8_arguments(int argc, char** argv) {

@@ -8,7 +8,9 @@
 #     Wine 8 does not enforce MAX_PATH, so here this guards against regressions only);
 #   - `symbolicate --source-root` with the folder in \\?\Z:\... form reads the sources as the
 #     Linux program does with the plain path (same output);
-#   - a non-ASCII argument echoed in an error message is the same UTF-8 bytes as on Linux.
+#   - a non-ASCII argument echoed in an error message is the same UTF-8 bytes as on Linux;
+#   - symbolicate with a non-ASCII --search folder and --cache-dir, and a non-ASCII store added to
+#     and read back as a --symbol-path, answer as the Linux program does.
 # Wine runs as wine-env.sh sets it up. Exit 0 pass, 1 fail, 77 skip (no Windows build, no wine64).
 set -uo pipefail
 export LC_ALL=C.UTF-8
@@ -75,6 +77,30 @@ if [[ $rc_l -eq $rc_w ]] && cmp -s "$work/e-lin.txt" "$work/e-win.txt" && grep -
   echo "ok   a non-ASCII argument in an error: the same bytes (exit $rc_w)"
 else
   fail "non-ASCII argument: exit $rc_w/$rc_l: $(od -c "$work/e-win.txt" | head -4)"
+fi
+
+# 5. Non-ASCII folders for the module index and the stores (symbols/: every path through
+#    platform::fs_path): a --search folder and a --cache-dir, a store added to and then read as a
+#    --symbol-path. Before they were converted, Windows said "--search ...Grüße: no such file or
+#    directory" and could not create the store.
+mods="$work/Grüße" store="$work/Störe"
+mkdir -p "$mods" && cp "$frames/Ilmap.Corpus.Frames.dll" "$pdb" "$mods/"
+grep -m 5 'Frames.dll:token' "$trace" > "$work/t5.txt"
+"$lin" symbolicate --search "$mods" --cache-dir "$work/lin-cache" < "$work/t5.txt" > "$work/s-lin.txt" 2>/dev/null
+w symbolicate --search "$mods" --cache-dir "$work/Кэш" < "$work/t5.txt" > "$work/s-win.txt" 2>"$work/s-win.err"
+lin_cached=$(find "$work/lin-cache" -name '*.ilmap' | head -n 1) win_cached=$(find "$work/Кэш" -name '*.ilmap' 2>/dev/null | head -n 1)
+if grep -q 'Scenarios.cs:line' "$work/s-lin.txt" && cmp -s "$work/s-lin.txt" "$work/s-win.txt" \
+   && [[ -n $win_cached ]] && cmp -s "$lin_cached" "$win_cached"; then
+  echo "ok   symbolicate --search Grüße --cache-dir Кэш: Linux's output and cache"
+else
+  fail "symbolicate --search Grüße --cache-dir Кэш: $(head -c 300 "$work/s-win.err"; diff "$work/s-lin.txt" "$work/s-win.txt" | head -4)"
+fi
+if w store add -q "$store" "$mods/Ilmap.Corpus.Frames.dll" "$pdb" 2>"$work/st.err" \
+   && w symbolicate --symbol-path "$store" --cache-dir "$work/Кэш2" < "$work/t5.txt" > "$work/s-store.txt" 2>>"$work/st.err" \
+   && cmp -s "$work/s-lin.txt" "$work/s-store.txt"; then
+  echo "ok   store add Störe, then symbolicate --symbol-path Störe: Linux's output"
+else
+  fail "store Störe: $(head -c 300 "$work/st.err"; diff "$work/s-lin.txt" "$work/s-store.txt" | head -4)"
 fi
 
 wine_finish
