@@ -4,7 +4,8 @@
 # Env:   ILMAP_FUZZ_SECONDS (default 60 per target), ILMAP_FUZZ_MSF_SECONDS (fuzz_msf's
 #        budget, default 20, at most ILMAP_FUZZ_SECONDS), ILMAP_JOBS (default 2),
 #        ILMAP_SHARED_DIR (default ../shared; its corpus-public/ seeds the PDB targets),
-#        ILMAP_FUZZ_KEEP=1 keeps the work directory (corpora, logs, crash files).
+#        ILMAP_FUZZ_KEEP=1 keeps the work directory (corpora, logs, crash files),
+#        ILMAP_FUZZ_BUILD_ONLY=1 builds the targets and runs none.
 # Exits 0 (with a message) when clang or libFuzzer is missing; non-zero on any crash, leak,
 # timeout, out-of-memory or sanitizer report. Seeds are corpus/out and corpus-public, copied
 # into a temporary directory at run time (never committed), plus fuzz/seeds/ when present.
@@ -40,6 +41,8 @@ CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 build_targets=("${targets[@]}")
 [[ -x $root/build/release/tools/ilmap ]] || build_targets+=(ilmap)
 for t in "${build_targets[@]}"; do cmake --build "$build" -j"$jobs" --target "$t" >/dev/null; done
+# ILMAP_FUZZ_BUILD_ONLY=1: stop here (scripts/test.sh builds the targets while other work runs).
+if [[ "${ILMAP_FUZZ_BUILD_ONLY:-}" == "1" ]]; then echo "fuzz: built ${build_targets[*]}"; exit 0; fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/ilmap-fuzz.XXXXXX")
 if [[ "${ILMAP_FUZZ_KEEP:-}" == "1" ]]; then

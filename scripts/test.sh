@@ -74,9 +74,29 @@ if command -v x86_64-w64-mingw32-g++-posix >/dev/null; then
   ILMAP_JOBS=1 bash scripts/windows-deps.sh >build/windows-deps.log 2>&1 &
   windeps_pid=$!
 fi
+# Builds that run beside tests (nice 19: they take only the CPU the tests leave idle, while the
+# tests wait on servers, Wine and dotnet), each waited for by its own phase: the sanitizer build
+# beside the Release tests, the fuzz targets beside the sanitizer tests.
+background_build() {  # NAME LOG COMMAND...: starts COMMAND; its pid in bg_pid
+  local name=$1 log=$2; shift 2
+  echo "== $name starts in the background (its output: $log)"
+  nice -n 19 "$@" >"$log" 2>&1 &
+  bg_pid=$!
+}
+wait_build() {  # PID LOG: 0 when the build succeeded, else prints its log's tail
+  if wait "$1"; then return 0; fi
+  echo "== the build failed:"; tail -n 40 "$2"
+  return 1
+}
+sanitize_pid=""
+fuzz_pid=""
 for config in release sanitize; do
   phase "build $config"
-  bash scripts/build.sh "$config"
+  if [[ $config == sanitize && -n $sanitize_pid ]]; then
+    wait_build "$sanitize_pid" build/sanitize-build.log || exit 1
+  else
+    bash scripts/build.sh "$config"
+  fi
   if [[ $config == release ]]; then
     # The released builds, against a Debian 11 sysroot (glibc 2.31 floor): linux-x64 (dist), run in
     # a Debian 11 chroot by tests/dist, and linux-arm64, cross-compiled, run under qemu-user by
@@ -110,6 +130,13 @@ for config in release sanitize; do
       echo "== build windows skipped: mingw-w64 (g++-mingw-w64-x86-64-posix) is not installed"
     fi
   fi
+  if [[ $config == release ]]; then
+    background_build "build sanitize" build/sanitize-build.log bash scripts/build.sh sanitize
+    sanitize_pid=$bg_pid
+  elif [[ -x scripts/fuzz.sh ]]; then
+    background_build "build fuzz" build/fuzz-build.log env ILMAP_FUZZ_BUILD_ONLY=1 bash scripts/fuzz.sh
+    fuzz_pid=$bg_pid
+  fi
   phase "test $config"
   exclude=()
   # Labels oracle and dotnet: answers compared with other programs' (System.Reflection.Metadata,
@@ -132,7 +159,11 @@ if [[ -x scripts/fuzz.sh ]]; then
   phase "fuzz"
   # 20 s per target (two at a time) keeps the whole run inside the hour with the Windows build and
   # its Wine tests; scripts/fuzz.sh alone soaks longer (60 s each by default).
-  ILMAP_FUZZ_SECONDS="${ILMAP_FUZZ_SECONDS:-20}" bash scripts/fuzz.sh || status=1
+  if [[ -n $fuzz_pid ]] && ! wait_build "$fuzz_pid" build/fuzz-build.log; then
+    status=1
+  else
+    ILMAP_FUZZ_SECONDS="${ILMAP_FUZZ_SECONDS:-20}" bash scripts/fuzz.sh || status=1
+  fi
 fi
 phase ""
 echo "== all took $((SECONDS / 60))m$(printf %02d $((SECONDS % 60)))s"
