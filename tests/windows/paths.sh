@@ -95,10 +95,13 @@ if grep -q 'Scenarios.cs:line' "$work/s-lin.txt" && cmp -s "$work/s-lin.txt" "$w
 else
   fail "symbolicate --search Grüße --cache-dir Кэш: $(head -c 300 "$work/s-win.err"; diff "$work/s-lin.txt" "$work/s-win.txt" | head -4)"
 fi
+# The app's folder holds the DLL alone; its PDB comes from the store its CodeView entry names.
+mkdir -p "$work/Äpp" && cp "$frames/Ilmap.Corpus.Frames.dll" "$work/Äpp/"
 if w store add -q "$store" "$mods/Ilmap.Corpus.Frames.dll" "$pdb" 2>"$work/st.err" \
-   && w symbolicate --symbol-path "$store" --cache-dir "$work/Кэш2" < "$work/t5.txt" > "$work/s-store.txt" 2>>"$work/st.err" \
+   && w symbolicate --search "$work/Äpp" --symbol-path "$store" --cache-dir "$work/Кэш2" < "$work/t5.txt" \
+        > "$work/s-store.txt" 2>>"$work/st.err" \
    && cmp -s "$work/s-lin.txt" "$work/s-store.txt"; then
-  echo "ok   store add Störe, then symbolicate --symbol-path Störe: Linux's output"
+  echo "ok   store add Störe, then symbolicate --search Äpp --symbol-path Störe: Linux's output"
 else
   fail "store Störe: $(head -c 300 "$work/st.err"; diff "$work/s-lin.txt" "$work/s-store.txt" | head -4)"
 fi
