@@ -343,7 +343,7 @@ Result<std::unique_ptr<DebugInput>> open_debug_input(const std::string& path,
   }
   if (is_windows_pdb(bytes))
     return Error{Errc::kUnsupported, path + ": is a Windows (MSF) PDB; only Portable PDBs are supported"};
-  return Error{Errc::kBadMagic, format("%s: not a Portable PDB (BSJB), a PE (MZ) or an ilmap cache (first bytes %s)", path.c_str(), bytes.size() >= 4 ? "unrecognised" : "missing")};
+  return Error{Errc::kBadMagic, format("%s: not a Portable PDB (BSJB), a Windows PDB (MSF 7.00, MSFZ), a PE (MZ) or an ilmap cache (first bytes %s)", path.c_str(), bytes.size() >= 4 ? "unrecognised" : "missing")};
 }
 
 }  // namespace ilmap

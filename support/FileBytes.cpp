@@ -99,7 +99,7 @@ Result<FileBytes> FileBytes::open(const std::string& path, std::uint64_t max_siz
   }
   const Head kind = classify(head, head_size);
   if (kind == Head::kUnknown)
-    return Error{Errc::kBadMagic, format("%s: not a Portable PDB (BSJB), a PE (MZ) or an ilmap cache (first bytes %s)", path.c_str(), head_size >= 4 ? "unrecognised" : "missing")};
+    return Error{Errc::kBadMagic, format("%s: not a Portable PDB (BSJB), a Windows PDB (MSF 7.00, MSFZ), a PE (MZ) or an ilmap cache (first bytes %s)", path.c_str(), head_size >= 4 ? "unrecognised" : "missing")};
   FileBytes f;
   f.path_ = path;
   f.size_ = static_cast<std::size_t>(st.size);
