@@ -32,19 +32,6 @@ void add_method_names(ModuleSource& m, std::span<const std::uint8_t> pe_bytes, c
   else m.warnings.push_back(pe_path + ": method names not stored: " + n.error().message);
 }
 
-bool is_up_to_date(const RecordedInputs& r, const ModuleSource& m, bool embed_sources) {
-  // Method names come from a PE that the input hash may not cover (--pe, a PE beside a PDB).
-  if (r.has_names != m.names.has_value()) return false;
-  if (m.names && r.names_mvid != std::optional<Guid>(m.names->mvid)) return false;
-  const CacheSource& src = m.source;
-  if (!(r.source_xxh3 == src.source_xxh3 && r.source_size == src.source_size &&
-        r.compiler_version == compiler_version() && r.source_name == src.source_name))
-    return false;
-  if (r.holds_embedded_sources != embed_sources)
-    return !r.holds_embedded_sources && (!src.pdb || !has_embedded_sources(*src.pdb));
-  return true;
-}
-
 Result<CacheBytes> compile_module(const ModuleSource& m, const CacheBuildOptions& options, CacheStats* stats) {
   CacheSource src = m.source;
   src.names = m.names ? &*m.names : nullptr;

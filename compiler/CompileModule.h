@@ -1,6 +1,7 @@
 // CompileModule.h - the one path from a decoded module to its cache, for every writer of caches
 // (`ilmap compile`, `store add`, symbolicate's module index): the identity (CacheSourceFor.h),
-// the method names of the module's PE, the up-to-date test, and the build.
+// the method names of the module's PE, and the build (the up-to-date test of a cache file is
+// symbols/CompileFile.cpp's: it reads the cache).
 #pragma once
 
 #include <cstdint>
@@ -37,21 +38,6 @@ ModuleSource module_source(const DebugInput& in);
 // Adds method names read from `pe_bytes` (the module's PE, at `pe_path` for messages). A PE
 // whose metadata does not give names leaves the cache without them and adds a warning.
 void add_method_names(ModuleSource& m, std::span<const std::uint8_t> pe_bytes, const std::string& pe_path);
-
-// What an existing cache records about its inputs (the reader's CacheIdentity and names).
-struct RecordedInputs {
-  std::optional<Guid> names_mvid;  // set when the cache has method names (their MVID)
-  bool has_names = false;
-  std::uint64_t source_xxh3 = 0, source_size = 0;
-  std::string_view source_name, compiler_version;
-  bool holds_embedded_sources = false;
-};
-
-// A cache recording `r` is what compile_module would write now: same input bytes, same
-// compiler, the same names (by the PE's MVID), and the same answer to `embed_sources` (which
-// changes the bytes only when the PDB has embedded sources). The caller checks that the cache
-// verifies.
-bool is_up_to_date(const RecordedInputs& r, const ModuleSource& m, bool embed_sources);
 
 // The cache bytes of `m`.
 Result<CacheBytes> compile_module(const ModuleSource& m, const CacheBuildOptions& options, CacheStats* stats = nullptr);

@@ -28,23 +28,27 @@ bool is_pdb_name(const std::string& path) {
   return e == ".pdb";
 }
 
-// Up to date = the bytes this run would write (is_up_to_date). A cache is trusted only when it
-// verifies (header, payload checksum, sections): a corrupt cache is rebuilt. Only regular files
-// are opened (never a FIFO or a device).
+// Up to date = the cache at the target is the bytes this run would write: the same input bytes,
+// the same compiler, the same method names (by their PE's MVID: names come from a PE that the
+// input hash may not cover, --pe or a PE beside a PDB), and the same answer to `embed_sources`
+// (which changes the bytes only when the PDB has embedded sources). A cache is trusted only when
+// it verifies (header, payload checksum, sections): a corrupt cache is rebuilt. Only regular
+// files are opened (never a FIFO or a device).
 bool up_to_date(const OutputTarget& target, const ModuleSource& m, bool embed_sources) {
   if (target.kind != OutputKind::kRegular) return false;
   auto cache = Cache::open(target.path);
   if (!cache || !cache->verify()) return false;
+  const bool has_names = cache->has_method_names();
+  if (has_names != m.names.has_value()) return false;
+  if (m.names && cache->mvid() != std::optional<Guid>(m.names->mvid)) return false;
   const CacheIdentity id = cache->identity();
-  RecordedInputs r;
-  r.has_names = cache->has_method_names();
-  if (r.has_names) r.names_mvid = cache->mvid();
-  r.source_xxh3 = id.source_xxh3;
-  r.source_size = id.source_size;
-  r.source_name = id.source_name;
-  r.compiler_version = id.compiler_version;
-  r.holds_embedded_sources = id.holds_embedded_sources;
-  return is_up_to_date(r, m, embed_sources);
+  const CacheSource& src = m.source;
+  if (!(id.source_xxh3 == src.source_xxh3 && id.source_size == src.source_size &&
+        id.compiler_version == compiler_version() && id.source_name == src.source_name))
+    return false;
+  if (id.holds_embedded_sources != embed_sources)
+    return !id.holds_embedded_sources && (!src.pdb || !has_embedded_sources(*src.pdb));
+  return true;
 }
 
 // Whether the output target is the file at `path` (the same device and inode, or volume and
