@@ -62,20 +62,13 @@ Result<CacheDirectory::Compiled> CacheDirectory::compile(const DebugInput& in, s
   if (!bytes) return Error{bytes.error().code, in.path + ": " + bytes.error().message};
   std::error_code ec;
   if (!path.empty()) fs::create_directories(platform::fs_path(path).parent_path(), ec);
-  Status s = path.empty() ? Status{} : write_file_atomically(path, bytes->span(), false);
-  std::optional<Compiled> out;
-  if (path.empty() || !s) {
-    if (!path.empty()) note("cannot write " + path + ": " + s.error().message);
-    auto c = Cache::from_bytes(bytes->span());
-    if (!c) return c.error();
-    out.emplace(Compiled{std::move(*c), {}});
-  } else {
-    auto c = Cache::open(path);
-    if (!c) return Error{c.error().code, path + ": " + c.error().message};
-    out.emplace(Compiled{std::move(*c), path});
-  }
+  const Status s = path.empty() ? Status{} : write_file_atomically(path, bytes->span(), false);
+  if (!s) note("cannot write " + path + ": " + s.error().message);
+  const bool written = !path.empty() && s;  // else answered from memory
+  auto c = written ? Cache::open(path) : Cache::from_bytes(bytes->span());
+  if (!c) return written ? Error{c.error().code, path + ": " + c.error().message} : c.error();
   note("compiled " + in.path + " -> " + path);
-  return std::move(*out);
+  return Compiled{std::move(*c), written ? path : std::string()};
 }
 
 }  // namespace ilmap::symbols
