@@ -6,8 +6,8 @@
 //   ILMAP_TEST_PAUSE_BEFORE_RENAME=S  sleep S seconds after writing the temporary file and
 //                                     before renaming it, so a test can kill the process there.
 #include "support/AtomicFile.h"
+#include "support/Platform.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
@@ -20,6 +20,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <random>
@@ -94,20 +95,29 @@ std::string random_suffix() {
 }
 
 // ---- paths ----------------------------------------------------------------------------------
+// The last separator ('/', and '\\' on Windows), or npos.
+std::size_t last_separator(const std::string& path) {
+  for (std::size_t i = path.size(); i-- > 0;)
+    if (platform::is_path_separator(path[i])) return i;
+  return std::string::npos;
+}
+
 std::string dir_of(const std::string& path) {
-  const std::size_t cut = path.find_last_of('/');
+  const std::size_t cut = last_separator(path);
   if (cut == std::string::npos) return {};
-  return cut == 0 ? std::string("/") : path.substr(0, cut);
+  // The root keeps its separator: "/" and, on Windows, "C:\\".
+  if (cut == 0 || (cut == 2 && path[1] == ':')) return path.substr(0, cut + 1);
+  return path.substr(0, cut);
 }
 
 std::string base_of(const std::string& path) {
-  const std::size_t cut = path.find_last_of('/');
+  const std::size_t cut = last_separator(path);
   return cut == std::string::npos ? path : path.substr(cut + 1);
 }
 
 std::string join(const std::string& dir, const std::string& name) {
   if (dir.empty()) return name;
-  return dir.back() == '/' ? dir + name : dir + "/" + name;
+  return platform::is_path_separator(dir.back()) ? dir + name : dir + "/" + name;
 }
 
 // ---- writing --------------------------------------------------------------------------------
@@ -234,12 +244,12 @@ std::vector<std::string> temp_candidates(const std::string& dir) {
   auto it = g_listings.find(dir);
   if (it != g_listings.end()) return it->second;
   std::vector<std::string> names;
-  if (DIR* d = ::opendir(dir.empty() ? "." : dir.c_str())) {
-    while (const dirent* e = ::readdir(d)) {
-      const std::string_view n(e->d_name);
-      if (n.find(".tmp-") != std::string_view::npos || n.starts_with(".ilmap-tmp-")) names.emplace_back(n);
-    }
-    ::closedir(d);
+  // std::filesystem rather than readdir: on Windows, mingw's readdir gives names in the ANSI
+  // code page, so a folder such as C:\Users\Zoë\... was never listed.
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(platform::fs_path(dir.empty() ? "." : dir), ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string n = platform::fs_string(it->path().filename());
+    if (n.find(".tmp-") != std::string::npos || n.starts_with(".ilmap-tmp-")) names.push_back(n);
   }
   return g_listings.emplace(dir, std::move(names)).first->second;
 }
@@ -258,7 +268,12 @@ mode_t new_file_mode() {
 void install_temp_cleanup() {
   static std::once_flag once;
   std::call_once(once, [] {
-    for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP,
+#ifdef SIGBREAK
+                                SIGBREAK,  // Ctrl+Break on Windows
+#endif
+    };
+    for (int sig : kSignals) {
       struct sigaction old {};
       if (::sigaction(sig, nullptr, &old) != 0 || old.sa_handler == SIG_IGN) continue;
       struct sigaction sa {};
@@ -287,11 +302,12 @@ std::size_t remove_stale_temps(const std::string& final_path) {
     const std::string p = join(dir, name);
     const int fd = ::open(p.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) continue;
-    struct stat held {}, now {};
-    // Only a regular file nobody holds, and still the same file under that name.
-    if (::fstat(fd, &held) == 0 && S_ISREG(held.st_mode) && ::flock(fd, LOCK_EX | LOCK_NB) == 0 &&
-        ::lstat(p.c_str(), &now) == 0 && now.st_dev == held.st_dev && now.st_ino == held.st_ino &&
-        ::unlink(p.c_str()) == 0)
+    // Only a regular file nobody holds, and still the same file under that name. The platform's
+    // identity (device and inode; on Windows volume serial and file index: the C runtime's
+    // st_ino is always 0 there and its st_dev differs between stat and fstat).
+    platform::FileInfo held, now;
+    if (platform::stat_fd(fd, held) && held.regular() && ::flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+        platform::stat_path(p, now, /*follow=*/false) && now.same_file(held) && ::unlink(p.c_str()) == 0)
       ++removed;
     ::close(fd);
   }

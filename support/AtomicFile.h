@@ -62,9 +62,9 @@ Status check_writable_directory(const std::string& dir);
 // since reading it means setting it) and returns 0666 & ~umask.
 mode_t new_file_mode();
 
-// Installs the SIGINT/SIGTERM/SIGHUP handlers that unlink live temporary files and then
-// re-raise the signal with its default action. Signals the process ignores stay ignored.
-// Idempotent.
+// Installs the SIGINT/SIGTERM/SIGHUP (and on Windows SIGBREAK: Ctrl+Break) handlers that unlink
+// live temporary files and then re-raise the signal with its default action. Signals the
+// process ignores stay ignored. Idempotent.
 void install_temp_cleanup();
 
 // The file-name part of the temporary files for `final_path`, without the 6 random characters.

@@ -42,7 +42,9 @@ class FileBytes {
 
   // Test hook: when the environment variable ILMAP_TEST_SHRINK_INPUT names the path being
   // opened, the file is truncated to 4096 bytes right after it is mapped (a deterministic
-  // "input shrank while being read" for tests/cli).
+  // "input shrank while being read" for tests/cli). Where the process cannot shorten a file it
+  // maps (Windows), it creates PATH.shrink-wanted instead and waits up to 20 s for someone else
+  // to (tests/windows/guard.sh: a Linux `truncate` under Wine).
   static constexpr const char* kShrinkHookEnv = "ILMAP_TEST_SHRINK_INPUT";
 
   static constexpr std::uint64_t kDefaultMaxSize = std::uint64_t(4) << 30;

@@ -84,7 +84,9 @@ ilmap_cache* ilmap_open_ex(const char* path, unsigned flags, int* err, char* msg
 
 /* Installs the process-wide SIGBUS guard of ilmap/mapping_guard.h (idempotent): a read from a
  * mapped cache that another program truncated in place then sees zeros instead of killing the
- * process, and ilmap_changed() turns 1. Returns 1 on success, 0 if sigaction failed. */
+ * process, and ilmap_changed() turns 1. On Windows, a vectored exception handler for pages of a
+ * mapped compile input that cannot be read in (caches are read, never mapped, there). Returns 1
+ * on success, 0 if the handler could not be installed. */
 int ilmap_install_mapping_guard(void);
 
 /* 1 once the cache file changed in a way the cache could not be shielded from (its private

@@ -188,7 +188,10 @@ const void* map_read(int fd, std::size_t n, bool) {
 }
 
 void unmap(const void* p, std::size_t) {
-  if (p) UnmapViewOfFile(p);
+  if (!p) return;
+  // A view the mapping guard replaced by zeroed memory (support/win32/MappingGuard.cpp) is no
+  // view any more: release that memory instead.
+  if (!UnmapViewOfFile(p)) VirtualFree(const_cast<void*>(p), 0, MEM_RELEASE);
 }
 
 bool lock_file(int fd, bool wait) {

@@ -211,6 +211,33 @@ char* mkdtemp(char* tmpl) {
   return nullptr;
 }
 
+int ilmap_win_unlink(const char* path) {
+  if (DeleteFileW(widen(path).c_str())) return 0;
+  errno = errno_of(GetLastError());
+  return -1;
+}
+
+int ilmap_win_mkdir(const char* path) {
+  if (CreateDirectoryW(widen(path).c_str(), nullptr)) return 0;
+  const DWORD e = GetLastError();
+  errno = e == ERROR_ALREADY_EXISTS ? EEXIST : errno_of(e);
+  return -1;
+}
+
+int ilmap_win_mkstemp(char* tmpl) {
+  const std::size_t n = std::strlen(tmpl);
+  if (n < 6 || std::strcmp(tmpl + n - 6, "XXXXXX") != 0) { errno = EINVAL; return -1; }
+  static const char kChars[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    unsigned long long r = GetTickCount64() * 2654435761ull ^ (unsigned long long)(_getpid()) << 20 ^ (unsigned long long)attempt * 40503u;
+    for (std::size_t i = n - 6; i < n; ++i, r /= 36) tmpl[i] = kChars[r % 36];
+    const int fd = ilmap_win_open(tmpl, O_RDWR | O_CREAT | O_EXCL);
+    if (fd >= 0 || errno != EEXIST) return fd;
+  }
+  errno = EEXIST;
+  return -1;
+}
+
 char* ilmap_win_realpath(const char* path, char* resolved) {
   char* r = _fullpath(resolved, path, resolved ? PATH_MAX : 0);
   if (r && GetFileAttributesA(r) == INVALID_FILE_ATTRIBUTES) {
@@ -223,7 +250,7 @@ char* ilmap_win_realpath(const char* path, char* resolved) {
 
 int ilmap_win_sigaction(int sig, const struct sigaction* act, struct sigaction* old) {
   if (old) *old = {};
-  if (!act || (sig != SIGINT && sig != SIGTERM)) return 0;  // nothing else is delivered on Windows
+  if (!act || (sig != SIGINT && sig != SIGTERM && sig != SIGBREAK)) return 0;  // nothing else is delivered on Windows
   if (act->sa_flags & SA_SIGINFO) return 0;
   return std::signal(sig, act->sa_handler) == SIG_ERR ? -1 : 0;
 }

@@ -108,6 +108,14 @@ int ilmap_win_open(const char* path, int flags, ...);
 #define RENAME_NOREPLACE 1
 int renameat2(int fromdir, const char* from, int todir, const char* to, unsigned flags);
 char* mkdtemp(char* tmpl);
+// unlink(2), mkstemp(3) and mkdir(2) of a UTF-8 path (DeleteFileW, CreateFileW, CreateDirectoryW):
+// the runtime's own read the ANSI code page, so a temporary in C:\Users\Zoë\... was neither
+// made in the right folder nor removed by Ctrl+C (tests/windows/guard.sh).
+int ilmap_win_unlink(const char* path);
+#define unlink ilmap_win_unlink
+int ilmap_win_mkstemp(char* tmpl);
+#define mkstemp ilmap_win_mkstemp
+int ilmap_win_mkdir(const char* path);
 char* ilmap_win_realpath(const char* path, char* resolved);
 #define realpath ilmap_win_realpath
 
@@ -139,6 +147,6 @@ int ilmap_win_kill(int pid, int sig);
 
 #ifdef __cplusplus
 }  // extern "C"
-// mkdir(path, mode): the runtime's takes no mode.
-inline int mkdir(const char* path, unsigned mode) { (void)mode; return _mkdir(path); }
+// mkdir(path, mode): the runtime's takes no mode (and reads the ANSI code page).
+inline int mkdir(const char* path, unsigned mode) { (void)mode; return ilmap_win_mkdir(path); }
 #endif
