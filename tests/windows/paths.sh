@@ -10,7 +10,8 @@
 #     Linux program does with the plain path (same output);
 #   - a non-ASCII argument echoed in an error message is the same UTF-8 bytes as on Linux;
 #   - symbolicate with a non-ASCII --search folder and --cache-dir, and a non-ASCII store added to
-#     and read back as a --symbol-path, answer as the Linux program does.
+#     and read back as a --symbol-path, answer as the Linux program does;
+#   - UNC shares (\\buildsrv\...): --search, --source-root, store add and a srv* fetch.
 # Wine runs as wine-env.sh sets it up. Exit 0 pass, 1 fail, 77 skip (no Windows build, no wine64).
 set -uo pipefail
 export LC_ALL=C.UTF-8
@@ -104,6 +105,37 @@ if w store add -q "$store" "$mods/Ilmap.Corpus.Frames.dll" "$pdb" 2>"$work/st.er
   echo "ok   store add Störe, then symbolicate --search Äpp --symbol-path Störe: Linux's output"
 else
   fail "store Störe: $(head -c 300 "$work/st.err"; diff "$work/s-lin.txt" "$work/s-store.txt" | head -4)"
+fi
+
+# 6. UNC shares, as build agents and symbol stores name them (\\server\share\...): a Wine prefix
+#    maps \\SERVER\SHARE to the folder dosdevices/unc/SERVER/SHARE. Sources, modules and a store
+#    on a "share": --source-root and --search in UNC form give Linux's output; a store added on
+#    the share is the Linux program's store, file for file; fetch through
+#    srv*CACHE*\\buildsrv\symbols answers the store's cache (the Linux key) on the share.
+unc=$WINEPREFIX/dosdevices/unc/buildsrv
+mkdir -p "$unc" "$work/share-store" && ln -s "$root/corpus/src" "$unc/src" && ln -s "$frames" "$unc/bin" \
+  && ln -s "$work/share-store" "$unc/symbols"
+w symbolicate --search '\\buildsrv\bin' --context 2 --source-root '/_/=\\buildsrv\src' "$trace" >"$work/src-unc.txt" 2>"$work/src-unc.err"
+if cmp -s "$work/src-lin.txt" "$work/src-unc.txt" && cmp -s "$work/src-lin.err" "$work/src-unc.err"; then
+  echo "ok   --search \\\\buildsrv\\bin --source-root /_/=\\\\buildsrv\\src: the sources as on Linux"
+else
+  fail "UNC --search/--source-root: $(diff "$work/src-lin.txt" "$work/src-unc.txt" | head -5; diff "$work/src-lin.err" "$work/src-unc.err" | head -5)"
+fi
+"$lin" store add -q "$work/lin-store" "$pdb" || fail "Linux store add"
+if w store add -q '\\buildsrv\symbols' '\\buildsrv\bin\Ilmap.Corpus.Frames.pdb' 2>"$work/us.err" \
+   && diff -r "$work/lin-store" "$work/share-store" >"$work/us.diff" 2>&1; then
+  echo "ok   store add \\\\buildsrv\\symbols: the Linux program's store ($(cd "$work/share-store" && find . -type f | wc -l) files)"
+else
+  fail "store add on a UNC share: $(head -c 300 "$work/us.err"; head -5 "$work/us.diff")"
+fi
+# A folder store is read where it is: fetch answers the store's cache under the share's path.
+"$lin" fetch --symbol-path "srv*$work/lin-cache2*$work/lin-store" "$frames/Ilmap.Corpus.Frames.dll" >"$work/lf.out" 2>&1
+key=$(cut -f1 "$work/lf.out")
+if w fetch --symbol-path "srv*$(winpath "$work/unc-cache")*\\\\buildsrv\\symbols" "$(winpath "$frames/Ilmap.Corpus.Frames.dll")" >"$work/uf.out" 2>&1 \
+   && [[ -n $key && $(tr -d '\r' <"$work/uf.out") == "$key"$'\t''\\buildsrv\symbols/'"$key" ]]; then
+  echo "ok   fetch srv*Z:\\...\\unc-cache*\\\\buildsrv\\symbols: $key on the share"
+else
+  fail "fetch from a UNC store: Linux '$(head -c 300 "$work/lf.out")', Windows '$(tr -d '\r' <"$work/uf.out" | head -c 300)'"
 fi
 
 wine_finish
