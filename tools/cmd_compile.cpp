@@ -69,7 +69,7 @@ std::string lower_ext(const fs::path& p) {
   return e;
 }
 
-bool is_input_ext(const std::string& e) { return e == ".pdb" || e == ".dll" || e == ".exe"; }
+bool is_input_ext(const std::string& e) { return e == ".pdb" || e == ".pdz" || e == ".dll" || e == ".exe"; }
 
 
 // One input: symbols::compile_file, its outcome turned into the job's message and exit code.
@@ -154,11 +154,21 @@ Status expand_inputs(const CompileArgs& o, std::vector<Job>& jobs) {
       }
       if (ec) return {Errc::kIo, format("%s: cannot list directory: %s", arg.c_str(), ec.message().c_str())};
       std::sort(files.begin(), files.end());
-      std::set<std::string> pe_stems;  // "<dir>/<lower stem>" of every PE found
-      for (const fs::path& f : files)
-        if (lower_ext(f) != ".pdb") pe_stems.insert(platform::fs_string(f.parent_path() / platform::fs_path(ascii_lower(platform::fs_string(f.stem())))));
+      // "<dir>/<lower stem>" of every PE and every .pdb found. A PDB beside a same-named PE is
+      // the PE's to find; a .pdz (an MSFZ PDB) also stands back for a same-named .pdb.
+      const auto stem_key = [](const fs::path& f) {
+        return platform::fs_string(f.parent_path() / platform::fs_path(ascii_lower(platform::fs_string(f.stem()))));
+      };
+      std::set<std::string> pe_stems, pdb_stems;
       for (const fs::path& f : files) {
-        if (lower_ext(f) == ".pdb" && pe_stems.count(platform::fs_string(f.parent_path() / platform::fs_path(ascii_lower(platform::fs_string(f.stem())))))) continue;
+        const std::string e = lower_ext(f);
+        if (e == ".pdb") pdb_stems.insert(stem_key(f));
+        else if (e != ".pdz") pe_stems.insert(stem_key(f));
+      }
+      for (const fs::path& f : files) {
+        const std::string e = lower_ext(f);
+        if ((e == ".pdb" || e == ".pdz") && pe_stems.count(stem_key(f))) continue;
+        if (e == ".pdz" && pdb_stems.count(stem_key(f))) continue;
         fs::path rel = f.lexically_relative(p);
         if (!selected(o, rel)) continue;
         fs::path out = o.out_dir.empty() ? f : platform::fs_path(o.out_dir) / rel;
@@ -327,8 +337,8 @@ void register_compile(CLI::App& app, int& rc) {
       "reader's method_name/find_methods) are stored when the PE is known: a PE input, --pe\n"
       "for a PDB input, or a same-named .dll/.exe beside the PDB whose CodeView names it; a PE\n"
       "whose names cannot be built gives a warning and a cache without them.\n"
-      "Directories are searched recursively for .dll/.exe files and for .pdb files without a\n"
-      "same-named .dll/.exe; PEs there without debug information (native or framework PEs, or\n"
+      "Directories are searched recursively for .dll/.exe files, for .pdb files without a\n"
+      "same-named .dll/.exe and for .pdz files without either; PEs there without debug information (native or framework PEs, or\n"
       "whose PDB is absent) are skipped and counted; a PDB that does not match its PE fails\n"
       "(exit 3).\n"
       "Output: an output that is an input (or the PDB read for a PE) is refused (exit 1); -o -\n"
@@ -338,7 +348,7 @@ void register_compile(CLI::App& app, int& rc) {
       "leftovers are removed by the next run). New caches get 0666 & ~umask; a replaced cache\n"
       "keeps its mode. Exit code: 0 if all inputs compiled (or were up to date or skipped),\n"
       "else the worst failure's code.");
-  cmd->add_option("INPUT", o->inputs, "Input .pdb, .dll, .exe files or directories")->required();
+  cmd->add_option("INPUT", o->inputs, "Input .pdb, .pdz, .dll, .exe files or directories")->required();
   auto* out = cmd->add_option("-o,--output", o->out, "Output cache file (exactly one input); - for standard output; missing folders are created");
   auto* dir = cmd->add_option("--out-dir", o->out_dir, "Directory for the caches (mirrors input directories)");
   out->excludes(dir);
