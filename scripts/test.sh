@@ -74,12 +74,15 @@ if command -v x86_64-w64-mingw32-g++-posix >/dev/null; then
   ILMAP_JOBS=1 bash scripts/windows-deps.sh >build/windows-deps.log 2>&1 &
   windeps_pid=$!
 fi
-# Builds that run beside tests (nice 19: they take only the CPU the tests leave idle, while the
-# tests wait on servers, Wine and dotnet), each waited for by its own phase: the sanitizer build
-# beside the Release tests, the fuzz targets beside the sanitizer tests.
+# Builds that run in the background at nice 19: they take only the CPU the foreground leaves
+# idle (the link steps of the other builds, which run one at a time; the tests waiting on
+# servers, Wine and dotnet), each waited for by its own phase. The sanitizer build starts at
+# once, beside every Release build and the Release tests; the fuzz targets beside the
+# sanitizer tests.
 background_build() {  # NAME LOG COMMAND...: starts COMMAND; its pid in bg_pid
   local name=$1 log=$2; shift 2
   echo "== $name starts in the background (its output: $log)"
+  mkdir -p "$(dirname "$log")"
   nice -n 19 "$@" >"$log" 2>&1 &
   bg_pid=$!
 }
@@ -88,7 +91,8 @@ wait_build() {  # PID LOG: 0 when the build succeeded, else prints its log's tai
   echo "== the build failed:"; tail -n 40 "$2"
   return 1
 }
-sanitize_pid=""
+background_build "build sanitize" build/sanitize-build.log bash scripts/build.sh sanitize
+sanitize_pid=$bg_pid
 fuzz_pid=""
 for config in release sanitize; do
   phase "build $config"
@@ -130,10 +134,7 @@ for config in release sanitize; do
       echo "== build windows skipped: mingw-w64 (g++-mingw-w64-x86-64-posix) is not installed"
     fi
   fi
-  if [[ $config == release ]]; then
-    background_build "build sanitize" build/sanitize-build.log bash scripts/build.sh sanitize
-    sanitize_pid=$bg_pid
-  elif [[ -x scripts/fuzz.sh ]]; then
+  if [[ $config == sanitize && -x scripts/fuzz.sh ]]; then
     background_build "build fuzz" build/fuzz-build.log env ILMAP_FUZZ_BUILD_ONLY=1 bash scripts/fuzz.sh
     fuzz_pid=$bg_pid
   fi
