@@ -23,7 +23,7 @@ pkgs=(
   libzstd-dev libxxhash-dev libcli11-dev
   libgtest-dev libbenchmark-dev
   libdeflate-dev libssl-dev nlohmann-json3-dev
-  libcurl4-openssl-dev nginx
+  libcurl4-openssl-dev nginx openssl
   libzip-dev
   libmicrohttpd-dev curl
   mono-runtime mono-mcs

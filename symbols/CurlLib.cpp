@@ -1,5 +1,6 @@
 // CurlLib.cpp - see CurlLib.h.
 #include "symbols/CurlLib.h"
+#include "support/Platform.h"
 #include "support/SharedLibrary.h"
 
 #include <mutex>
@@ -40,6 +41,20 @@ const CurlLib* load_curl(std::string& why) {
   });
   why = error;
   return loaded;
+}
+
+const std::string& ca_file_from_environment() {
+  static const std::string ca = platform::environment("SSL_CERT_FILE").value_or("");
+  return ca;
+}
+
+std::string ca_file_problem(const std::string& url) {
+  const std::string& ca = ca_file_from_environment();
+  if (ca.empty() || url.compare(0, 8, "https://") != 0) return {};
+  platform::FileInfo st;
+  if (platform::stat_path(ca, st) && st.regular()) return {};
+  return url + ": SSL_CERT_FILE=" + ca + ": " + (st.directory() ? "a directory" : "no such file") +
+         " (the PEM file of CA certificates that HTTPS servers are checked against)";
 }
 
 }  // namespace ilmap::symbols

@@ -44,4 +44,21 @@ inline void curl_http_only(const CurlLib& c, CURL* h) {
   c.easy_setopt(h, static_cast<CURLoption>(CURLOPTTYPE_LONG + 182), kHttpAndHttps);  // CURLOPT_REDIR_PROTOCOLS
 }
 
+// The CA certificates that HTTPS servers are verified against, when they are not the system's:
+// the PEM file named by SSL_CERT_FILE (the variable OpenSSL, Python, Go and .NET on Linux read),
+// read once; empty when unset or empty. libcurl otherwise uses the system's store (Linux: the
+// bundle it was built with, /etc/ssl/certs/ca-certificates.crt on Debian; Windows: the Windows
+// certificate store, through Schannel).
+const std::string& ca_file_from_environment();
+
+// For an https URL with SSL_CERT_FILE set to something that is not a file: the message that
+// says so ("URL: SSL_CERT_FILE=PATH: no such file ..."); else empty. libcurl's own words for it
+// name neither the variable nor the cause.
+std::string ca_file_problem(const std::string& url);
+
+// Points `h` at ca_file_from_environment(), when set (CURLOPT_CAINFO: Schannel reads it too).
+inline void curl_tls_trust(const CurlLib& c, CURL* h) {
+  if (const std::string& ca = ca_file_from_environment(); !ca.empty()) c.easy_setopt(h, CURLOPT_CAINFO, ca.c_str());
+}
+
 }  // namespace ilmap::symbols

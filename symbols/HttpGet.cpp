@@ -100,6 +100,7 @@ Status transfer(const std::string& url, const std::vector<std::string>& headers,
   std::string why;
   const CurlLib* c = load_curl(why);
   if (!c) return {Errc::kIo, url + ": " + why};
+  if (std::string bad = ca_file_problem(url); !bad.empty()) return {Errc::kIo, std::move(bad)};
   using Clock = std::chrono::steady_clock;
   const bool has_deadline = o.total_timeout_s > 0;
   const Clock::time_point deadline = Clock::now() + std::chrono::seconds(std::max(0L, o.total_timeout_s));
@@ -130,6 +131,7 @@ Status transfer(const std::string& url, const std::vector<std::string>& headers,
     c->easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
     c->easy_setopt(h, CURLOPT_MAXREDIRS, 5L);
     curl_http_only(*c, h);
+    curl_tls_trust(*c, h);
     c->easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, o.connect_timeout_ms);
     c->easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1024L);
     c->easy_setopt(h, CURLOPT_LOW_SPEED_TIME, o.read_timeout_s);

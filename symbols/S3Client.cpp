@@ -212,6 +212,7 @@ Result<S3Response> S3Client::request(const std::string& method, const std::strin
   const CurlLib* c = load_curl(why);
   const std::string url = config_.endpoint + path + (query.empty() ? "" : "?" + query);
   if (!c) return Error{Errc::kIo, url + ": " + why};
+  if (std::string bad = ca_file_problem(url); !bad.empty()) return Error{Errc::kIo, std::move(bad)};
   const std::string sigv4 = "aws:amz:" + config_.region + ":s3";
   const std::string hash_header = "x-amz-content-sha256: " + sha256_hex(body);
   Error last{Errc::kIo, url + ": no attempt made"};
@@ -241,6 +242,7 @@ Result<S3Response> S3Client::request(const std::string& method, const std::strin
     c->easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
     c->easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
     curl_http_only(*c, h);
+    curl_tls_trust(*c, h);
     c->easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, config_.connect_timeout_ms);
     c->easy_setopt(h, CURLOPT_TIMEOUT, config_.timeout_s);
     c->easy_setopt(h, CURLOPT_USERNAME, config_.access_key.c_str());

@@ -4,6 +4,9 @@
 # /moved/, a 302 to itself at /loop/; sets $URL and
 # $NGINX_LOG (the access log: "URI STATUS SymbolChecksum-header"). The server is killed on exit.
 # Exits 77 (skip) when nginx is not installed or does not start.
+# With NGINX_TLS=DIR (made by make_test_ca DIR), the same site is also served over TLS on a
+# second port with DIR's certificate for localhost and 127.0.0.1: $TLS_URL (https://localhost:PORT;
+# a name, since libcurl's Schannel matches the host against DNS names only).
 start_nginx() {
   local www=$1 nginx port try
   nginx=$(command -v nginx || echo /usr/sbin/nginx)
@@ -13,6 +16,11 @@ start_nginx() {
   NGINX_LOG=$PWD/nginx/access.log
   for try in 1 2 3 4 5; do
     port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+    local tls_port="" tls_listen=""
+    if [[ -n ${NGINX_TLS:-} ]]; then
+      tls_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+      tls_listen="listen 127.0.0.1:$tls_port ssl; ssl_certificate $NGINX_TLS/server.pem; ssl_certificate_key $NGINX_TLS/server.key;"
+    fi
     cat >nginx/nginx.conf <<CONF
 daemon off;
 master_process off;
@@ -31,6 +39,7 @@ http {
   default_type application/octet-stream;
   server {
     listen 127.0.0.1:$port;
+    $tls_listen
     root $www;
     location /fail/ { return 500; }
     location /slow/ { alias $www/; limit_rate 100; }
@@ -46,6 +55,7 @@ CONF
     for i in $(seq 50); do
       if (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null; then
         URL=http://127.0.0.1:$port
+        TLS_URL=${tls_port:+https://localhost:$tls_port}
         return 0
       fi
       kill -0 $NGINX_PID 2>/dev/null || break
@@ -65,4 +75,20 @@ show() {
   local rc=$?
   sed -E 's#127\.0\.0\.1:[0-9]+#127.0.0.1:PORT#g' stderr.txt
   echo "exit $rc"
+}
+# make_test_ca DIR - a certificate authority of this test (DIR/ca.pem) and a server certificate
+# it signed for localhost and 127.0.0.1 (DIR/server.pem, DIR/server.key), valid for two days.
+# Exits 77 when openssl is not installed.
+make_test_ca() {
+  local d=$1
+  command -v openssl >/dev/null || { echo "openssl not installed (scripts/install-deps.sh)"; exit 77; }
+  mkdir -p "$d"
+  printf '%s\n' 'basicConstraints=critical,CA:FALSE' 'keyUsage=critical,digitalSignature,keyEncipherment' \
+    'extendedKeyUsage=serverAuth' 'subjectAltName=DNS:localhost,IP:127.0.0.1' >"$d/server.ext"
+  openssl req -x509 -newkey rsa:2048 -nodes -keyout "$d/ca.key" -out "$d/ca.pem" -days 2 -subj "/CN=ilmap test CA" \
+    -addext 'basicConstraints=critical,CA:TRUE' -addext 'keyUsage=critical,keyCertSign,cRLSign' 2>/dev/null \
+  && openssl req -newkey rsa:2048 -nodes -keyout "$d/server.key" -out "$d/server.csr" -subj "/CN=localhost" 2>/dev/null \
+  && openssl x509 -req -in "$d/server.csr" -CA "$d/ca.pem" -CAkey "$d/ca.key" -CAcreateserial -days 2 \
+       -extfile "$d/server.ext" -out "$d/server.pem" 2>/dev/null \
+  || { echo "openssl could not make the test certificates"; exit 1; }
 }

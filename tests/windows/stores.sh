@@ -8,7 +8,8 @@
 #   - `fetch` through _NT_SYMBOL_PATH=srv*Z:\...\cache*http://127.0.0.1:PORT/... from nginx (the
 #     store's caches preferred; a store of PDBs only, whose caches are compiled here; SRV* and
 #     cache* forms) leaves a download cache equal to the Linux program's; srv*URL alone downloads
-#     under %LOCALAPPDATA%\ilmap\symbols;
+#     under %LOCALAPPDATA%\ilmap\symbols; over HTTPS (Schannel) with SSL_CERT_FILE naming the
+#     test's CA the same, and without it a refusal that names the certificate;
 #   - a cache replaced (store get KEY -o) while another process holds it open without
 #     FILE_SHARE_DELETE (holdopen.c, as a scanner does): held briefly, the replace is retried and
 #     succeeds; held past the retries, it fails with a message naming the file, the old bytes
@@ -83,7 +84,8 @@ fi
 # fetch from nginx on 127.0.0.1 through _NT_SYMBOL_PATH: /full/ serves the store with its caches,
 # /pdbs/ the same without them (the PDB is downloaded and its cache compiled here).
 mkdir www && cp -r st-lin www/full && cp -r st-lin www/pdbs && find www/pdbs -name '*.ilmap' -delete
-start_nginx "$work/www"
+make_test_ca "$work/tls"
+NGINX_TLS=$work/tls start_nginx "$work/www"
 trap 'kill $NGINX_PID 2>/dev/null; wait $NGINX_PID 2>/dev/null; wine_cleanup' EXIT
 mkdir pe && cp "$frames".dll "$features".dll pe/
 pes_lin=(pe/Ilmap.Corpus.Frames.dll pe/Ilmap.Corpus.Features.dll)
@@ -112,6 +114,25 @@ if [[ -n $got ]] && cmp -s "$got" "$(find fl-1 -name ilmap.corpus.frames.ilmap)"
   echo "ok   fetch with srv*URL: the cache is under %LOCALAPPDATA%\\ilmap\\symbols ($appdata)"
 else
   fail "fetch with srv*URL: nothing under %LOCALAPPDATA%\\ilmap\\symbols ($appdata): $(head -c 300 win.out)"
+fi
+
+# HTTPS through Schannel: nginx's TLS port, its certificate signed by the test's CA. With
+# SSL_CERT_FILE naming that CA (Z:\... form) the download cache is the Linux program's; without
+# it, Windows' store does not know the CA and the fetch fails, naming the certificate.
+_NT_SYMBOL_PATH="srv*$work/tl*$TLS_URL/full" SSL_CERT_FILE=$work/tls/ca.pem "$lin" fetch "${pes_lin[@]}" >lin.out 2>&1 \
+  || fail "Linux fetch over HTTPS: $(head -c 300 lin.out)"
+if _NT_SYMBOL_PATH="srv*$(zp tw)*$TLS_URL/full" SSL_CERT_FILE=$(zp tls/ca.pem) "$wine" "$exe" fetch "${pes_win[@]}" >win.out 2>&1 \
+   && [[ -n $(find tw -name '*.ilmap') ]] && diff -r tl tw >diff.out; then
+  echo "ok   fetch over HTTPS (Schannel, SSL_CERT_FILE=the test CA): the same download cache as on Linux"
+else
+  fail "fetch over HTTPS with SSL_CERT_FILE: $(tr -d '\r' <win.out | head -c 400) $(head -n 4 diff.out)"
+fi
+if _NT_SYMBOL_PATH="srv*$(zp tn)*$TLS_URL/full" "$wine" "$exe" fetch "${pes_win[0]}" >win.out 2>&1; then
+  fail "fetch over HTTPS from a CA Windows does not know succeeded"
+elif grep -qi 'certificate\|SEC_E_UNTRUSTED_ROOT\|schannel' win.out && [[ -z $(find tn -type f 2>/dev/null) ]]; then
+  echo "ok   fetch over HTTPS without SSL_CERT_FILE: refused ($(tr -d '\r' <win.out | grep -o 'schannel[^(]*\|SEC_E_[A-Z_]*' | head -n 1)), nothing kept"
+else
+  fail "fetch over HTTPS without SSL_CERT_FILE: $(tr -d '\r' <win.out | head -c 400)"
 fi
 
 # A cache replaced while another process holds it open without FILE_SHARE_DELETE: `store get
