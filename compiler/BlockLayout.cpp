@@ -106,22 +106,6 @@ MethodDirectory build_directory(const std::vector<std::uint32_t>& offsets) {
   return dir;
 }
 
-LinePoints take_line_points(std::vector<BlockChunk>& chunks) {
-  LinePoints line_points;
-  if (chunks.size() == 1) {
-    line_points.swap(chunks[0].lines);  // one chunk (most compiles): no copy
-    return line_points;
-  }
-  std::size_t n = 0;
-  for (const BlockChunk& c : chunks) n += c.lines.size();
-  line_points.reserve(n);
-  for (BlockChunk& c : chunks) {
-    line_points.insert(line_points.end(), c.lines.begin(), c.lines.end());
-    LinePoints().swap(c.lines);
-  }
-  return line_points;
-}
-
 std::vector<fb::HiddenPoint> hidden_points_of(const std::vector<BlockChunk>& chunks) {
   std::vector<fb::HiddenPoint> all;
   for (const BlockChunk& c : chunks) all.insert(all.end(), c.hidden_points.begin(), c.hidden_points.end());

@@ -10,7 +10,6 @@
 #include <cstdint>
 #include <vector>
 
-#include "compiler/LineIndexWriter.h"
 #include "compiler/PointEncoder.h"
 #include "compiler/ProfilePlanner.h"
 #include "ilmap/status.h"
@@ -41,10 +40,6 @@ struct MethodDirectory {
   std::vector<std::uint16_t> ends, high;
 };
 MethodDirectory build_directory(const std::vector<std::uint32_t>& offsets);
-
-// Every chunk's visible points for the line index, in row order (the chunks' own lists are
-// emptied).
-LinePoints take_line_points(std::vector<BlockChunk>& chunks);
 
 // Every chunk's entries of Cache.hidden_points (SPEC.md 5.5), by (row, hidden).
 std::vector<fb::HiddenPoint> hidden_points_of(const std::vector<BlockChunk>& chunks);

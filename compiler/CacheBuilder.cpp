@@ -19,6 +19,7 @@
 #include "compiler/BlockLayout.h"
 #include "compiler/BuildInput.h"
 #include "compiler/DocumentsWriter.h"
+#include "compiler/LineIndexFromBlocks.h"
 #include "compiler/LineIndexWriter.h"
 #include "compiler/NamesSection.h"
 #include "compiler/PointEncoder.h"
@@ -89,11 +90,8 @@ Result<Sections> build_sections(const CacheSource& src, const BuildInput& in, co
   auto documents = build_document_table(in.docs, map, in.srcsrv_urls, src.document_urls, in.name_budget);
   if (!documents) return documents.error();
   s.documents = std::move(*documents);
-  // 5. The reverse line index over every chunk's visible points.
-  {
-    LinePoints points = take_line_points(s.chunks);
-    s.line_index = build_line_index(points, static_cast<std::uint32_t>(in.docs.size()));
-  }
+  // 5. The reverse line index, read back from the encoded blocks a range of documents at a time.
+  s.line_index = build_line_index_from_blocks(s.chunks, static_cast<std::uint32_t>(in.docs.size()));
   // 6. The Details buffer; embedded sources are zstd frames already, so a Details buffer
   // holding them is stored as is.
   auto details = build_details(in.portable, in.docs, map, opt, s.holds_sources, stats);

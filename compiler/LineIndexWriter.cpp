@@ -32,14 +32,17 @@ bool before(const LinePoint& a, const LinePoint& b) {
 // points (20 bytes each): in a short-lived process every fresh page is a fault. The documents'
 // ends come from the buckets' bounds, without reading the points again. Inputs
 // in another order, or whose line ranges are much wider than their point counts, take a
-// comparison sort. Points of a document index past `documents` are left out of doc_end.
+// comparison sort. Only documents [d0, d1) are indexed (their arrays are d1 - d0 long, so a
+// range costs what its own documents do); points of other documents are left out of doc_end.
 struct Order {
   ScratchVector<std::uint32_t> order;
-  std::vector<std::uint32_t> doc_end;  // doc_end[d]: end of document d's points in `order`
+  std::vector<std::uint32_t> doc_end;  // doc_end[d - d0]: end of document d's points in `order`
+  std::size_t first = 0;               // where document d0's points begin in `order`
 };
 
-Order sorted_order(std::span<const LinePoint> points, std::uint32_t documents) {
+Order sorted_order(std::span<const LinePoint> points, std::uint32_t d0, std::uint32_t d1) {
   const std::size_t n = points.size();
+  const std::uint32_t documents = d1 - d0;
   Order o;
   ScratchVector<std::uint32_t>& order = o.order;
   order.resize(n);
@@ -48,16 +51,17 @@ Order sorted_order(std::span<const LinePoint> points, std::uint32_t documents) {
   bool in_row_order = n <= UINT32_MAX;
   for (std::size_t i = 0; i < n && in_row_order; ++i) {
     const LinePoint& p = points[i];
-    if (p.document >= documents) {
+    if (p.document < d0 || p.document >= d1) {
       in_row_order = false;
       break;
     }
-    lo[p.document] = std::min(lo[p.document], p.line);
-    hi[p.document] = std::max(hi[p.document], p.line);
+    const std::uint32_t d = p.document - d0;
+    lo[d] = std::min(lo[d], p.line);
+    hi[d] = std::max(hi[d], p.line);
     if (i && (p.row < points[i - 1].row || (p.row == points[i - 1].row && p.ordinal <= points[i - 1].ordinal)))
       in_row_order = false;
   }
-  // off[d]: the bucket of line L of document d is off[d] + L (modulo 2^64: L >= lo[d]).
+  // off[d]: the bucket of line L of document d0 + d is off[d] + L (modulo 2^64: L >= lo[d]).
   std::vector<std::uint64_t> off(documents, 0);
   std::uint64_t buckets = 0;
   for (std::uint32_t d = 0; d < documents; ++d) {
@@ -67,13 +71,19 @@ Order sorted_order(std::span<const LinePoint> points, std::uint32_t documents) {
   if (!in_row_order || buckets > 4 * std::uint64_t(n) + 4096) {
     for (std::size_t i = 0; i < n; ++i) order[i] = static_cast<std::uint32_t>(i);
     std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return before(points[a], points[b]); });
-    for (const LinePoint& p : points)
-      if (p.document < documents) ++o.doc_end[p.document];
+    // Points outside the range sort before or after it: skip those before.
+    std::size_t skip = 0;
+    for (const LinePoint& p : points) {
+      if (p.document < d0) ++skip;
+      else if (p.document < d1) ++o.doc_end[p.document - d0];
+    }
+    o.first = skip;
+    if (documents) o.doc_end[0] += static_cast<std::uint32_t>(skip);
     for (std::uint32_t d = 1; d < documents; ++d) o.doc_end[d] += o.doc_end[d - 1];
     return o;
   }
   ScratchVector<std::uint32_t> start(static_cast<std::size_t>(buckets) + 1, 0);
-  auto bucket = [&](const LinePoint& p) { return static_cast<std::size_t>(off[p.document] + p.line); };
+  auto bucket = [&](const LinePoint& p) { return static_cast<std::size_t>(off[p.document - d0] + p.line); };
   for (const LinePoint& p : points) ++start[bucket(p) + 1];
   for (std::size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
   for (std::size_t i = 0; i < n; ++i) order[start[bucket(points[i])]++] = static_cast<std::uint32_t>(i);  // stable
@@ -103,20 +113,25 @@ Order sorted_order(std::span<const LinePoint> points, std::uint32_t documents) {
 
 }  // namespace
 
-LineIndexSection build_line_index(std::span<const LinePoint> points, std::uint32_t documents) {
-  const Order sorted = sorted_order(points, documents);
+LineIndexBuilder::LineIndexBuilder(std::uint32_t documents) : documents_(documents) {
+  s_.doc_blocks.reserve(std::size_t(documents) + 1);
+}
+
+void LineIndexBuilder::add(std::span<const LinePoint> points, std::uint32_t d1) {
+  const std::uint32_t d0 = static_cast<std::uint32_t>(s_.doc_blocks.size());
+  d1 = std::min(d1, documents_);
+  if (d1 <= d0) return;
+  const Order sorted = sorted_order(points, d0, d1);
   const ScratchVector<std::uint32_t>& order = sorted.order;
   auto at = [&](std::size_t k) -> const LinePoint& { return points[order[k]]; };
-  LineIndexSection s;
-  s.doc_blocks.reserve(std::size_t(documents) + 1);
-  s.blocks.reserve(points.size() / f::kLineBlockEntries + documents);
-  // The blocks go into a buffer of the largest size they can take (a count byte and two
-  // LEB128 values per block, a tag and three LEB128 values per entry: 16 bytes per point),
+  // This range's blocks go into a buffer of the largest size they can take (a count byte and
+  // two LEB128 values per block, a tag and three LEB128 values per entry: 16 bytes per point),
   // written through a pointer; it is left uninitialised, so only the pages written are touched.
   const std::size_t bound = points.size() * 16 + 16;
   ByteBuffer buf;
   std::uint8_t* const begin = buf.room(bound);
   std::uint8_t* out = begin;
+  const std::size_t base = s_.data.size();  // where this range's bytes go in data
   auto leb = [&out](std::uint32_t v) {
     while (v >= 0x80) {
       *out++ = static_cast<std::uint8_t>(v | 0x80);
@@ -124,14 +139,14 @@ LineIndexSection build_line_index(std::span<const LinePoint> points, std::uint32
     }
     *out++ = static_cast<std::uint8_t>(v);
   };
-  std::size_t i = 0;
-  for (std::uint32_t d = 0; d < documents; ++d) {
-    s.doc_blocks.push_back(static_cast<std::uint32_t>(s.blocks.size()));
-    const std::size_t end = sorted.doc_end[d];
+  std::size_t i = sorted.first;
+  for (std::uint32_t d = d0; d < d1; ++d) {
+    const std::size_t end = sorted.doc_end[d - d0];
+    s_.doc_blocks.push_back(static_cast<std::uint32_t>(s_.blocks.size()));
     while (i < end) {
       const std::size_t n = std::min<std::size_t>(end - i, f::kLineBlockEntries);
       const LinePoint& p0 = at(i);
-      s.blocks.emplace_back(p0.line, static_cast<std::uint32_t>(out - begin));
+      s_.blocks.emplace_back(p0.line, static_cast<std::uint32_t>(base + static_cast<std::size_t>(out - begin)));
       *out++ = static_cast<std::uint8_t>(n);
       leb(p0.row);
       leb(p0.ordinal);
@@ -151,13 +166,23 @@ LineIndexSection build_line_index(std::span<const LinePoint> points, std::uint32
         if (kind == f::kLineRow || kind == f::kLineRowFirst) leb(static_cast<std::uint32_t>(f::zigzag(std::int64_t(b.row) - std::int64_t(a.row))));
         if (kind == f::kLineRow) leb(b.ordinal);
       }
+      s_.entries += n;
       i += n;
     }
   }
-  s.doc_blocks.push_back(static_cast<std::uint32_t>(s.blocks.size()));
-  s.entries = i;
-  s.data.assign(begin, out);
-  return s;
+  s_.data.insert(s_.data.end(), begin, out);
+}
+
+LineIndexSection LineIndexBuilder::finish() {
+  add({}, documents_);  // documents no range named: no points
+  s_.doc_blocks.push_back(static_cast<std::uint32_t>(s_.blocks.size()));
+  return std::move(s_);
+}
+
+LineIndexSection build_line_index(std::span<const LinePoint> points, std::uint32_t documents) {
+  LineIndexBuilder b(documents);
+  b.add(points, documents);
+  return b.finish();
 }
 
 std::size_t line_index_content_size(const LineIndexSection& index) {

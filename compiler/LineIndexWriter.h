@@ -3,8 +3,8 @@
 // visible ordinal), delta-coded in small blocks with a block index of first lines, so that
 // `ilmap lines` finds the points of a source line in O(log n).
 //
-// The builder reports each visible point it encodes (in
-// whatever order its threads produce them), build_line_index sorts and encodes them, and
+// The builder decodes the visible points of a range of documents back from the encoded point
+// blocks (LineIndexFromBlocks.h), LineIndexBuilder sorts and encodes them range by range, and
 // write_line_index puts the table into the FlatBuffer. The index names points by (method row,
 // visible ordinal in the row's block), not by IL offset or document strings, so it depends on
 // no other section's encoding.
@@ -27,8 +27,8 @@ struct LinePoint {
   std::uint32_t document, line, column, row, ordinal;
 };
 
-// The visible points of a build, gathered while its blocks are encoded (one per visible point:
-// 20 bytes each, so their storage comes from the scratch pool).
+// Visible points of a range of documents (20 bytes each, so their storage comes from the
+// scratch pool).
 using LinePoints = ScratchVector<LinePoint>;
 
 struct LineIndexSection {
@@ -39,8 +39,29 @@ struct LineIndexSection {
   std::size_t bytes() const { return doc_blocks.size() * 4 + blocks.size() * sizeof(fb::LineBlockRef) + data.size() + 64; }
 };
 
-// Sorts `points` and encodes them. `documents` = len(Cache.documents); every point's document
-// must be below it.
+// Builds the index a range of documents at a time, so that a build holds the points of one
+// range, not of the whole PDB (docs/architecture.md, "Memory"): add() the points of each
+// range in document order, then finish(). The bytes do not depend on how the documents are cut
+// into ranges.
+class LineIndexBuilder {
+ public:
+  // `documents` = len(Cache.documents).
+  explicit LineIndexBuilder(std::uint32_t documents);
+  // Indexes documents [next(), d1) from `points`, which must hold every visible point of those
+  // documents (fastest in (row, ordinal) order); points of other documents are left out.
+  void add(std::span<const LinePoint> points, std::uint32_t d1);
+  // The first document not indexed yet.
+  std::uint32_t next() const { return static_cast<std::uint32_t>(s_.doc_blocks.size()); }
+  // The section; documents not added yet get no entries.
+  LineIndexSection finish();
+
+ private:
+  std::uint32_t documents_;
+  LineIndexSection s_;
+};
+
+// Sorts `points` and encodes them, all documents at once. `documents` = len(Cache.documents);
+// points of a document at or past it are left out.
 LineIndexSection build_line_index(std::span<const LinePoint> points, std::uint32_t documents);
 
 // The content of LineIndex.index_zstd (SPEC.md 3.7): doc_blocks, the blocks' first lines as

@@ -106,13 +106,6 @@ class BlockEncoder {
     }
   }
 
-  // The method's visible points for the reverse line index (SPEC.md 3.7): ordinal = position
-  // among the visible records, which are in IL order.
-  void line_points(std::uint32_t rid, LinePoints& out) const {
-    std::uint32_t k = 0;
-    for (const Visible* v = visible_.get(); v != nv_; ++v, ++k) out.push_back({v->doc, v->line, v->col, rid, k});
-  }
-
   std::uint32_t visible() const { return static_cast<std::uint32_t>(nv_ - visible_.get()); }
   std::uint32_t hidden() const { return static_cast<std::uint32_t>(nh_ - hidden_.get()); }
   std::uint32_t count() const { return visible() + hidden(); }
@@ -120,18 +113,19 @@ class BlockEncoder {
   // Appends the block's header values and records and returns its profile (the writer puts the
   // profile in the table or in front of the block, SPEC.md 5.1); nothing for a method without
   // points.
-  std::uint64_t append_to(ByteBuffer& out) const {
+  std::uint64_t append_to(ByteBuffer& out, std::uint64_t& docs) const {
     if (count() == 0) return 0;
     std::uint64_t profile;
-    const f::BlockHeader h = header(profile);
+    const f::BlockHeader h = header(profile, docs);
     // Room for the header, the records and 8 bytes of store slack.
     std::uint8_t* const start = out.room(f::kMaxBlockHeaderSize + static_cast<std::size_t>(h.records_bytes()) + 8);
     out.set_size(out.size() + static_cast<std::size_t>(write(h, profile, start) - start));
     return profile;
   }
 
-  // The block's header and profile. Needs count() >= 1.
-  f::BlockHeader header(std::uint64_t& profile) const {
+  // The block's header and profile, and its lowest and highest document (low | high << 32).
+  // Needs count() >= 1.
+  f::BlockHeader header(std::uint64_t& profile, std::uint64_t& docs) const {
     const Visible* const vb = visible_.get();
     const Hidden* const hb = hidden_.get();
     const std::uint32_t nv = visible(), nh = hidden();
@@ -171,6 +165,7 @@ class BlockEncoder {
     // at IL 0 on one line, column and document) get a 1-bit document field of zeros.
     if ((h.il_bytes() * 8 + h.rest_bits() == 0 || h.hidden_bits() == 0) && std::size_t(nv) + nh > 8) h.w_doc = 1;
     profile = f::block_profile(h);
+    docs = min_doc | std::uint64_t(max_doc) << 32;
     return h;
   }
 
@@ -304,9 +299,10 @@ void encode_chunk(const BuildInput& in, BlockChunk& c) {
     }
     c.total += enc.count();
     c.hidden += enc.hidden();
-    enc.line_points(rid, c.lines);
     if (enc.count()) {
-      c.profiles.push_back(enc.append_to(c.blocks));
+      std::uint64_t docs = 0;
+      c.profiles.push_back(enc.append_to(c.blocks, docs));
+      c.docs.push_back(docs);
       c.counts.push_back(std::uint64_t(enc.visible()) | std::uint64_t(enc.hidden()) << 32);
     }
     if (c.blocks.size() > UINT32_MAX) {
@@ -332,12 +328,7 @@ Result<std::vector<BlockChunk>> encode_point_blocks(const BuildInput& in, const 
     chunks[c].last = static_cast<std::uint32_t>(std::uint64_t(methods) * (c + 1) / nchunks);
   }
   if (workers == 1) {
-    if (nchunks) {
-      chunks[0].blocks.reserve(blob_bytes + 64);
-      // A visible point takes at least 4 bytes of a sequence-points blob: room for them all up
-      // front (capped), so the vector never grows by copying; pages are touched only as used.
-      chunks[0].lines.reserve(std::min<std::size_t>(blob_bytes / 4 + 64, std::size_t(1) << 22));
-    }
+    if (nchunks) chunks[0].blocks.reserve(blob_bytes + 64);
     for (BlockChunk& c : chunks) encode_chunk(in, c);
   } else {
     std::atomic<std::uint32_t> next{0};

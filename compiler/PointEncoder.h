@@ -13,7 +13,6 @@
 
 #include "compiler/BuildInput.h"
 #include "compiler/CacheBuilder.h"
-#include "compiler/LineIndexWriter.h"
 #include "compiler/ScratchBuffers.h"
 #include "format/ilmap_format.h"
 #include "ilmap/status.h"
@@ -29,8 +28,8 @@ struct BlockChunk {
   std::vector<std::uint32_t> ends;
   std::vector<std::uint64_t> profiles;  // of each block (methods with points), in row order
   std::vector<std::uint64_t> counts;    // of each block: V | H << 32
+  std::vector<std::uint64_t> docs;      // of each block: lowest | highest document << 32
   std::size_t first_block = 0;          // index of the chunk's first block among all blocks
-  LinePoints lines;  // visible points for the line index
   std::vector<fb::HiddenPoint> hidden_points;  // SPEC.md 5.5, by (row, hidden)
   std::uint64_t total = 0, hidden = 0;
   Status status;
