@@ -50,11 +50,16 @@ Result<BlockLayout> lay_out_blocks(const std::vector<BlockChunk>& chunks, const 
   return layout;
 }
 
-Status write_point_blocks(const std::vector<BlockChunk>& chunks, const ProfilePlan& plan, const BlockLayout& layout,
+Status write_point_blocks(std::vector<BlockChunk>& chunks, const ProfilePlan& plan, const BlockLayout& layout,
                           std::uint8_t* out) {
   std::size_t k = 0;
   std::uint8_t* const begin = out;
-  for (const BlockChunk& c : chunks) {
+  for (BlockChunk& c : chunks) {
+    // Copied, the chunk's blocks go at once: the blocks are held twice one chunk at a time.
+    struct Release {
+      ByteBuffer& b;
+      ~Release() { b.release(); }
+    } release{c.blocks};
     if (plan.inline_blocks == 0 && plan.rewritten == 0) {
       if (c.blocks.size()) std::memcpy(out, c.blocks.data(), c.blocks.size());
       out += c.blocks.size();

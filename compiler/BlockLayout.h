@@ -30,8 +30,9 @@ struct BlockLayout {
 Result<BlockLayout> lay_out_blocks(const std::vector<BlockChunk>& chunks, const ProfilePlan& plan, std::uint32_t methods);
 
 // Writes the blocks of `chunks` as `plan` and `layout` place them, then the tail padding, at
-// `out` (layout.blocks_size + disk::kBlockTailPadding bytes).
-Status write_point_blocks(const std::vector<BlockChunk>& chunks, const ProfilePlan& plan, const BlockLayout& layout,
+// `out` (layout.blocks_size + disk::kBlockTailPadding bytes). Each chunk's blocks are freed
+// once copied (the chunks keep their other fields).
+Status write_point_blocks(std::vector<BlockChunk>& chunks, const ProfilePlan& plan, const BlockLayout& layout,
                           std::uint8_t* out);
 
 // The method directory (SPEC.md section 4) over block ends `offsets` (BlockLayout::offsets).

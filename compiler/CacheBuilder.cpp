@@ -173,9 +173,10 @@ Result<flatbuffers::Offset<fb::Identity>> write_identity(flatbuffers::FlatBuffer
 }
 
 // The whole payload: every section, then the Cache root (SPEC.md 3.1), finished with the
-// file identifier. The order of the writes fixes the bytes.
+// file identifier. The order of the writes fixes the bytes. The chunks' blocks are freed as
+// they are copied in.
 Status write_payload(flatbuffers::FlatBufferBuilder& fbb, const CacheSource& src, const BuildInput& in,
-                     const Sections& s) {
+                     Sections& s) {
   auto identity = write_identity(fbb, src, in, s);
   if (!identity) return identity.error();
   auto documents = fbb.CreateVectorOfStructs(s.documents.refs);
@@ -267,7 +268,7 @@ Result<CacheBytes> build_cache(const CacheSource& src, const CacheBuildOptions& 
   // Every section but the identity, in memory.
   auto sections = build_sections(src, in, opt, stats);
   if (!sections) return sections.error();
-  const Sections& s = *sections;
+  Sections& s = *sections;
   // The payload, in one FlatBuffers builder whose buffer comes from the scratch pool and is
   // reserved at its estimated size up front.
   const std::uint64_t estimate = payload_estimate(s, src);

@@ -30,6 +30,10 @@ namespace f = ilmap::disk;
 // Threads that encode one PDB, at most.
 constexpr unsigned kMaxEncodeThreads = 64;
 
+// Bytes of blocks after which one thread starts a new chunk: what the cache's copy of the
+// blocks holds twice at most (docs/architecture.md, "Memory").
+constexpr std::size_t kChunkBytes = std::size_t(8) << 20;
+
 // Writes bits LSB-first: each put stores 8 bytes at the current byte (so the buffer needs 8
 // bytes of slack after the last byte written) and advances by the whole bytes filled.
 class BitWriter {
@@ -288,8 +292,9 @@ Status decode_row(const BuildInput& in, std::uint32_t rid, BlockEncoder& enc, st
   return {};
 }
 
-// Encodes the rows of chunk `c`; the first error of a row stops it (c.status).
-void encode_chunk(const BuildInput& in, BlockChunk& c) {
+// Encodes the rows of chunk `c`; the first error of a row stops it (c.status). A chunk whose
+// blocks reach `max_bytes` ends at that row (c.last).
+void encode_chunk(const BuildInput& in, BlockChunk& c, std::size_t max_bytes = SIZE_MAX) {
   BlockEncoder enc;
   c.ends.reserve(c.last >= c.first ? c.last - c.first + 1 : 0);
   for (std::uint32_t rid = c.first; rid <= c.last; ++rid) {
@@ -310,6 +315,10 @@ void encode_chunk(const BuildInput& in, BlockChunk& c) {
       return;
     }
     c.ends.push_back(static_cast<std::uint32_t>(c.blocks.size()));
+    if (c.blocks.size() >= max_bytes) {
+      c.last = rid;
+      return;
+    }
   }
 }
 
@@ -328,8 +337,18 @@ Result<std::vector<BlockChunk>> encode_point_blocks(const BuildInput& in, const 
     chunks[c].last = static_cast<std::uint32_t>(std::uint64_t(methods) * (c + 1) / nchunks);
   }
   if (workers == 1) {
-    if (nchunks) chunks[0].blocks.reserve(blob_bytes + 64);
-    for (BlockChunk& c : chunks) encode_chunk(in, c);
+    // Chunks of about kChunkBytes of blocks, so that the cache's copy of the blocks frees them
+    // as it goes (write_point_blocks) and they are never held twice.
+    for (std::uint32_t first = 1; !chunks.empty() && first <= methods;) {
+      BlockChunk& c = chunks.back();
+      c.first = first;
+      c.last = methods;
+      c.blocks.reserve(std::min<std::size_t>(blob_bytes, kChunkBytes) + 64);
+      encode_chunk(in, c, kChunkBytes);
+      if (!c.status || c.last == methods) break;
+      first = c.last + 1;
+      chunks.emplace_back();
+    }
   } else {
     std::atomic<std::uint32_t> next{0};
     auto work = [&] {

@@ -75,6 +75,10 @@ ScratchBlock ScratchPool::take(std::size_t n) {
     r.size = size;
     return r;
   }
+  // No spare is large enough: they are all smaller than what this build now needs, so they go
+  // before the new block is mapped, and a process never holds both (docs/architecture.md,
+  // "Memory").
+  for (ScratchBlock& b : spare_) free_block(std::exchange(b, ScratchBlock{}));
   std::uint8_t* p = map_huge(size);
   if (!p) throw std::bad_alloc();
   return {p, size};
@@ -127,6 +131,16 @@ std::uint8_t* ScratchAllocator::allocate(std::size_t size) { return scratch_pool
 
 void ScratchAllocator::deallocate(std::uint8_t* p, std::size_t size) {
   scratch_pool().give({p, scratch_block_size(size)});
+}
+
+void ByteBuffer::release() noexcept {
+  if (cap_ < kScratchMapMin) {
+    scratch_pool().give({data_, cap_});
+  } else {
+    free_block({data_, cap_});
+  }
+  data_ = nullptr;
+  size_ = cap_ = 0;
 }
 
 void ByteBuffer::grow(std::size_t n) {

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <memory>
 #include <new>
+#include <utility>
 #include <vector>
 
 namespace ilmap {
@@ -39,7 +40,8 @@ std::size_t scratch_block_size(std::size_t n);
 
 // Spare mapped blocks of one thread, kept for its next build: at most eight, at most 64 MiB in
 // all (the larger ones win; a process with many compiling threads keeps at most that much per
-// thread); adjacent spares are joined.
+// thread); adjacent spares are joined. A take that no spare can serve frees them all before it
+// maps a new block, so that spares never sit beside a build's largest buffers.
 class ScratchPool {
  public:
   ScratchPool() = default;
@@ -108,10 +110,12 @@ template <class T>
 using ScratchVector = std::vector<T, ScratchVectorAllocator<T>>;
 
 // A growable byte buffer from the scratch pool that does not zero what it hands out
-// (std::vector::resize would). Not copyable, not movable.
+// (std::vector::resize would). Movable (a vector of chunks grows), not copyable.
 class ByteBuffer {
  public:
   ByteBuffer() = default;
+  ByteBuffer(ByteBuffer&& o) noexcept
+      : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)), cap_(std::exchange(o.cap_, 0)) {}
   ByteBuffer(const ByteBuffer&) = delete;
   ByteBuffer& operator=(const ByteBuffer&) = delete;
   ~ByteBuffer() { scratch_pool().give({data_, cap_}); }
@@ -127,6 +131,9 @@ class ByteBuffer {
   void reserve(std::size_t n) {
     if (n > cap_) grow(n - size_);
   }
+  // Frees the storage now (a mapped block goes back to the system, not to the pool: its pages
+  // leave the process at once) and leaves the buffer empty.
+  void release() noexcept;
 
  private:
   void grow(std::size_t n);  // room for n more bytes after size_
