@@ -343,7 +343,8 @@ Result<std::vector<BlockChunk>> encode_point_blocks(const BuildInput& in, const 
       BlockChunk& c = chunks.back();
       c.first = first;
       c.last = methods;
-      c.blocks.reserve(std::min<std::size_t>(blob_bytes, kChunkBytes) + 64);
+      // Room past the cut for the block that crosses it (pages are touched only as written).
+      c.blocks.reserve(std::min<std::size_t>(blob_bytes, kChunkBytes + kChunkBytes / 2) + 64);
       encode_chunk(in, c, kChunkBytes);
       if (!c.status || c.last == methods) break;
       first = c.last + 1;
