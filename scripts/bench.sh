@@ -26,7 +26,8 @@
 #   --jobs N          parallel build jobs (default 2)
 #
 # Parts, in order (--only names): machine, inputs, compile, process, lookup, oneshot, growth,
-# plain (bench/lookup_vs_plain.sh), size (bench/size_table.sh), symbolic, symbolicate
+# plain (bench/lookup_vs_plain.sh), size (bench/size_table.sh), memory (bench/memory_table.sh:
+# peak resident memory of whole-process compiles; --quick skips its 400 MB PDB), symbolic, symbolicate
 # (scripts/bench-symbolicate.sh), guard (scripts/perf-guard.sh), dotnet
 # (integrations/dotnet/bench.sh), services; then goals.
 # Everything generated stays under the build directory (DIR/gen: synthetic PDBs, deterministic and
@@ -56,7 +57,7 @@ while [[ $# -gt 0 ]]; do
     --warmup-ms) WARMUP_MS="$2"; ARGS+=(--warmup-ms "$2"); shift ;;
     --no-oracle) USE_ORACLE=0; ARGS+=(--no-oracle) ;;
     --jobs) JOBS="$2"; shift ;;
-    -h|--help) sed -n '2,34p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,35p' "$0"; exit 0 ;;
     *) echo "bench.sh: unknown option $1" >&2; exit 1 ;;
   esac
   shift
@@ -508,6 +509,13 @@ if want size; then
   part_begin size
   if [[ -n $WRITE ]]; then bash "$ROOT/bench/size_table.sh" --build "$BUILD" --write "$WRITE"
   else bash "$ROOT/bench/size_table.sh" --build "$BUILD"; fi > "$RES/size-table.log"
+fi
+if want memory; then
+  part_begin memory
+  M_ARGS=(--build "$BUILD")
+  [[ $QUICK == 1 ]] && M_ARGS+=(--quick)
+  bash "$ROOT/bench/memory_table.sh" "${M_ARGS[@]}" "${W_ARGS[@]}" > "$RES/memory.log" 2>&1 ||
+    { tail -5 "$RES/memory.log" >&2; exit 1; }
 fi
 if want symbolic; then
   if [[ -n $SYMSRC ]]; then
