@@ -65,7 +65,7 @@ LineIndexSection build_line_index_from_blocks(const std::vector<BlockChunk>& chu
   std::uint64_t visible = 0;
   for (const BlockChunk& c : chunks) visible += c.total - c.hidden;
   const std::uint64_t range_points = std::max<std::uint64_t>(range_bytes / kLineIndexBytesPerPoint, 1);
-  LineIndexBuilder builder(documents);
+  LineIndexBuilder builder(documents, visible);
   LinePoints points;
   auto add_range = [&](std::uint32_t d1, std::uint64_t n) {
     points.clear();
@@ -94,8 +94,13 @@ LineIndexSection build_line_index_from_blocks(const std::vector<BlockChunk>& chu
     n += per_doc[d];
   }
   add_range(documents, n);
-  // The points' storage is released with `points` here, before the rest of the build.
-  return builder.finish();
+  LineIndexSection index = builder.finish();
+  // The ranges' buffers (the points, their order and buckets, and the data's smaller copies as
+  // it grew) would stay as the pool's spares, resident beside the packing of the index and the
+  // cache's buffer, which they are too small to serve: they go now.
+  LinePoints().swap(points);
+  scratch_pool().trim();
+  return index;
 }
 
 }  // namespace ilmap

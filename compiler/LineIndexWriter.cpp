@@ -113,8 +113,14 @@ Order sorted_order(std::span<const LinePoint> points, std::uint32_t d0, std::uin
 
 }  // namespace
 
-LineIndexBuilder::LineIndexBuilder(std::uint32_t documents) : documents_(documents) {
+LineIndexBuilder::LineIndexBuilder(std::uint32_t documents, std::uint64_t points) : documents_(documents) {
   s_.doc_blocks.reserve(std::size_t(documents) + 1);
+  // The tables in front of the data: doc_blocks, 4 bytes per document and one more, and a
+  // block's first line, 4 bytes per block; a document's points take ceil(n / 64) blocks, so
+  // there are at most points / 64 + documents of them.
+  s_.data_at = static_cast<std::size_t>(4 * (std::uint64_t(documents) + 1) + 4 * (points / f::kLineBlockEntries + documents));
+  s_.content.room(s_.data_at);
+  s_.content.set_size(s_.data_at);
 }
 
 void LineIndexBuilder::add(std::span<const LinePoint> points, std::uint32_t d1) {
@@ -128,10 +134,9 @@ void LineIndexBuilder::add(std::span<const LinePoint> points, std::uint32_t d1) 
   // two LEB128 values per block, a tag and three LEB128 values per entry: 16 bytes per point),
   // written through a pointer; it is left uninitialised, so only the pages written are touched.
   const std::size_t bound = points.size() * 16 + 16;
-  ByteBuffer buf;
-  std::uint8_t* const begin = buf.room(bound);
+  std::uint8_t* const begin = s_.content.room(bound);
   std::uint8_t* out = begin;
-  const std::size_t base = s_.data.size();  // where this range's bytes go in data
+  const std::size_t base = s_.content.size() - s_.data_at;  // where this range's bytes go in data
   auto leb = [&out](std::uint32_t v) {
     while (v >= 0x80) {
       *out++ = static_cast<std::uint8_t>(v | 0x80);
@@ -170,7 +175,7 @@ void LineIndexBuilder::add(std::span<const LinePoint> points, std::uint32_t d1) 
       i += n;
     }
   }
-  s_.data.insert(s_.data.end(), begin, out);
+  s_.content.set_size(s_.content.size() + static_cast<std::size_t>(out - begin));
 }
 
 LineIndexSection LineIndexBuilder::finish() {
@@ -180,16 +185,19 @@ LineIndexSection LineIndexBuilder::finish() {
 }
 
 LineIndexSection build_line_index(std::span<const LinePoint> points, std::uint32_t documents) {
-  LineIndexBuilder b(documents);
+  LineIndexBuilder b(documents, points.size());
   b.add(points, documents);
   return b.finish();
 }
 
 std::size_t line_index_content_size(const LineIndexSection& index) {
-  return index.doc_blocks.size() * 4 + index.blocks.size() * 4 + index.data.size();
+  return index.doc_blocks.size() * 4 + index.blocks.size() * 4 + index.data().size();
 }
 
-void line_index_content(const LineIndexSection& index, std::uint8_t* out) {
+namespace {
+
+// The two tables in front of the data (line_index_content without the data).
+void put_tables(const LineIndexSection& index, std::uint8_t* out) {
   // doc_blocks, each block's first line as the difference from the block before's in the same
   // document (offsets are not stored: a reader finds them by walking the blocks), then data.
   // Differences instead of lines and no offsets make the frame about half as large.
@@ -204,24 +212,47 @@ void line_index_content(const LineIndexSection& index, std::uint8_t* out) {
       line = index.blocks[j].line();
     }
   }
-  if (!index.data.empty()) std::memcpy(out, index.data.data(), index.data.size());
 }
 
-flatbuffers::Offset<fb::LineIndex> write_line_index(flatbuffers::FlatBufferBuilder& fbb, const LineIndexSection& index) {
-  // SPEC.md 3.7, 3.8: the three vectors as one zstd frame when that is smaller. The
-  // lookups by line unpack it once; a frame of a few KB unpacks in microseconds.
+}  // namespace
+
+void line_index_content(const LineIndexSection& index, std::uint8_t* out) {
+  const std::size_t tables = (index.doc_blocks.size() + index.blocks.size()) * 4;
+  put_tables(index, out);
+  if (!index.data().empty()) std::memcpy(out + tables, index.data().data(), index.data().size());
+}
+
+void pack_line_index(LineIndexSection& index) {
+  if (index.pack_tried) return;
+  index.pack_tried = true;
+  // SPEC.md 3.7, 3.8: the three vectors as one zstd frame when that is smaller. The tables go
+  // into the room in front of the data, so the content is packed where it lies; an index
+  // whose tables outgrew that room (not reached: the builder sizes it) is copied first.
   PackScratch& scratch = pack_scratch();
-  const std::size_t n = line_index_content_size(index);
+  const std::size_t tables = (index.doc_blocks.size() + index.blocks.size()) * 4;
+  const std::size_t n = tables + index.data().size();
   std::span<const std::uint8_t> frame;
-  if (std::uint8_t* content = scratch.get(0, n)) {
+  if (tables <= index.data_at) {
+    std::uint8_t* const content = index.content.data() + (index.data_at - tables);
+    put_tables(index, content);
+    frame = zstd_pack({content, n});
+  } else if (std::uint8_t* content = scratch.get(0, n)) {
     line_index_content(index, content);
     frame = zstd_pack({content, n});
   }
-  const bool packed = !frame.empty();
-  flatbuffers::Offset<flatbuffers::Vector<std::uint8_t>> frame_vec;
-  if (packed) frame_vec = fbb.CreateVector(frame.data(), frame.size());
+  if (!frame.empty()) {
+    index.frame.emplace(frame.begin(), frame.end());
+    index.content.release();
+    index.data_at = 0;
+  }
   scratch.trim();
-  if (packed) {
+}
+
+flatbuffers::Offset<fb::LineIndex> write_line_index(flatbuffers::FlatBufferBuilder& fbb, LineIndexSection& index) {
+  pack_line_index(index);
+  // The lookups by line unpack the frame once; a frame of a few KB unpacks in microseconds.
+  if (index.frame) {
+    auto frame_vec = fbb.CreateVector(*index.frame);
     fb::LineIndexBuilder b(fbb);
     b.add_entry_count(index.entries);
     b.add_index_zstd(frame_vec);
@@ -229,7 +260,7 @@ flatbuffers::Offset<fb::LineIndex> write_line_index(flatbuffers::FlatBufferBuild
   }
   auto doc_blocks = fbb.CreateVector(index.doc_blocks);
   auto blocks = fbb.CreateVectorOfStructs(index.blocks);
-  auto data = fbb.CreateVector(index.data);
+  auto data = fbb.CreateVector(index.data().data(), index.data().size());
   return fb::CreateLineIndex(fbb, doc_blocks, blocks, data, index.entries);
 }
 

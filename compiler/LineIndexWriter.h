@@ -13,6 +13,7 @@
 #include <flatbuffers/flatbuffers.h>
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -31,12 +32,23 @@ struct LinePoint {
 // scratch pool).
 using LinePoints = ScratchVector<LinePoint>;
 
+// The index: its blocks' data sits in `content` after room left for the two tables in front of
+// it, so that the content of LineIndex.index_zstd (line_index_content) is packed where it lies,
+// without a copy of the data; pack_line_index then keeps the frame alone.
 struct LineIndexSection {
   std::vector<std::uint32_t> doc_blocks;  // len(documents) + 1
   std::vector<fb::LineBlockRef> blocks;
-  ScratchVector<std::uint8_t> data;
+  ByteBuffer content;       // [room for the tables | data]
+  std::size_t data_at = 0;  // where data begins in content
+  std::optional<std::vector<std::uint8_t>> frame;  // index_zstd, once packed (pack_line_index)
+  bool pack_tried = false;
   std::uint64_t entries = 0;
-  std::size_t bytes() const { return doc_blocks.size() * 4 + blocks.size() * sizeof(fb::LineBlockRef) + data.size() + 64; }
+  std::span<const std::uint8_t> data() const {
+    return {content.data() + data_at, content.size() - data_at};
+  }
+  std::size_t bytes() const {
+    return frame ? frame->size() + 64 : doc_blocks.size() * 4 + blocks.size() * sizeof(fb::LineBlockRef) + data().size() + 64;
+  }
 };
 
 // Builds the index a range of documents at a time, so that a build holds the points of one
@@ -45,8 +57,9 @@ struct LineIndexSection {
 // into ranges.
 class LineIndexBuilder {
  public:
-  // `documents` = len(Cache.documents).
-  explicit LineIndexBuilder(std::uint32_t documents);
+  // `documents` = len(Cache.documents); `points`: how many points add() will be given at most
+  // in all (it sizes the room for the tables in front of the data; more only costs a copy).
+  LineIndexBuilder(std::uint32_t documents, std::uint64_t points);
   // Indexes documents [next(), d1) from `points`, which must hold every visible point of those
   // documents (fastest in (row, ordinal) order); points of other documents are left out.
   void add(std::span<const LinePoint> points, std::uint32_t d1);
@@ -64,12 +77,17 @@ class LineIndexBuilder {
 // points of a document at or past it are left out.
 LineIndexSection build_line_index(std::span<const LinePoint> points, std::uint32_t documents);
 
+// Packs the index (SPEC.md 3.7, 3.8) into `frame` when that is smaller, and then frees the
+// rest: from there the section holds its frame alone. Once per section (write_line_index calls
+// it too; a build calls it as soon as the index is built).
+void pack_line_index(LineIndexSection& index);
+
 // The content of LineIndex.index_zstd (SPEC.md 3.7): doc_blocks, the blocks' first lines as
 // differences within each document, data.
 std::size_t line_index_content_size(const LineIndexSection& index);
 void line_index_content(const LineIndexSection& index, std::uint8_t* out);
 
 // Writes the LineIndex table: `index_zstd` when packing makes it smaller, else the three vectors.
-flatbuffers::Offset<fb::LineIndex> write_line_index(flatbuffers::FlatBufferBuilder& fbb, const LineIndexSection& index);
+flatbuffers::Offset<fb::LineIndex> write_line_index(flatbuffers::FlatBufferBuilder& fbb, LineIndexSection& index);
 
 }  // namespace ilmap

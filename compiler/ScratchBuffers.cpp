@@ -78,7 +78,7 @@ ScratchBlock ScratchPool::take(std::size_t n) {
   // No spare is large enough: they are all smaller than what this build now needs, so they go
   // before the new block is mapped, and a process never holds both (docs/architecture.md,
   // "Memory").
-  for (ScratchBlock& b : spare_) free_block(std::exchange(b, ScratchBlock{}));
+  trim();
   std::uint8_t* p = map_huge(size);
   if (!p) throw std::bad_alloc();
   return {p, size};
@@ -125,6 +125,10 @@ void ScratchPool::give(ScratchBlock b) {
   *slot = b;
 }
 
+void ScratchPool::trim() noexcept {
+  for (ScratchBlock& b : spare_) free_block(std::exchange(b, ScratchBlock{}));
+}
+
 ScratchPool& scratch_pool() { return per_thread<ScratchPool>(); }
 
 std::uint8_t* ScratchAllocator::allocate(std::size_t size) { return scratch_pool().take(size).p; }
@@ -147,7 +151,11 @@ void ByteBuffer::grow(std::size_t n) {
   const std::size_t cap = std::max<std::size_t>({cap_ * 2, size_ + n, 4096});
   ScratchBlock b = scratch_pool().take(cap);
   if (size_) std::memcpy(b.p, data_, size_);
-  scratch_pool().give({data_, cap_});
+  // The old block is freed, not kept as a spare: a buffer that grows is larger than any spare
+  // would serve during this build, and a spare would stay resident beside it.
+  const std::size_t size = size_;
+  release();
+  size_ = size;
   data_ = b.p;
   cap_ = b.size;
 }

@@ -54,6 +54,8 @@ class ScratchPool {
   // Keeps `b` (a block from any thread's take, its size as take gave it) for a later take, or
   // frees it.
   void give(ScratchBlock b);
+  // Frees every spare block now.
+  void trim() noexcept;
   // Bytes of the spare blocks kept now.
   std::size_t kept_bytes() const noexcept {
     std::size_t n = 0;
@@ -116,6 +118,15 @@ class ByteBuffer {
   ByteBuffer() = default;
   ByteBuffer(ByteBuffer&& o) noexcept
       : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)), cap_(std::exchange(o.cap_, 0)) {}
+  ByteBuffer& operator=(ByteBuffer&& o) noexcept {
+    if (this != &o) {
+      release();
+      data_ = std::exchange(o.data_, nullptr);
+      size_ = std::exchange(o.size_, 0);
+      cap_ = std::exchange(o.cap_, 0);
+    }
+    return *this;
+  }
   ByteBuffer(const ByteBuffer&) = delete;
   ByteBuffer& operator=(const ByteBuffer&) = delete;
   ~ByteBuffer() { scratch_pool().give({data_, cap_}); }

@@ -7,12 +7,14 @@
 // comparison sort).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "compiler/BuildInput.h"
 #include "compiler/LineIndexFromBlocks.h"
 #include "compiler/PointEncoder.h"
 #include "decode/PortablePdb.h"
+#include "support/ZstdPack.h"
 #include "tests/common/TestEncoders.h"
 
 namespace ilmap::test {
@@ -85,7 +87,7 @@ void expect_same(const LineIndexSection& a, const LineIndexSection& b) {
     EXPECT_EQ(a.blocks[i].line(), b.blocks[i].line()) << "block " << i;
     EXPECT_EQ(a.blocks[i].offset(), b.blocks[i].offset()) << "block " << i;
   }
-  EXPECT_TRUE(a.data == b.data);
+  EXPECT_TRUE(std::ranges::equal(a.data(), b.data()));
 }
 
 TEST(LineIndexRanges, FromBlocksEqualsDecodedPointsForEveryRangeBudget) {
@@ -119,6 +121,26 @@ TEST(LineIndexRanges, FromBlocksEqualsDecodedPointsForEveryRangeBudget) {
       expect_same(build_line_index_from_blocks(*chunks, kDocuments, budget), want);
     }
   }
+}
+
+// pack_line_index packs the tables and data where they lie (the builder leaves room for the
+// tables in front of the data): the same frame as packing a copy of the whole content, after
+// which the section holds its frame alone.
+TEST(LineIndexRanges, PackedInPlaceAsACopyWouldBeAndThenFreed) {
+  std::vector<LinePoint> points;
+  for (std::uint32_t row = 1; row <= 400; ++row)
+    for (std::uint32_t k = 0; k < 30; ++k) points.push_back({row % 5, 1 + (row * 7 + k) % 300, 1 + k % 3, row, k});
+  LineIndexSection index = build_line_index(points, 5);
+  std::vector<std::uint8_t> content(line_index_content_size(index));
+  line_index_content(index, content.data());
+  const std::span<const std::uint8_t> copy_frame = zstd_pack(content);
+  ASSERT_FALSE(copy_frame.empty());
+  const std::vector<std::uint8_t> want(copy_frame.begin(), copy_frame.end());
+  pack_line_index(index);
+  ASSERT_TRUE(index.frame.has_value());
+  EXPECT_EQ(*index.frame, want);
+  EXPECT_EQ(index.content.size(), 0u);  // the unpacked bytes are gone
+  EXPECT_EQ(index.bytes(), want.size() + 64);
 }
 
 }  // namespace

@@ -39,7 +39,7 @@ void expect_same(const LineIndexSection& a, const LineIndexSection& b) {
     EXPECT_EQ(a.blocks[i].line(), b.blocks[i].line()) << i;
     EXPECT_EQ(a.blocks[i].offset(), b.blocks[i].offset()) << i;
   }
-  EXPECT_EQ(a.data, b.data);
+  EXPECT_TRUE(std::ranges::equal(a.data(), b.data()));
 }
 
 LineIndexSection shuffled_index(std::vector<LinePoint> points, std::uint32_t documents, std::uint32_t seed) {
@@ -84,7 +84,7 @@ TEST(LineIndexSort, BlocksStartAtTheSortedPoints) {
       EXPECT_EQ(sorted[at].document, d);
       EXPECT_EQ(got.blocks[b].line(), sorted[at].line) << "block " << b;
       // The block's first entry: count byte, then row and ordinal as LEB128 (both < 128 here).
-      const std::uint8_t* p = got.data.data() + got.blocks[b].offset();
+      const std::uint8_t* p = got.data().data() + got.blocks[b].offset();
       EXPECT_EQ(p[1], sorted[at].row) << "block " << b;
       EXPECT_EQ(p[2], sorted[at].ordinal) << "block " << b;
       at += p[0];
