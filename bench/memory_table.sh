@@ -105,17 +105,18 @@ for f in "${inputs[@]}"; do
 done
 
 {
-  bench_stamp "bench/memory_table.sh --build $(bench_rel "$BUILD")$( ((QUICK)) && echo " --quick")" "$load_before"
+  bench_stamp "bench/memory_table.sh --build $(bench_rel "$BUILD") --runs $RUNS$( ((QUICK)) && echo " --quick")" "$load_before"
   echo
-  python3 - "$work/rows.tsv" "$([[ -n $SYM ]] && echo 1 || echo 0)" "$([[ -n $TIME_BIN ]] && echo 1 || echo 0)" <<'PY'
+  python3 - "$work/rows.tsv" "$([[ -n $SYM ]] && echo 1 || echo 0)" "$([[ -n $TIME_BIN ]] && echo 1 || echo 0)" "$RUNS" <<'PY'
 import sys
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])]
 sym = sys.argv[2] == "1"
 gnu_time = sys.argv[3] == "1"
+runs = int(sys.argv[4])
 MiB = 1 << 20
 print("One process per run (`ilmap compile PDB -o CACHE --force -q`; the PDB alone, no DLL beside it): peak resident "
       "memory (the child's `ru_maxrss`, " + ("GNU time" if gnu_time else "spawned by python3, whose own pages count in") +
-      ") and minor page faults, medians of 5 runs (3 over 50 MB, 1 over 200 MB). "
+      f") and minor page faults, medians of {runs} runs ({min(runs, 3)} over 50 MB, 1 over 200 MB). "
       "Over in + out: the peak less the input's and the cache's bytes (the goal: at most 64 MiB on the synthetic "
       "PDBs, 16 MiB on real ones). Growth: the peak's growth per point from the previous synthetic row."
       + (" symbolic: symbolic-ppdb's converter (`--once PDB -o OUT`)." if sym else "") + "\n")
