@@ -91,8 +91,10 @@ Result<Sections> build_sections(const CacheSource& src, const BuildInput& in, co
   if (!documents) return documents.error();
   s.documents = std::move(*documents);
   // 5. The reverse line index, read back from the encoded blocks a range of documents at a time.
-  // Packed at once: from here the build holds its frame, not its unpacked bytes.
+  // The blocks' document spans served only the index; it is packed at once: from here the
+  // build holds its frame, not its unpacked bytes.
   s.line_index = build_line_index_from_blocks(s.chunks, static_cast<std::uint32_t>(in.docs.size()));
+  for (BlockChunk& c : s.chunks) std::vector<std::uint64_t>().swap(c.docs);
   pack_line_index(s.line_index);
   // 6. The Details buffer; embedded sources are zstd frames already, so a Details buffer
   // holding them is stored as is.

@@ -28,7 +28,8 @@ struct BlockChunk {
   std::vector<std::uint32_t> ends;
   std::vector<std::uint64_t> profiles;  // of each block (methods with points), in row order
   std::vector<std::uint64_t> counts;    // of each block: V | H << 32
-  std::vector<std::uint64_t> docs;      // of each block: lowest | highest document << 32
+  std::vector<std::uint64_t> docs;      // of each block: lowest | highest document << 32 (freed once
+                                        // the line index is built)
   std::size_t first_block = 0;          // index of the chunk's first block among all blocks
   std::vector<fb::HiddenPoint> hidden_points;  // SPEC.md 5.5, by (row, hidden)
   std::uint64_t total = 0, hidden = 0;
