@@ -60,6 +60,8 @@ const char* reason_name(Reason r) noexcept {
     case Reason::kNoPoint: return "method without points";
     case Reason::kNoModuleLine: return "no MODULE line";
     case Reason::kModuleLinesTooFar: return "module lines too far";
+    case Reason::kNoMsym: return "no msym";
+    case Reason::kBadMsym: return "bad msym";
     case Reason::kCount: break;
   }
   return "?";
@@ -105,6 +107,10 @@ void Symbolicator::json_frame(const ParsedFrame& f, std::string_view module, std
     j["token"] = nullptr;
   }
   j["il_offset"] = f.il_offset;
+  if (f.format == FrameFormat::kMonoAot) {
+    j["native_offset"] = f.native_offset;
+    j["aot_id"] = f.aot_id.empty() ? J(nullptr) : J(std::string(f.aot_id));
+  }
   j["method"] = std::string(method);
   j["resolved"] = r != nullptr;
   if (r) {
@@ -260,34 +266,65 @@ bool Symbolicator::resolve(const ParsedFrame& f, const Modules* modules, bool to
     render_location(*r, false, out);
     return true;
   }
-  if (f.format == FrameFormat::kMono) {
-    const auto mvid = parse_guid_text(f.module);
-    const ModuleAnswer& ans = index_.by_mvid(*mvid);
-    if (!ans.cache) return fail(f, reason_of(ans.miss), f.module);
-    const Cache* c = ans.cache;
-    if (!c->has_method_names()) return fail(f, Reason::kNoNames, f.module);
-    c->find_methods(method_name_key(f.method), tokens_);
-    if (tokens_.empty()) return fail(f, Reason::kMethodNotFound, f.module);
-    // Mono prints name and signature: keep the candidates whose Mono text is the line's.
-    std::vector<std::uint32_t> exact;
-    for (std::uint32_t t : tokens_)
-      if (const auto n = c->method_name(t); n && n->mono == f.method) exact.push_back(t);
-    if (!exact.empty()) tokens_ = exact;
-    Agreement ag;
-    for (std::uint32_t t : tokens_) ag.add(c, t, f.il_offset);
-    if (!ag.any)
-      for (std::uint32_t t : mono_state_machine(c, f.method)) ag.add(c, t, f.il_offset);
-    const Reason v = ag.verdict();
-    if (v != Reason::kCount) return fail(f, v, f.module);
-    ++stats_.resolved;
-    if (!index_.outside_pdb_of(c).empty()) note_outside(c, f.module);
-    resolved_ = ag.callee();
-    if (opt_.json) return json_frame(f, f.module, ag.token, &ag.result, f.method, nullptr, nullptr, c), true;
-    want_context(c, ag.result);
-    render_location(ag.result, true, out);
-    return true;
-  }
+  if (f.format == FrameFormat::kMono || f.format == FrameFormat::kMonoAot) return resolve_mono(f, out);
   return resolve_android(f, out);
+}
+
+// Mono: the method by the name and signature printed, in the module of the MVID. A JIT frame
+// prints the IL offset; an AOT frame a native offset, which the AOT id's .msym turns into the
+// IL offset of each candidate (docs/msym.md section 2), and it is then printed as a JIT frame
+// with symbols is: "[0xIL] in FILE:LINE".
+bool Symbolicator::resolve_mono(const ParsedFrame& f, std::string& out) {
+  const bool aot = f.format == FrameFormat::kMonoAot;
+  const auto mvid = parse_guid_text(f.module);
+  const ModuleAnswer& ans = index_.by_mvid(*mvid);
+  if (!ans.cache) return fail(f, reason_of(ans.miss), f.module);
+  const Cache* c = ans.cache;
+  if (!c->has_method_names()) return fail(f, Reason::kNoNames, f.module);
+  const MsymFile* msym = nullptr;
+  if (aot) {
+    if (!opt_.msym || opt_.msym->empty()) return fail(f, Reason::kNoMsym, f.module);
+    MsymSource::Miss miss = MsymSource::Miss::kNone;
+    const std::string pe = index_.pe_of(c);
+    const std::size_t slash = pe.find_last_of("/\\");
+    msym = opt_.msym->find(f.aot_id, slash == std::string::npos ? pe : std::string_view(pe).substr(slash + 1), miss);
+    if (!msym) return fail(f, miss == MsymSource::Miss::kBad ? Reason::kBadMsym : Reason::kNoMsym, f.module);
+  }
+  // The IL offset of the frame in candidate `t`: printed, or from the .msym (none: no entry or
+  // no point at or before the native offset).
+  const auto il_of = [&](std::uint32_t t) -> std::optional<std::uint32_t> {
+    if (!aot) return f.il_offset;
+    return msym->il_offset(t, f.method_index, f.native_offset);
+  };
+  c->find_methods(method_name_key(f.method), tokens_);
+  if (tokens_.empty()) return fail(f, Reason::kMethodNotFound, f.module);
+  // Mono prints name and signature: keep the candidates whose Mono text is the line's.
+  std::vector<std::uint32_t> exact;
+  for (std::uint32_t t : tokens_)
+    if (const auto n = c->method_name(t); n && n->mono == f.method) exact.push_back(t);
+  if (!exact.empty()) tokens_ = exact;
+  Agreement ag;
+  for (std::uint32_t t : tokens_)
+    if (const auto il = il_of(t)) ag.add(c, t, *il);
+  if (!ag.any)
+    for (std::uint32_t t : mono_state_machine(c, f.method))
+      if (const auto il = il_of(t)) ag.add(c, t, *il);
+  const Reason v = ag.verdict();
+  if (v != Reason::kCount) return fail(f, v, f.module);
+  ++stats_.resolved;
+  if (!index_.outside_pdb_of(c).empty()) note_outside(c, f.module);
+  resolved_ = ag.callee();
+  ParsedFrame g = f;
+  g.il_offset = *il_of(ag.token);
+  if (opt_.json) return json_frame(g, f.module, ag.token, &ag.result, f.method, nullptr, nullptr, c), true;
+  want_context(c, ag.result);
+  if (aot) {
+    char buf[24];
+    std::snprintf(buf, sizeof buf, "[0x%05x] in ", g.il_offset);
+    out += buf;
+  }
+  render_location(ag.result, true, out);
+  return true;
 }
 
 namespace {

@@ -5,6 +5,8 @@
 //
 //   CoreCLR   "   at M(A a) in App.dll:token 0x6000001+0x5" -> "   at M(A a) in /src/F.cs:line 42"
 //   Mono      "  at M (A a) [0x0001a] in <mvid>:0 "        -> "  at M (A a) [0x0001a] in /src/F.cs:42 "
+//   Mono AOT  "  at M (A a) <0x7f.. + 0x5e> in <mvid#aotid>:0 " -> "  at M (A a) [0x0001a] in /src/F.cs:42 "
+//             (the native offset -> IL offset by the AOT id's .msym: options.msym, docs/msym.md)
 //   Android   "at NS.T.M + 0x2db(Unknown Source)"          -> "at NS.T.M(A a) in /src/F.cs:line 42"
 //   PST       "   at Asm!0x0600000f!NS.T.M() +0xc"         -> "   at NS.T.M() in /src/F.cs:line 42"
 // A line that is one JSON object (after a prefix, if any: a JSON log line, a Docker json-file
@@ -38,6 +40,7 @@
 
 #include "symbols/MethodIl.h"
 #include "symbols/ModuleIndex.h"
+#include "symbolicate/MsymSource.h"
 #include "symbolicate/SourceProvider.h"
 #include "symbolicate/TraceLine.h"
 
@@ -66,6 +69,8 @@ enum class Reason : std::uint8_t {
   kNoPoint,           // the method has no sequence point at that offset (or none at all)
   kNoModuleLine,      // a PST frame whose assembly no MODULE line names
   kModuleLinesTooFar, // a PST frame whose MODULE lines came after the buffering bound
+  kNoMsym,            // a Mono AOT frame without an AOT id, or no --msym-dir has its .msym
+  kBadMsym,           // a Mono AOT frame whose .msym does not decode
   kCount
 };
 const char* reason_name(Reason r) noexcept;
@@ -78,6 +83,9 @@ struct SymbolicateOptions {
   // none in text output: lines put after them would break the JSON lines.
   std::optional<std::uint32_t> context;
   SourceProvider* sources = nullptr;
+  // Mono AOT frames (native offsets): where their .msym files are; none: they stay as they are,
+  // counted kNoMsym.
+  MsymSource* msym = nullptr;
   std::size_t max_context_line = 1000;  // longer source lines are cut to this many bytes
   bool color = false;                   // the frame's line of a context block in bold (ANSI)
   std::size_t max_block_bytes = std::size_t(4) << 20;
@@ -142,6 +150,7 @@ class Symbolicator {
                   std::string_view method, const char* reason, const char* chosen_by = nullptr,
                   const Cache* cache = nullptr);
   bool resolve_android(const ParsedFrame& f, std::string& out);
+  bool resolve_mono(const ParsedFrame& f, std::string& out);
   void want_context(const Cache* c, const LookupResult& r);
   void append_context(std::string& out, std::string_view eol);
   const std::vector<std::uint32_t>& mono_state_machine(const Cache* c, std::string_view mono_text);

@@ -191,6 +191,53 @@ ParsedFrame parse_mono(std::string_view s, std::size_t from, std::size_t br) {
   return f;
 }
 
+// "at METHOD <0xADDR + 0xOFF> in <MVID#AOTID>:0", a method index perhaps after the '>'
+// ("<0x.. + 0x..> 12 in"), the "#AOTID" perhaps absent; `lt` at the " <0x". The address is
+// 64 bits (up to 16 hex digits): only its form is checked.
+ParsedFrame parse_mono_aot(std::string_view s, std::size_t from, std::size_t lt) {
+  std::size_t pos = lt + 4;
+  const std::size_t addr = pos;
+  while (pos < s.size() && pos - addr < 17 && hex_value(s[pos]) >= 0) ++pos;
+  if (pos == addr || pos - addr > 16 || s.substr(pos, 5) != " + 0x") return {};
+  pos += 5;
+  const auto off = read_hex(s, pos);
+  if (!off || !valid_offset(*off) || pos >= s.size() || s[pos] != '>') return {};
+  ++pos;
+  std::uint32_t index = 0xffffff;
+  if (pos + 1 < s.size() && s[pos] == ' ' && s[pos + 1] >= '0' && s[pos + 1] <= '9') {
+    ++pos;
+    std::uint32_t v = 0, digits = 0;
+    for (; pos < s.size() && s[pos] >= '0' && s[pos] <= '9'; ++pos, ++digits) v = v * 10 + std::uint32_t(s[pos] - '0');
+    if (digits > 8) return {};
+    index = v;
+  }
+  if (s.substr(pos, 5) != " in <") return {};
+  const std::size_t id = pos + 5;
+  if (s.size() < id + 32) return {};
+  for (std::size_t i = id; i < id + 32; ++i)
+    if (hex_value(s[i]) < 0) return {};
+  pos = id + 32;
+  std::string_view aot;
+  if (pos < s.size() && s[pos] == '#') {
+    const std::size_t gt = s.find('>', pos);
+    if (gt == npos || gt - pos > 128) return {};
+    aot = s.substr(pos + 1, gt - pos - 1);
+    pos = gt;
+  }
+  if (s.substr(pos, 3) != ">:0" || !frame_ends(s, pos + 3)) return {};
+  const std::size_t start = last_start(s, from, lt);
+  if (start == npos) return {};
+  ParsedFrame f = framed(FrameFormat::kMonoAot, s, start, pos + 3);
+  f.method = s.substr(start + 3, lt - start - 3);
+  f.module = s.substr(id, 32);
+  f.native_offset = *off;
+  f.method_index = index;
+  f.aot_id = aot;
+  f.replace_from = lt + 1;
+  f.replace_to = pos + 3;
+  return f;
+}
+
 // "at NAME + 0xOFF(Unknown Source)" (the source part optional); `plus` at the " + 0x". NAME
 // is a type and method name: no white space, at least one '.'.
 ParsedFrame parse_android(std::string_view s, std::size_t from, std::size_t plus) {
@@ -239,6 +286,7 @@ ParsedFrame parse_at_hex(std::string_view s, std::size_t from, std::size_t x) {
   if (x >= 7 && s.substr(x - 7, 7) == ":token ") return parse_coreclr(s, from, x - 7, 7);
   if (x >= 8 && s.substr(x - 8, 8) == ": token ") return parse_coreclr(s, from, x - 8, 8);
   if (x >= 2 && s.substr(x - 2, 2) == " [") return parse_mono(s, from, x - 2);
+  if (x >= 2 && s.substr(x - 2, 2) == " <") return parse_mono_aot(s, from, x - 2);
   if (x >= 1 && s[x - 1] == '!') return parse_pst(s, from, x - 1);
   if (x >= 3 && s.substr(x - 3, 3) == " + ") return parse_android(s, from, x - 3);
   return {};
@@ -262,6 +310,7 @@ const char* frame_format_name(FrameFormat f) noexcept {
     case FrameFormat::kCoreClrWithLine: return "coreclr-with-line";
     case FrameFormat::kAndroid: return "android";
     case FrameFormat::kMono: return "mono";
+    case FrameFormat::kMonoAot: return "mono-aot";
     case FrameFormat::kPst: return "pst";
     case FrameFormat::kNone: break;
   }

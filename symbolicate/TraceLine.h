@@ -8,11 +8,13 @@
 //   .NET on Android:            "at NS.T.M + 0x2db(Unknown Source)"
 //   Mono without symbols:       "  at NS.T.M (System.String[] args) [0x0001a] in <mvid>:0"
 //                               (AOT: "<mvid#aotid>")
+//   Mono AOT, native offset:    "  at NS.T.M (System.String[] args) <0x7f00aa10 + 0x0005e> in <mvid#aotid>:0"
+//                               (a method index may follow the '>': "<0x.. + 0x..> 12 in")
 //   ProductionStackTrace:       "   at Asm!0x0600000f!NS.T.M() +0xc", plus, after a
 //                               "==========" line, "MODULE: Asm => <full name>; G:<guid>; A:<age>"
 //
 // A frame is found by its anchor, the part no prose has: ":token 0x", "] in <" after "[0x",
-// "!0x...!", " + 0x", ":line N". From the anchor the parser goes back to the frame's "at ",
+// "!0x...!", " + 0x", ":line N", " <0x". From the anchor the parser goes back to the frame's "at ",
 // which must follow the start of the line or a byte that is not a letter, digit or '_'
 // ("Nov 24 10:00:00 host app[1]:    at ...", "E AndroidRuntime: \tat ..."); after the frame
 // comes the end of the line or such a byte. Several frames may share a line (a logger's
@@ -29,8 +31,8 @@
 
 namespace ilmap::symbolicate {
 
-enum class FrameFormat : std::uint8_t { kNone, kCoreClr, kCoreClrWithLine, kAndroid, kMono, kPst };
-const char* frame_format_name(FrameFormat f) noexcept;  // "coreclr", "android", "mono", "pst", ...
+enum class FrameFormat : std::uint8_t { kNone, kCoreClr, kCoreClrWithLine, kAndroid, kMono, kPst, kMonoAot };
+const char* frame_format_name(FrameFormat f) noexcept;  // "coreclr", "android", "mono", "pst", "mono-aot", ...
 
 struct ParsedFrame {
   FrameFormat format = FrameFormat::kNone;
@@ -39,6 +41,11 @@ struct ParsedFrame {
   std::string_view module;  // CoreCLR: module file name; PST: assembly name; Mono: 32 hex MVID
   std::uint32_t token = 0;  // CoreCLR, PST: MethodDef token (0x06xxxxxx)
   std::uint32_t il_offset = 0;
+  // Mono AOT: the native offset, the method index printed after it (0xffffff: none) and the
+  // AOT id after the '#' (empty when the frame has none).
+  std::uint32_t native_offset = 0;
+  std::uint32_t method_index = 0xffffff;
+  std::string_view aot_id;
   std::size_t begin = 0, end = 0;  // the frame: from its "at " to its last byte (the rest is suffix)
   // The part of the line a resolved frame replaces: [replace_from, replace_to) byte offsets.
   std::size_t replace_from = 0, replace_to = 0;

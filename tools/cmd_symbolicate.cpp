@@ -29,6 +29,7 @@ namespace sym = ilmap::symbolicate;
 struct SymbolicateArgs {
   std::vector<std::string> inputs;
   std::vector<std::string> search;
+  std::vector<std::string> msym_dirs;  // --msym-dir: Mono AOT .msym folders
   std::string symbol_path;
   std::string cache_dir;
   long download_timeout_s = symbols::HttpOptions{}.total_timeout_s;
@@ -254,6 +255,8 @@ int run_symbolicate(const SymbolicateArgs& a) {
   symbolicate_options.json = a.json;
   if (a.context >= 0) symbolicate_options.context = std::uint32_t(a.context);
   symbolicate_options.sources = &sources;
+  sym::MsymSource msym(a.msym_dirs, a.verbose ? note_line : std::function<void(const std::string&)>{});
+  symbolicate_options.msym = &msym;
   symbolicate_options.color = use_color(a.color);
   bool write_failed = false;
   sym::Symbolicator s(**index, symbolicate_options, [&](std::string_view out) {
@@ -355,10 +358,11 @@ void register_symbolicate(CLI::App& app, int& rc) {
       "the frames it resolves, which get file and line as the runtime prints a frame with symbols.\n"
       "Formats (found anywhere in a line, log prefixes and suffixes kept, mixed freely): CoreCLR with\n"
       "ShowILOffsets ('in App.dll:token 0x6000001+0x5'), Mono ('[0x0001a] in <mvid>:0', AOT\n"
-      "'<mvid#aotid>'), .NET on Android ('at NS.T.M + 0x2db(Unknown Source)'), ProductionStackTrace\n"
-      "('at Asm!0x0600000f!NS.T.M() +0xc' with its MODULE lines). A line that is one JSON object (a\n"
-      "JSON log) has its string values that hold frames rewritten in place. A live stream is written\n"
-      "line by line. Sentry events or envelopes (an input whose first line is an event with frames, an\n"
+      "'<mvid#aotid>'), Mono AOT native offsets ('<0x7f00aa10 + 0x5e> in <mvid#aotid>:0', through the\n"
+      ".msym files of --msym-dir), .NET on Android ('at NS.T.M + 0x2db(Unknown Source)'),\n"
+      "ProductionStackTrace ('at Asm!0x0600000f!NS.T.M() +0xc' with its MODULE lines). A line that is\n"
+      "one JSON object (a JSON log) has its string values that hold frames rewritten in place. A live\n"
+      "stream is written line by line. Sentry events or envelopes (an input whose first line is an event with frames, an\n"
       "envelope header, or the start of a longer JSON text): frames with function_id + instruction_addr,\n"
       "images by debug_id; read whole, at most 100 MiB; written back with abs_path, filename, lineno,\n"
       "colno, source_link and source context from embedded sources (or --source-root). --context N puts\n"
@@ -372,6 +376,10 @@ void register_symbolicate(CLI::App& app, int& rc) {
   cmd->add_option("--search", a->search,
                   "Directories and files to find modules in: PEs (.dll/.exe) with their PDBs, Portable PDBs, "
                   "ilmap caches, symbol-store directories (repeatable; default: the current directory)")
+      ->allow_extra_args(false);
+  cmd->add_option("--msym-dir", a->msym_dirs,
+                  "Mono AOT frames ('<0xADDR + 0xOFF> in <mvid#aotid>:0'): a folder that mono --aot=msym-dir "
+                  "wrote, DIR/AOTID/ASSEMBLY.msym, for their native -> IL offsets (repeatable; docs/msym.md)")
       ->allow_extra_args(false);
   cmd->add_option("--symbol-path", a->symbol_path,
                   "Symbol servers and stores to fetch PDBs from (srv*CACHE*https://server;DIR), as lookup takes it "

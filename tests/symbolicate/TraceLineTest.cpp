@@ -81,6 +81,41 @@ TEST(SymbolicateTraceLine, Mono) {
   EXPECT_EQ(parse_frame("  at A.B () [0x00000] in <filename unknown>:0").format, FrameFormat::kNone);
 }
 
+// Mono AOT: a native offset, "<MVID#AOTID>", a method index perhaps (docs/msym.md). Frames as
+// Mono 6.8 prints them (tests/symbolicate/aot.sh records them).
+TEST(SymbolicateTraceLine, MonoAotNativeOffset) {
+  const std::string_view l =
+      "  at Ilmap.Trace.Plain.Level2 (System.Int32 x) <0x7f89af5354c0 + 0x0005e> in "
+      "<14b94241192c4301bd59f622bcaaab6f#796a281f537089fed07ef251475cb24f>:0 ";
+  const ParsedFrame f = parse_frame(l);
+  ASSERT_EQ(f.format, FrameFormat::kMonoAot);
+  EXPECT_EQ(f.method, "Ilmap.Trace.Plain.Level2 (System.Int32 x)");
+  EXPECT_EQ(f.module, "14b94241192c4301bd59f622bcaaab6f");
+  EXPECT_EQ(f.aot_id, "796a281f537089fed07ef251475cb24f");
+  EXPECT_EQ(f.native_offset, 0x5eu);
+  EXPECT_EQ(f.method_index, 0xffffffu);
+  EXPECT_EQ(l.substr(f.replace_from, f.replace_to - f.replace_from),
+            "<0x7f89af5354c0 + 0x0005e> in <14b94241192c4301bd59f622bcaaab6f#796a281f537089fed07ef251475cb24f>:0");
+  const ParsedFrame indexed = parse_frame(
+      "  at A.G[T] (T v) <0x1000 + 0x12> 17 in <14b94241192c4301bd59f622bcaaab6f#796a281f537089fed07ef251475cb24f>:0");
+  ASSERT_EQ(indexed.format, FrameFormat::kMonoAot);
+  EXPECT_EQ(indexed.method_index, 17u);
+  EXPECT_EQ(indexed.native_offset, 0x12u);
+  const ParsedFrame no_aot = parse_frame("  at A.B () <0x1000 + 0x12> in <14b94241192c4301bd59f622bcaaab6f>:0");
+  ASSERT_EQ(no_aot.format, FrameFormat::kMonoAot);
+  EXPECT_TRUE(no_aot.aot_id.empty());
+  // Near misses: a 17-digit address, a 9-digit offset, an index of 9 digits, no MVID, a bare
+  // "<0x...>" (the runtime's frame without any offset).
+  for (std::string_view bad : {
+           "  at A.B () <0x12345678901234567 + 0x12> in <14b94241192c4301bd59f622bcaaab6f#a>:0",
+           "  at A.B () <0x1000 + 0x123456789> in <14b94241192c4301bd59f622bcaaab6f#a>:0",
+           "  at A.B () <0x1000 + 0x12> 123456789 in <14b94241192c4301bd59f622bcaaab6f#a>:0",
+           "  at A.B () <0x1000 + 0x12> in <filename unknown>:0",
+           "  at A.B () <0x1000>",
+       })
+    EXPECT_EQ(parse_frame(bad).format, FrameFormat::kNone) << bad;
+}
+
 TEST(SymbolicateTraceLine, Android) {
   const std::string_view l = "at NS.T.M + 0x2db(Unknown Source)";
   const ParsedFrame f = parse_frame(l);
@@ -167,6 +202,9 @@ TEST(SymbolicateTraceLine, EveryFormatBehindEveryPrefix) {
       {"at NS.T.M + 0x2db(Unknown Source)", FrameFormat::kAndroid, "NS.T.M + 0x2db(Unknown Source)"},
       {"at NS.T.M + 0x2db", FrameFormat::kAndroid, "NS.T.M + 0x2db"},
       {"   at Asm!0x0600000f!NS.T.M(Int32 x) +0xc", FrameFormat::kPst, "Asm!0x0600000f!NS.T.M(Int32 x) +0xc"},
+      {"  at A.B (System.Int32 x) <0x7f89af5354c0 + 0x0005e> in <f5a81f930d9c4f228813e2ca781ba982#796a281f537089fed07ef251475cb24f>:0",
+       FrameFormat::kMonoAot,
+       "<0x7f89af5354c0 + 0x0005e> in <f5a81f930d9c4f228813e2ca781ba982#796a281f537089fed07ef251475cb24f>:0"},
   };
   for (std::string_view prefix : kPrefixes) {
     for (const Case& c : cases) {

@@ -1,0 +1,100 @@
+// MsymSource.cpp - finding and loading `.msym` files (see MsymSource.h).
+#include "symbolicate/MsymSource.h"
+
+#include <filesystem>
+#include <system_error>
+
+#include "support/Platform.h"
+#include "symbols/PackageIngest.h"  // read_plain_file
+
+namespace ilmap::symbolicate {
+namespace {
+
+bool is_aot_id(std::string_view s) {
+  if (s.size() != 32) return false;
+  for (char c : s)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'))) return false;
+  return true;
+}
+
+bool is_regular(const std::string& path) {
+  platform::FileInfo st;
+  return platform::stat_path(path, st) && st.regular();
+}
+
+// The *.msym files directly in `dir` (none when it is no folder), two at most: only whether
+// there is exactly one matters.
+std::vector<std::string> msym_files(const std::string& dir) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  std::filesystem::directory_iterator it(platform::fs_path(dir), ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    const std::string name = platform::fs_string(it->path().filename());
+    if (name.size() > 5 && name.compare(name.size() - 5, 5, ".msym") == 0) out.push_back(dir + "/" + name);
+    if (out.size() > 1) break;
+  }
+  return out;
+}
+
+}  // namespace
+
+const MsymFile* MsymSource::load(const std::string& path, Miss& miss) {
+  auto it = files_.find(path);
+  if (it == files_.end()) {
+    Loaded l;
+    auto bytes = symbols::read_plain_file(path, MsymFile::kMaxFileSize);
+    Result<MsymFile> f = bytes ? MsymFile::parse(*bytes) : Result<MsymFile>(bytes.error());
+    if (f) {
+      l.file = std::make_unique<MsymFile>(std::move(*f));
+      if (note_) note_(path + ": " + std::to_string(l.file->entries().size()) + " methods of AOT sequence points");
+    } else if (note_) {
+      note_(path + ": not used: " + f.error().message);
+    }
+    it = files_.emplace(path, std::move(l)).first;
+  }
+  miss = it->second.file ? Miss::kNone : Miss::kBad;
+  return it->second.file.get();
+}
+
+const MsymFile* MsymSource::find(std::string_view aot_id, std::string_view pe_name, Miss& miss) {
+  if (!is_aot_id(aot_id)) {
+    miss = Miss::kNoAotId;
+    return nullptr;
+  }
+  std::string key = std::string(aot_id) + "/" + std::string(pe_name);
+  auto it = chosen_.find(key);
+  if (it == chosen_.end()) {
+    std::string path;
+    for (const std::string& dir : dirs_) {
+      const std::string folder = dir + "/" + std::string(aot_id);
+      // A PE name from the module index is a file name; one with a separator is not used.
+      if (!pe_name.empty() && pe_name.find_first_of("/\\") == std::string_view::npos &&
+          is_regular(folder + "/" + std::string(pe_name) + ".msym")) {
+        path = folder + "/" + std::string(pe_name) + ".msym";
+        break;
+      }
+      const auto all = msym_files(folder);
+      if (all.size() == 1) {
+        path = all[0];
+        break;
+      }
+    }
+    if (path.empty() && note_) note_("no .msym for AOT id " + std::string(aot_id) + " and " + std::string(pe_name));
+    // AOT ids come from the trace: past kMaxChoices distinct ones, answers are not remembered.
+    if (chosen_.size() >= kMaxChoices) {
+      if (path.empty()) {
+        miss = Miss::kNotFound;
+        return nullptr;
+      }
+      return load(path, miss);
+    }
+    it = chosen_.emplace(std::move(key), std::move(path)).first;
+  }
+  if (it->second.empty()) {
+    miss = Miss::kNotFound;
+    return nullptr;
+  }
+  return load(it->second, miss);
+}
+
+}  // namespace ilmap::symbolicate

@@ -1,0 +1,130 @@
+#!/bin/bash
+# aot.sh REPO_ROOT ILMAP - Mono AOT frames through .msym files (docs/msym.md) against the runtime.
+# trace/Trace.cs and aot/AotExtra.cs (generic code shared over reference types, an exception
+# filter, a rethrow, a finally, a static constructor, a struct) are built as ground-truth.sh
+# builds Trace.cs, compiled ahead of time by `mono --aot=msym-dir=MSYM` and run three ways:
+#   aot:    with the AOT image: "<0xADDR + 0xOFF> in <MVID#AOTID>:0" frames;
+#   debug:  a copy without the image, mono --debug with the PDB: "[0xIL] in FILE:LINE" (the JIT);
+#   nosym:  a copy without the image nor the PDB: "[0xIL] in <MVID>:0" (the JIT's own IL offsets).
+# Checks, per program:
+#   1. the aot run printed native-offset frames, and symbolicate without --msym-dir resolves none
+#      of them (counted "no msym": the "before" figure);
+#   2. with --msym-dir every frame resolves;
+#   3. every symbolicated frame equals the debug run's frame (method, file and line; the IL offset
+#      in brackets aside), except the frames of aot/aot-differences.txt: "line" frames compare
+#      without their line, "inlined" frames are absent from the aot run and skipped;
+#   4. every symbolicated frame's IL offset equals the nosym run's for that frame (the runtime's
+#      own native -> IL answer), with the same frames skipped.
+# With MONO_SYMBOLICATE set to mono-symbolicate.exe (Debian's mono-devel ships it), the same aot
+# trace also goes through it (its msym-dir layout: MVID/ with the PE and PDB, AOTID/ with the
+# .msym) and the lines it prints are compared with the debug run's: reported, not checked
+# (docs/msym.md says where it differs).
+# Exit: 0 equal, 1 different, 2 usage, 77 mono, the SDK's csc or Mono's mscorlib is absent.
+set -u
+export LC_ALL=C
+[ $# -eq 2 ] || { echo "usage: $0 REPO_ROOT ILMAP" >&2; exit 2; }
+root=$1 ilmap=$2
+here=$root/tests/symbolicate
+command -v mono >/dev/null || { echo "SKIP: mono not found"; exit 77; }
+command -v dotnet >/dev/null || { echo "SKIP: dotnet not found (the SDK's csc builds the programs)"; exit 77; }
+sdk=$(dotnet --list-sdks 2>/dev/null | tail -n1 | sed -E 's/^([^ ]+) \[(.*)\]$/\2\/\1/')
+csc=$sdk/Roslyn/bincore/csc.dll
+mscorlib=${MONO_LIB_DIR:-/usr/lib/mono/4.5}
+[ -f "$csc" ] || { echo "SKIP: the SDK's csc.dll not found"; exit 77; }
+[ -f "$mscorlib/mscorlib.dll" ] || { echo "SKIP: Mono's mscorlib.dll not found (mono-runtime)"; exit 77; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ilmap-sym-aot.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+fail=0 pass=0
+failed() { echo "FAIL $*"; fail=$((fail + 1)); }
+
+# Frame lines as compared: the bracket or native offset and the module text aside, trailing
+# blanks and the AggregateException's "<---" dropped.
+norm() { sed -E 's/ \[0x[0-9a-f]+\] in / [IL] in /; s/ <0x[0-9a-f]+ \+ 0x[0-9a-f]+>( [0-9]+)? in / [IL] in /; s/ *(<---)?$//' "$1"; }
+# The IL offset of each frame line and the method text: "METHOD [0xIL]".
+ils() { sed -n -E 's/^( *at .*) (\[0x[0-9a-f]+\]) in .*/\1 \2/p' "$1"; }
+# The frames of aot-differences.txt of a kind, as sed patterns of "  at METHOD ".
+diffs() { sed -n "s/^$1 //p" "$here/aot/aot-differences.txt" | sed 's/[][\.*^$#]/\\&/g'; }
+# Drops the "inlined" frames from a run's lines ($1), masks the "line" frames' lines.
+prepare() {
+    cp "$1" "$1.p"
+    while IFS= read -r pat; do sed -i "\\#^ *at $pat \\[#d" "$1.p"; done < <(diffs inlined)
+    while IFS= read -r pat; do sed -i "s#^\\( *at $pat \\[IL\\] in [^:]*:\\)[0-9]*\$#\\1(Mono --debug differs)#" "$1.p"; done < <(diffs line)
+}
+
+total_before=0 total_after=0 total_frames=0
+for prog in "Ilmap.Trace|$here/trace/Trace.cs|$here/trace" "Ilmap.AotExtra|$here/aot/AotExtra.cs|$here/aot"; do
+    IFS='|' read -r name src srcdir <<<"$prog"
+    exe=$name.exe
+    d=$tmp/$name
+    mkdir -p "$d/pdb" "$d/aot" "$d/nosym" "$d/msym" "$d/cache"
+    dotnet "$csc" -nologo -noconfig -nostdlib -langversion:7.3 -r:"$mscorlib/mscorlib.dll" -r:"$mscorlib/System.Core.dll" \
+        -r:"$mscorlib/System.dll" -debug:portable -deterministic -pathmap:"$srcdir=/_/" \
+        -out:"$d/pdb/$exe" "$src" >"$d/csc.log" 2>&1 || { cat "$d/csc.log"; failed "csc $name"; continue; }
+    cp "$d/pdb/$exe" "$d/aot/" && cp "$d/pdb/$exe" "$d/nosym/"
+    mono --aot=msym-dir="$d/msym" "$d/aot/$exe" >"$d/aot.log" 2>&1 || { tail -n 5 "$d/aot.log"; failed "mono --aot $name"; continue; }
+    msym=$(find "$d/msym" -name "$exe.msym")
+    [ -n "$msym" ] || { failed "$name: mono --aot wrote no $exe.msym under msym-dir"; continue; }
+    mono "$d/aot/$exe" >"$d/aot.txt" 2>&1
+    mono --debug "$d/pdb/$exe" >"$d/debug.txt" 2>&1
+    mono "$d/nosym/$exe" >"$d/nosym.txt" 2>&1
+    n=$(grep -cE ' <0x[0-9a-f]+ \+ 0x[0-9a-f]+>( [0-9]+)? in <[0-9a-f]{32}#[0-9a-f]{32}>:0' "$d/aot.txt")
+    [ "$n" -gt 0 ] || { failed "$name: the AOT run printed no native-offset frame"; head -n 5 "$d/aot.txt"; continue; }
+    total_frames=$((total_frames + n))
+    # 1. Before: without --msym-dir.
+    "$ilmap" symbolicate --search "$d/pdb" --cache-dir "$d/cache" "$d/aot.txt" >"$d/before.txt" 2>"$d/before.err"
+    left=$(grep -cE ' <0x[0-9a-f]+ \+ 0x' "$d/before.txt")
+    before=$((n - left))
+    total_before=$((total_before + before))
+    if [ "$before" -eq 0 ] && grep -q "$n no msym" "$d/before.err"; then
+        echo "ok   $name before: 0 of $n AOT frames resolved ($(cat "$d/before.err"))"; pass=$((pass + 1))
+    else
+        failed "$name before: $before of $n AOT frames resolved without --msym-dir: $(cat "$d/before.err")"
+    fi
+    # 2. After.
+    "$ilmap" symbolicate --search "$d/pdb" --cache-dir "$d/cache" --msym-dir "$d/msym" "$d/aot.txt" >"$d/got.txt" 2>"$d/got.err"
+    rc=$?
+    left=$(grep -cE ' <0x[0-9a-f]+ \+ 0x' "$d/got.txt")
+    # Resolved: the native-offset frames that came back as "[0xIL] in FILE:LINE" (the output has
+    # the input's lines, one for one).
+    after=0
+    if [ $rc -eq 0 ] && [ "$(wc -l <"$d/got.txt")" = "$(wc -l <"$d/aot.txt")" ]; then
+        after=$(paste -d '\t' "$d/aot.txt" "$d/got.txt" |
+                grep -cE ' <0x[0-9a-f]+ \+ 0x[0-9a-f]+>( [0-9]+)? in <[^>]*>:0.*'$'\t''.* \[0x[0-9a-f]+\] in /_/[^:]*:[0-9]+')
+    fi
+    total_after=$((total_after + after))
+    if [ "$after" -eq "$n" ] && [ "$left" -eq 0 ]; then
+        echo "ok   $name after: $after of $n AOT frames resolved ($(cat "$d/got.err"))"; pass=$((pass + 1))
+    else
+        failed "$name after: $after of $n AOT frames resolved (rc $rc): $(cat "$d/got.err")"; grep -E ' <0x[0-9a-f]+ \+ 0x' "$d/got.txt" | head -n 5
+    fi
+    # 3. Lines against the JIT run with the PDB.
+    norm "$d/debug.txt" >"$d/debug.n"; norm "$d/got.txt" >"$d/got.n"
+    prepare "$d/debug.n"; prepare "$d/got.n"
+    if cmp -s "$d/debug.n.p" "$d/got.n.p"; then
+        echo "ok   $name lines == mono --debug ($(grep -c '^ *at ' "$d/got.n.p") frames; $(grep -c 'Mono --debug differs' "$d/got.n.p") of aot-differences.txt's line kind)"
+        pass=$((pass + 1))
+    else
+        failed "$name lines (< mono --debug, > ilmap symbolicate of the AOT trace)"; diff "$d/debug.n.p" "$d/got.n.p" | head -n 20 | sed 's/^/     /'
+    fi
+    # 4. IL offsets against the JIT run without symbols.
+    ils "$d/nosym.txt" >"$d/nosym.il"; ils "$d/got.txt" >"$d/got.il"
+    prepare "$d/nosym.il"; cp "$d/got.il" "$d/got.il.p"
+    if cmp -s "$d/nosym.il.p" "$d/got.il.p"; then
+        echo "ok   $name IL offsets == the JIT's without symbols ($(wc -l <"$d/got.il.p") frames)"; pass=$((pass + 1))
+    else
+        failed "$name IL offsets (< mono without symbols, > ilmap symbolicate of the AOT trace)"; diff "$d/nosym.il.p" "$d/got.il.p" | head -n 20 | sed 's/^/     /'
+    fi
+    # mono-symbolicate, when given: reported only.
+    if [ -n "${MONO_SYMBOLICATE:-}" ] && [ -f "$MONO_SYMBOLICATE" ]; then
+        ms=$d/ms && mkdir -p "$ms" && cp -r "$d/msym/." "$ms/"
+        mono "$MONO_SYMBOLICATE" store-symbols "$ms" "$d/pdb" >/dev/null 2>&1
+        mono "$MONO_SYMBOLICATE" "$ms" "$d/aot.txt" >"$d/ms.txt" 2>"$d/ms.err"
+        norm "$d/ms.txt" >"$d/ms.n"; prepare "$d/ms.n"
+        same=$(paste -d '\n' "$d/debug.n.p" "$d/ms.n.p" | paste - - | awk -F'\t' '$1 ~ /^ *at / && $1 == $2' | wc -l)
+        ours=$(paste -d '\n' "$d/debug.n.p" "$d/got.n.p" | paste - - | awk -F'\t' '$1 ~ /^ *at / && $1 == $2' | wc -l)
+        echo "     mono-symbolicate $name: $same frame lines equal to mono --debug's (ilmap: $ours)"
+    fi
+done
+echo "AOT frames: $total_frames; resolved before (no --msym-dir): $total_before; after: $total_after"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
