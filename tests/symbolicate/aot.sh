@@ -114,6 +114,19 @@ for prog in "Ilmap.Trace|$here/trace/Trace.cs|$here/trace" "Ilmap.AotExtra|$here
     else
         failed "$name IL offsets (< mono without symbols, > ilmap symbolicate of the AOT trace)"; diff "$d/nosym.il.p" "$d/got.il.p" | head -n 20 | sed 's/^/     /'
     fi
+    # 5. A bad .msym (cut in half) and an AOT id that is no id: the frames stay as they were,
+    #    counted, and the run succeeds.
+    mkdir -p "$d/bad/$(basename "$(dirname "$msym")")"
+    head -c $(($(stat -c %s "$msym") / 2)) "$msym" >"$d/bad/$(basename "$(dirname "$msym")")/$exe.msym"
+    sed -E '0,/#[0-9a-f]{32}>:0/s//#..\/..\/..\/..\/etc>:0/' "$d/aot.txt" >"$d/hostile.txt"
+    "$ilmap" symbolicate --search "$d/pdb" --cache-dir "$d/cache" --msym-dir "$d/bad" "$d/hostile.txt" >"$d/hgot.txt" 2>"$d/herr"
+    rc=$?
+    if [ $rc -eq 0 ] && [ "$(grep -cE ' <0x[0-9a-f]+ \+ 0x' "$d/hgot.txt")" = "$n" ] &&
+       grep -q "(1 no msym, $((n - 1)) bad msym)" "$d/herr"; then
+        echo "ok   $name bad .msym and a path as AOT id: frames kept ($(cat "$d/herr"))"; pass=$((pass + 1))
+    else
+        failed "$name bad .msym: rc $rc: $(cat "$d/herr")"
+    fi
     # mono-symbolicate, when given: reported only.
     if [ -n "${MONO_SYMBOLICATE:-}" ] && [ -f "$MONO_SYMBOLICATE" ]; then
         ms=$d/ms && mkdir -p "$ms" && cp -r "$d/msym/." "$ms/"
