@@ -47,7 +47,9 @@ class MsymFile {
   };
   struct Entry {
     std::uint32_t token, method_index;
-    std::uint32_t first, count;  // its points: points()[first, first + count)
+    std::uint32_t first;      // its points: points()[first, first + count)
+    std::uint32_t count : 31;  // below 2^31: a point takes 2 bytes of a file of at most 256 MiB
+    std::uint32_t sorted : 1;  // native offsets non-decreasing in file order: binary search
   };
 
   // Errors: kTruncated (a value or an entry's data runs past the end), kMalformed (a 5-byte
