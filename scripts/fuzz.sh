@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build the libFuzzer targets (clang, ASan+UBSan) and run each for a fixed time.
-# Usage: scripts/fuzz.sh [TARGET...]      (default: all seven, ILMAP_JOBS of them at once)
+# Usage: scripts/fuzz.sh [TARGET...]      (default: all of them, ILMAP_JOBS of them at once)
 # Env:   ILMAP_FUZZ_SECONDS (default 60 per target), ILMAP_FUZZ_MSF_SECONDS (fuzz_msf's
 #        budget, default 20, at most ILMAP_FUZZ_SECONDS), ILMAP_JOBS (default 2),
 #        ILMAP_SHARED_DIR (default ../shared; its corpus-public/ seeds the PDB targets),
@@ -17,7 +17,7 @@ jobs="${ILMAP_JOBS:-2}"
 shared="${ILMAP_SHARED_DIR:-$root/../shared}"
 build="$root/build/fuzz"
 targets=("$@")
-[[ ${#targets[@]} -eq 0 ]] && targets=(fuzz_pdb fuzz_pe fuzz_cache fuzz_roundtrip fuzz_msf fuzz_msfz fuzz_names fuzz_batch fuzz_s3_xml)
+[[ ${#targets[@]} -eq 0 ]] && targets=(fuzz_pdb fuzz_pe fuzz_cache fuzz_roundtrip fuzz_msf fuzz_msfz fuzz_msym fuzz_names fuzz_batch fuzz_s3_xml)
 
 if ! command -v clang++ >/dev/null 2>&1 || ! command -v clang >/dev/null 2>&1; then
   echo "fuzz: clang not found; skipping (scripts/install-deps.sh --fuzz installs it)"
@@ -52,7 +52,7 @@ else
 fi
 
 # --- seed corpora -----------------------------------------------------------------------------
-mkdir -p "$work/seeds/pdb" "$work/seeds/pe" "$work/seeds/cache" "$work/seeds/msf" "$work/seeds/msfz" "$work/seeds/json" "$work/seeds/s3"
+mkdir -p "$work/seeds/pdb" "$work/seeds/pe" "$work/seeds/cache" "$work/seeds/msf" "$work/seeds/msfz" "$work/seeds/msym" "$work/seeds/json" "$work/seeds/s3"
 # Batch requests (fuzz_batch): a few shapes, written here rather than committed.
 printf '%s' '{"stacktraces":[{"frames":[{"function_id":"0x1","instruction_addr":"0x0","addr_mode":"rel:0"},{},1]}],"modules":[{"type":"pe_dotnet","debug_id":"00000000-0000-0000-0000-000000000000-00000001"},{}]}' >"$work/seeds/json/batch1.json"
 printf '%s' '{ "modules" : [ ], "stacktraces" : [ { "x" : [1, 2.5e1, "\u00e9"], "frames" : [ ] , "frames": [{"lineno":1,"lineno":null}] } ] }' >"$work/seeds/json/batch2.json"
@@ -74,6 +74,8 @@ done < <(find corpus/out "$shared/corpus-public" -name '*.pdb' -print0 2>/dev/nu
 while IFS= read -r -d '' f; do add_seed pe "$f"; done < <(find corpus/out "$shared/corpus-public" \( -name '*.dll' -o -name '*.exe' \) -print0 2>/dev/null)
 # MSFZ PDBs (.pdz, e.g. corpus-more/msfz_*) seed fuzz_msfz and fuzz_msf (both read them).
 while IFS= read -r -d '' f; do add_seed msfz "$f"; add_seed msf "$f"; done < <(find "$shared/corpus-more" -name '*.pdz' -print0 2>/dev/null)
+# Mono AOT .msym files (tests/decode/data, written by mono --aot=msym-dir) seed fuzz_msym.
+while IFS= read -r -d '' f; do add_seed msym "$f"; done < <(find tests/decode/data -name '*.msym' -print0 2>/dev/null)
 for kind in pdb pe cache msf s3; do
   if [[ -d fuzz/seeds/$kind ]]; then
     while IFS= read -r -d '' f; do add_seed "$kind" "$f"; done < <(find "fuzz/seeds/$kind" -type f -print0)
@@ -106,6 +108,7 @@ run_target() {  # target -> writes $work/$t.rc
     fuzz_cache)     seeds=cache; dict=cache.dict; max_len=65536 ;;
     fuzz_msf)       seeds=msf;   dict=msf.dict;   max_len=65536 ;;
     fuzz_msfz)      seeds=msfz;  dict=msfz.dict;  max_len=65536 ;;
+    fuzz_msym)      seeds=msym;  dict=msym.dict;  max_len=16384 ;;
     fuzz_batch)     seeds=json;  dict=batch.dict; max_len=65536 ;;
     fuzz_s3_xml)    seeds=s3;    dict=s3.dict;    max_len=65536 ;;
   esac
@@ -129,7 +132,7 @@ run_target() {  # target -> writes $work/$t.rc
 }
 for t in "${targets[@]}"; do
   case "$t" in
-    fuzz_pdb|fuzz_roundtrip|fuzz_pe|fuzz_names|fuzz_cache|fuzz_msf|fuzz_msfz|fuzz_batch|fuzz_s3_xml) ;;
+    fuzz_pdb|fuzz_roundtrip|fuzz_pe|fuzz_names|fuzz_cache|fuzz_msf|fuzz_msfz|fuzz_msym|fuzz_batch|fuzz_s3_xml) ;;
     *) echo "fuzz: unknown target $t" >&2; exit 1 ;;
   esac
 done
