@@ -45,6 +45,11 @@ std::string ssqp_msfz_pdb_key(std::string_view pdb_path, const Guid& guid, std::
   return file + '/' + guid_to_n(guid) + format("%x", age) + "/" + kMsfzKeyKind + "/" + file;
 }
 
+std::string ssqp_msym_key(std::string_view msym_path, std::string_view aot_id) {
+  const std::string file = symstore_file_name(msym_path);
+  return file + '/' + symstore_file_name(aot_id) + '/' + file;
+}
+
 std::string windows_debug_id(const Guid& guid, std::uint32_t age) {
   return guid_to_text(guid) + format("-%x", age);
 }

@@ -37,6 +37,10 @@ inline constexpr const char* kMsfzKeyKind = "msfz0";
 std::string ssqp_msfz_pdb_key(std::string_view pdb_path, const Guid& guid, std::uint32_t age);
 // symstore_file_name with a ".pdz" extension turned into ".pdb".
 std::string msfz_pdb_file_name(std::string_view pdb_path);
+// "foo.dll.msym/<aot id, 32 lowercase hex>/foo.dll.msym" for a Mono AOT sequence-point file
+// (docs/msym.md section 3, docs/store-layout.md): the folder `mono --aot=msym-dir` writes it in
+// names the AOT id; the file is named after the assembly's file.
+std::string ssqp_msym_key(std::string_view msym_path, std::string_view aot_id);
 // "foo.dll/<STAMP X8><size x>/foo.dll".
 std::string ssqp_pe_key(std::string_view pe_path, std::uint32_t timestamp,
                         std::uint32_t size_of_image);

@@ -4,8 +4,10 @@
 #include <filesystem>
 #include <system_error>
 
+#include "decode/SymstoreKeys.h"
 #include "support/Platform.h"
 #include "symbols/PackageIngest.h"  // read_plain_file
+#include "symbols/SymbolStore.h"
 
 namespace ilmap::symbolicate {
 namespace {
@@ -77,6 +79,15 @@ const MsymFile* MsymSource::find(std::string_view aot_id, std::string_view pe_na
       if (all.size() == 1) {
         path = all[0];
         break;
+      }
+      // A symbol store (`ilmap store add` of an msym folder): NAME.msym/AOTID/NAME.msym, in
+      // either store layout, names compared without case.
+      if (!pe_name.empty()) {
+        const std::string key = ssqp_msym_key(std::string(pe_name) + ".msym", aot_id);
+        if (auto found = symbols::SymbolStore(dir).find(key)) {
+          path = *found;
+          break;
+        }
       }
     }
     if (path.empty() && note_) note_("no .msym for AOT id " + std::string(aot_id) + " and " + std::string(pe_name));

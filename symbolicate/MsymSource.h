@@ -1,9 +1,10 @@
 // MsymSource.h - the `.msym` files of `--msym-dir` folders, found by AOT id and module, each
 // read and decoded once (docs/msym.md section 3).
 //
-// A folder holds DIR/<AOTID>/<Assembly>.msym, as `mono --aot=msym-dir=DIR` writes it. For a
-// frame's AOT id and the module's PE file name, the folders are tried in order: NAME.msym in
-// DIR/AOTID, else the one *.msym there when it is alone. The AOT id comes from trace text: it is
+// A folder holds DIR/<AOTID>/<Assembly>.msym, as `mono --aot=msym-dir=DIR` writes it, or is a
+// symbol store that `ilmap store add` filled: NAME.msym/<aotid>/NAME.msym. For a frame's AOT id
+// and the module's PE file name, the folders are tried in order: NAME.msym in DIR/AOTID, else
+// the one *.msym there when it is alone, else the store key. The AOT id comes from trace text: it is
 // used only when it is 32 hex digits, so no text makes a path. A file that does not decode is
 // remembered as bad (one note), never an error of the trace.
 #pragma once

@@ -12,8 +12,10 @@
 #include "compiler/CompileModule.h"
 #include "support/FileBytes.h"
 #include "decode/Guids.h"
+#include "decode/MsymFile.h"
 #include "decode/SymstoreKeys.h"
 #include "symbols/ModuleIdentity.h"
+#include "symbols/MsymIngest.h"
 #include "decode/PdbChecksum.h"
 #include "decode/PeFile.h"
 #include "decode/PortablePdb.h"
@@ -389,7 +391,14 @@ Result<StoredCheck> check_stored_bytes(std::string_view key_view, std::span<cons
   const std::string key(key_view);
   StoredCheck c;
   c.kind = stored_kind(key);
-  if (c.kind == StoredKind::kFile) {
+  if (c.kind == StoredKind::kFile && is_msym_name(key)) {
+    // A Mono AOT .msym (docs/store-layout.md): it decodes, and its key is its AOT id's.
+    const std::string name = key.substr(key.rfind('/') + 1);
+    const std::string idpart = key.substr(key.find('/') + 1, key.rfind('/') - key.find('/') - 1);
+    if (!msym_aot_id("/" + idpart + "/" + name).size() || !key_equal(ssqp_msym_key(name, idpart), key))
+      return Error{Errc::kMismatch, "stored under " + key + ", which is no <assembly>.msym/<aot id>/<assembly>.msym key"};
+    if (auto f = MsymFile::parse(bytes); !f) return f.error();
+  } else if (c.kind == StoredKind::kFile) {
     const std::string name = key.substr(key.rfind('/') + 1);
     auto id = identify_file(name, bytes);
     if (!id) return id.error();
@@ -444,7 +453,7 @@ VerifyReport verify_store(const Store& store) {
     if (!c) {
       rep.problems.push_back({rel_s, c.error()});
     } else if (kind == StoredKind::kFile) {
-      if (c->file->kind == ModuleKind::kPortablePdb && !store.locate(cache_key_for(key)))
+      if (c->file && c->file->kind == ModuleKind::kPortablePdb && !store.locate(cache_key_for(key)))
         rep.problems.push_back({rel_s, {Errc::kNotFound, "a Portable PDB without its cache " + cache_key_for(key) + " (store add it again)"}});
     } else if (alone_in_store(store, pdb_key, *c->cache)) {
       // A cache alone (a download cache holds server caches without their PDBs): checked

@@ -95,7 +95,7 @@ StoredKind stored_kind(std::string_view key);
 // (exit 2), kMismatch for bytes of another key (exit 3).
 struct StoredCheck {
   StoredKind kind = StoredKind::kOther;
-  std::optional<ModuleIdentity> file;
+  std::optional<ModuleIdentity> file;  // a PE or PDB (none for a Mono .msym, which has no identity)
   std::optional<CacheOrigin> cache;
 };
 Result<StoredCheck> check_stored_bytes(std::string_view key, std::span<const std::uint8_t> bytes);

@@ -12,6 +12,9 @@
 #include "support/FileBytes.h"
 #include "support/Platform.h"
 #include "symbols/ModuleIdentity.h"
+#include "symbols/MsymIngest.h"  // is_msym_name
+#include "symbols/PackageIngest.h"  // read_plain_file
+#include "decode/MsymFile.h"
 
 namespace ilmap::symbols {
 namespace {
@@ -214,6 +217,11 @@ Result<PutOutcome> SymbolStore::place_locked(std::string_view key, const std::fu
 Result<StoredBytes> SymbolStore::read(std::string_view key) const {
   auto p = find(key);
   if (!p) return p.error();
+  if (is_msym_name(key)) {  // a Mono .msym has no magic FileBytes knows: read as it is
+    auto b = read_plain_file(*p, MsymFile::kMaxFileSize);
+    if (!b) return b.error();
+    return StoredBytes(std::move(*b), *p);
+  }
   auto f = FileBytes::open(*p);
   if (!f) return f.error();
   return StoredBytes(std::move(*f), *p);

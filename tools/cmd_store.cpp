@@ -22,6 +22,7 @@
 #include "support/FileBytes.h"
 #include "support/Platform.h"
 #include "symbols/ModuleIdentity.h"
+#include "symbols/MsymIngest.h"
 #include "symbols/PackageIngest.h"
 #include "symbols/S3Store.h"
 #include "decode/PeFile.h"
@@ -43,7 +44,7 @@ void print_line(const std::string& s) {
 bool is_module_ext(const fs::path& p) {
   std::string e = platform::fs_string(p.extension());
   std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return e == ".pdb" || e == ".dll" || e == ".exe";
+  return e == ".pdb" || e == ".dll" || e == ".exe" || e == ".msym";
 }
 
 const char* outcome_word(PutOutcome o) {
@@ -133,7 +134,8 @@ void run_package(symbols::Store& store, AddItem& it, const symbols::PackageAddOp
 }
 
 void run_file(symbols::Store& store, AddItem& it) {
-  auto r = symbols::add_to_store(store, it.path);
+  // A Mono AOT .msym (docs/msym.md): stored as it is, under its AOT id's key.
+  auto r = symbols::is_msym_name(it.path) ? symbols::add_msym_to_store(store, it.path) : symbols::add_to_store(store, it.path);
   if (!r)
     it.error = r.error();
   else
@@ -463,13 +465,15 @@ void register_store(CLI::App& app, int& rc) {
   auto a = std::make_shared<AddArgs>();
   CLI::App* add = store->add_subcommand(
       "add",
-      "Add PEs and PDBs (files, or directories searched for .dll/.exe/.pdb) and compile each\n"
+      "Add PEs and PDBs (files, or directories searched for .dll/.exe/.pdb/.msym) and compile each\n"
       "Portable PDB's cache beside it. Same bytes twice: 'already present'. Different bytes under\n"
       "an existing key: refused (exit 3). Writes are atomic and locked (concurrent adds are safe).\n"
       "A .nupkg/.snupkg file is a NuGet package: every PE/PDB inside is added; with --sources,\n"
       "its src/ files are published there as ID/VERSION/PATH and documents of PDBs without\n"
       "SourceLink get URLs under --source-url-root (longest common path suffix: see\n"
-      "docs/symbol-stores.md).\n"
+      "docs/symbol-stores.md). Mono AOT .msym files (of a folder mono --aot=msym-dir wrote:\n"
+      "DIR/AOTID/ASSEMBLY.msym) are stored as they are under ASSEMBLY.msym/AOTID/ASSEMBLY.msym,\n"
+      "for symbolicate --msym-dir STORE (docs/msym.md).\n"
       "Output: one line per file in input order ('added: KEY (cache added)'; a package: one line\n"
       "per stored file and source), then '12 added, 3 already present, 0 refused, 0 failed'\n"
       "(on stderr when something was refused or failed); errors on stderr. On a terminal, a\n"
@@ -480,7 +484,7 @@ void register_store(CLI::App& app, int& rc) {
       "highest.");
   add->add_option("STORE", a->root.root, "Store directory (created if absent), or s3://BUCKET/PREFIX")->required();
   add_store_options(add, a->root);
-  add->add_option("INPUT", a->inputs, "PE/PDB files, directories, NuGet packages")->required();
+  add->add_option("INPUT", a->inputs, "PE/PDB/.msym files, directories, NuGet packages")->required();
   add->add_option("--sources", a->po.sources_dir, "Source store directory for package sources");
   add->add_option("--source-url-root", a->po.source_url_root, "URL the source store is served under");
   add->add_option("-j,--jobs", a->flags.jobs, "Threads adding files at once (default: number of CPUs), for folders and buckets alike")

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "decode/MsymFile.h"
+#include "decode/SymstoreKeys.h"
 
 namespace ilmap {
 namespace {
@@ -197,6 +198,12 @@ TEST(Msym, BrokenFiles) {
   var(lie, 1), var(lie, 0x06000001), var(lie, 0), var(lie, 1), var(lie, 6);
   lie.insert(lie.end(), {0, 0x20, 0, 0xff, 0xff, 0x03});
   EXPECT_EQ(parse_error(lie), Errc::kTruncated);
+}
+
+// The store key of an .msym (docs/store-layout.md): file name and AOT id lower-cased.
+TEST(Msym, StoreKey) {
+  EXPECT_EQ(ssqp_msym_key("out/796A281F537089FED07EF251475CB24F/Ilmap.Trace.exe.msym", "796A281F537089FED07EF251475CB24F"),
+            "ilmap.trace.exe.msym/796a281f537089fed07ef251475cb24f/ilmap.trace.exe.msym");
 }
 
 TEST(Msym, EveryTruncationAndFlipOfTheRealFile) {

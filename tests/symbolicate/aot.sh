@@ -14,7 +14,10 @@
 #      in brackets aside), except the frames of aot/aot-differences.txt: "line" frames compare
 #      without their line, "inlined" frames are absent from the aot run and skipped;
 #   4. every symbolicated frame's IL offset equals the nosym run's for that frame (the runtime's
-#      own native -> IL answer), with the same frames skipped.
+#      own native -> IL answer), with the same frames skipped; the msym folder added to a symbol
+#      store (`ilmap store add`, then `store verify`) and given as --msym-dir STORE gives the
+#      same text;
+#   5. a bad .msym and an AOT id that is a path leave the frames as they were, counted.
 # With MONO_SYMBOLICATE set to mono-symbolicate.exe (Debian's mono-devel ships it), the same aot
 # trace also goes through it (its msym-dir layout: MVID/ with the PE and PDB, AOTID/ with the
 # .msym) and the lines it prints are compared with the debug run's: reported, not checked
@@ -113,6 +116,16 @@ for prog in "Ilmap.Trace|$here/trace/Trace.cs|$here/trace" "Ilmap.AotExtra|$here
         echo "ok   $name IL offsets == the JIT's without symbols ($(wc -l <"$d/got.il.p") frames)"; pass=$((pass + 1))
     else
         failed "$name IL offsets (< mono without symbols, > ilmap symbolicate of the AOT trace)"; diff "$d/nosym.il.p" "$d/got.il.p" | head -n 20 | sed 's/^/     /'
+    fi
+    # 4b. The msym folder through a symbol store: `ilmap store add STORE MSYM`, then --msym-dir
+    #     STORE gives the same text; `store verify` accepts it.
+    if "$ilmap" store add "$d/store" "$d/msym" >"$d/store.log" 2>&1 &&
+       "$ilmap" store verify "$d/store" >>"$d/store.log" 2>&1 &&
+       "$ilmap" symbolicate --search "$d/pdb" --cache-dir "$d/cache" --msym-dir "$d/store" "$d/aot.txt" >"$d/got-store.txt" 2>/dev/null &&
+       cmp -s "$d/got.txt" "$d/got-store.txt"; then
+        echo "ok   $name through a store ($(head -n 1 "$d/store.log"))"; pass=$((pass + 1))
+    else
+        failed "$name through a store: $(cat "$d/store.log")"
     fi
     # 5. A bad .msym (cut in half) and an AOT id that is no id: the frames stay as they were,
     #    counted, and the run succeeds.
