@@ -2,7 +2,6 @@
 #include "decode/MsymFile.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <limits>
 #include <string>
 
@@ -11,11 +10,7 @@
 namespace ilmap {
 namespace {
 
-std::string hex(std::size_t v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%zx", v);
-  return buf;
-}
+std::string hex(std::size_t v) { return format("0x%zx", v); }
 
 // Where a value lies, for messages: the header, or entry `entry` starting at byte `at`. Built
 // only when a message is (a file of 100k entries is parsed without making a string).

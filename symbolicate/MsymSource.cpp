@@ -38,7 +38,52 @@ std::vector<std::string> msym_files(const std::string& dir) {
   return out;
 }
 
+// `dir`/<AOT id>/`file` for the AOT ids other than the frame's: exactly one, or none (several
+// AOT compilations of the assembly lie there: which one ran is unknown).
+std::string only_other_aot_run(const std::string& dir, std::string_view aot_id, const std::string& file) {
+  std::string found;
+  std::error_code ec;
+  std::filesystem::directory_iterator it(platform::fs_path(dir), ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    const std::string id = platform::fs_string(it->path().filename());
+    if (!is_aot_id(id) || id == aot_id) continue;
+    const std::string candidate = dir + "/" + id + "/" + file;
+    if (!is_regular(candidate)) continue;
+    if (!found.empty()) return {};
+    found = candidate;
+  }
+  return found;
+}
+
 }  // namespace
+
+// docs/msym.md section 3, steps 1-4, folder by folder.
+std::string MsymSource::locate(std::string_view aot_id, std::string_view pe_name) const {
+  // A PE name from the module index is a file name; one with a separator is not used.
+  const bool named = !pe_name.empty() && pe_name.find_first_of("/\\") == std::string_view::npos;
+  for (const std::string& dir : dirs_) {
+    const std::string folder = dir + "/" + std::string(aot_id);
+    if (named && is_regular(folder + "/" + std::string(pe_name) + ".msym")) return folder + "/" + std::string(pe_name) + ".msym";
+    // The module's PE unknown (a cache compiled from the PDB alone): the folder's only .msym.
+    if (!named) {
+      const auto all = msym_files(folder);
+      if (all.size() == 1) return all[0];
+      continue;
+    }
+    // A symbol store (`ilmap store add` of an msym folder): NAME.msym/AOTID/NAME.msym, in
+    // either store layout, names compared without case.
+    const std::string key = ssqp_msym_key(std::string(pe_name) + ".msym", aot_id);
+    if (auto found = symbols::SymbolStore(dir).find(key)) return *found;
+    // The runtime prints the program's AOT id in every frame, also in those of a library
+    // compiled ahead of time in another run, whose .msym lies under that run's id.
+    // The same in a (one-tier) store: NAME.msym/<other AOT id>/NAME.msym.
+    const std::string name = std::string(pe_name) + ".msym";
+    if (std::string other = only_other_aot_run(dir, aot_id, name); !other.empty()) return other;
+    const std::string lower = symstore_file_name(name);
+    if (std::string other = only_other_aot_run(dir + "/" + lower, aot_id, lower); !other.empty()) return other;
+  }
+  return {};
+}
 
 const MsymFile* MsymSource::load(const std::string& path, Miss& miss) {
   auto it = files_.find(path);
@@ -66,30 +111,7 @@ const MsymFile* MsymSource::find(std::string_view aot_id, std::string_view pe_na
   std::string key = std::string(aot_id) + "/" + std::string(pe_name);
   auto it = chosen_.find(key);
   if (it == chosen_.end()) {
-    std::string path;
-    for (const std::string& dir : dirs_) {
-      const std::string folder = dir + "/" + std::string(aot_id);
-      // A PE name from the module index is a file name; one with a separator is not used.
-      if (!pe_name.empty() && pe_name.find_first_of("/\\") == std::string_view::npos &&
-          is_regular(folder + "/" + std::string(pe_name) + ".msym")) {
-        path = folder + "/" + std::string(pe_name) + ".msym";
-        break;
-      }
-      const auto all = msym_files(folder);
-      if (all.size() == 1) {
-        path = all[0];
-        break;
-      }
-      // A symbol store (`ilmap store add` of an msym folder): NAME.msym/AOTID/NAME.msym, in
-      // either store layout, names compared without case.
-      if (!pe_name.empty()) {
-        const std::string key = ssqp_msym_key(std::string(pe_name) + ".msym", aot_id);
-        if (auto found = symbols::SymbolStore(dir).find(key)) {
-          path = *found;
-          break;
-        }
-      }
-    }
+    std::string path = locate(aot_id, pe_name);
     if (path.empty() && note_) note_("no .msym for AOT id " + std::string(aot_id) + " and " + std::string(pe_name));
     // AOT ids come from the trace: past kMaxChoices distinct ones, answers are not remembered.
     if (chosen_.size() >= kMaxChoices) {

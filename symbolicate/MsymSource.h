@@ -3,8 +3,10 @@
 //
 // A folder holds DIR/<AOTID>/<Assembly>.msym, as `mono --aot=msym-dir=DIR` writes it, or is a
 // symbol store that `ilmap store add` filled: NAME.msym/<aotid>/NAME.msym. For a frame's AOT id
-// and the module's PE file name, the folders are tried in order: NAME.msym in DIR/AOTID, else
-// the one *.msym there when it is alone, else the store key. The AOT id comes from trace text: it is
+// and the module's PE file name NAME, the folders are tried in order (docs/msym.md section 3):
+// DIR/AOTID/NAME.msym; the store key; the one DIR/<other AOT id>/NAME.msym (a library compiled
+// in another AOT run: the runtime prints the program's AOT id in its frames too). Without a PE
+// name: the one *.msym of DIR/AOTID. The AOT id comes from trace text: it is
 // used only when it is 32 hex digits, so no text makes a path. A file that does not decode is
 // remembered as bad (one note), never an error of the trace.
 #pragma once
@@ -37,6 +39,7 @@ class MsymSource {
     std::unique_ptr<MsymFile> file;  // null: it did not decode (or could not be read)
   };
   const MsymFile* load(const std::string& path, Miss& miss);
+  std::string locate(std::string_view aot_id, std::string_view pe_name) const;  // "" when none
 
   std::vector<std::string> dirs_;
   std::function<void(const std::string&)> note_;

@@ -1,8 +1,10 @@
 #!/bin/bash
 # aot.sh REPO_ROOT ILMAP - Mono AOT frames through .msym files (docs/msym.md) against the runtime.
-# trace/Trace.cs and aot/AotExtra.cs (generic code shared over reference types, an exception
-# filter, a rethrow, a finally, a static constructor, a struct) are built as ground-truth.sh
-# builds Trace.cs, compiled ahead of time by `mono --aot=msym-dir=MSYM` and run three ways:
+# trace/Trace.cs, aot/AotExtra.cs (generic code shared over reference types, an exception
+# filter, a rethrow, a finally, a static constructor, a struct) and aot/AotApp.cs calling
+# aot/AotLib.cs (a library compiled ahead of time in a run of its own) are built as
+# ground-truth.sh builds Trace.cs, compiled ahead of time by `mono --aot=msym-dir=MSYM` and run
+# three ways:
 #   aot:    with the AOT image: "<0xADDR + 0xOFF> in <MVID#AOTID>:0" frames;
 #   debug:  a copy without the image, mono --debug with the PDB: "[0xIL] in FILE:LINE" (the JIT);
 #   nosym:  a copy without the image nor the PDB: "[0xIL] in <MVID>:0" (the JIT's own IL offsets).
@@ -55,16 +57,30 @@ prepare() {
 }
 
 total_before=0 total_after=0 total_frames=0
-for prog in "Ilmap.Trace|$here/trace/Trace.cs|$here/trace" "Ilmap.AotExtra|$here/aot/AotExtra.cs|$here/aot"; do
-    IFS='|' read -r name src srcdir <<<"$prog"
+# NAME|SOURCE|SOURCE FOLDER|LIBRARY SOURCE: the library (Ilmap.AotLib.dll) is compiled ahead of
+# time in a run of its own, before the program: its .msym lies under another AOT id than the one
+# the runtime prints in its frames (the program's).
+csc_build() {  # OUT SOURCE SOURCE_FOLDER [csc options...]
+    local out=$1 src=$2 srcdir=$3; shift 3
+    dotnet "$csc" -nologo -noconfig -nostdlib -langversion:7.3 -r:"$mscorlib/mscorlib.dll" -r:"$mscorlib/System.Core.dll" \
+        -r:"$mscorlib/System.dll" -debug:portable -deterministic -pathmap:"$srcdir=/_/" "$@" -out:"$out" "$src"
+}
+for prog in "Ilmap.Trace|$here/trace/Trace.cs|$here/trace|" "Ilmap.AotExtra|$here/aot/AotExtra.cs|$here/aot|" \
+            "Ilmap.AotApp|$here/aot/AotApp.cs|$here/aot|$here/aot/AotLib.cs"; do
+    IFS='|' read -r name src srcdir libsrc <<<"$prog"
     exe=$name.exe
     d=$tmp/$name
     mkdir -p "$d/pdb" "$d/aot" "$d/nosym" "$d/msym" "$d/cache"
-    dotnet "$csc" -nologo -noconfig -nostdlib -langversion:7.3 -r:"$mscorlib/mscorlib.dll" -r:"$mscorlib/System.Core.dll" \
-        -r:"$mscorlib/System.dll" -debug:portable -deterministic -pathmap:"$srcdir=/_/" \
-        -out:"$d/pdb/$exe" "$src" >"$d/csc.log" 2>&1 || { cat "$d/csc.log"; failed "csc $name"; continue; }
+    libref=()
+    if [ -n "$libsrc" ]; then
+        csc_build "$d/pdb/Ilmap.AotLib.dll" "$libsrc" "$srcdir" -target:library >"$d/csc.log" 2>&1 || { cat "$d/csc.log"; failed "csc $name's library"; continue; }
+        libref=(-r:"$d/pdb/Ilmap.AotLib.dll")
+        cp "$d/pdb/Ilmap.AotLib.dll" "$d/aot/" && cp "$d/pdb/Ilmap.AotLib.dll" "$d/nosym/"
+        mono --aot=msym-dir="$d/msym" "$d/aot/Ilmap.AotLib.dll" >"$d/aot.log" 2>&1 || { tail -n 5 "$d/aot.log"; failed "mono --aot $name's library"; continue; }
+    fi
+    csc_build "$d/pdb/$exe" "$src" "$srcdir" "${libref[@]}" >"$d/csc.log" 2>&1 || { cat "$d/csc.log"; failed "csc $name"; continue; }
     cp "$d/pdb/$exe" "$d/aot/" && cp "$d/pdb/$exe" "$d/nosym/"
-    mono --aot=msym-dir="$d/msym" "$d/aot/$exe" >"$d/aot.log" 2>&1 || { tail -n 5 "$d/aot.log"; failed "mono --aot $name"; continue; }
+    mono --aot=msym-dir="$d/msym" "$d/aot/$exe" >>"$d/aot.log" 2>&1 || { tail -n 5 "$d/aot.log"; failed "mono --aot $name"; continue; }
     msym=$(find "$d/msym" -name "$exe.msym")
     [ -n "$msym" ] || { failed "$name: mono --aot wrote no $exe.msym under msym-dir"; continue; }
     mono "$d/aot/$exe" >"$d/aot.txt" 2>&1
@@ -134,8 +150,10 @@ for prog in "Ilmap.Trace|$here/trace/Trace.cs|$here/trace" "Ilmap.AotExtra|$here
     sed -E '0,/#[0-9a-f]{32}>:0/s//#..\/..\/..\/..\/etc>:0/' "$d/aot.txt" >"$d/hostile.txt"
     "$ilmap" symbolicate --search "$d/pdb" --cache-dir "$d/cache" --msym-dir "$d/bad" "$d/hostile.txt" >"$d/hgot.txt" 2>"$d/herr"
     rc=$?
+    # (A library's frames find no .msym in that folder: "no msym" too.)
+    nolib=$(grep -cE '^ *at Ilmap\.AotLib\..* <0x.*#[0-9a-f]{32}>:0' "$d/hostile.txt")
     if [ $rc -eq 0 ] && [ "$(grep -cE ' <0x[0-9a-f]+ \+ 0x' "$d/hgot.txt")" = "$n" ] &&
-       grep -q "(1 no msym, $((n - 1)) bad msym)" "$d/herr"; then
+       grep -q "($((1 + nolib)) no msym, $((n - 1 - nolib)) bad msym)" "$d/herr"; then
         echo "ok   $name bad .msym and a path as AOT id: frames kept ($(cat "$d/herr"))"; pass=$((pass + 1))
     else
         failed "$name bad .msym: rc $rc: $(cat "$d/herr")"
