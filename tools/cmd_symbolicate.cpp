@@ -166,7 +166,7 @@ Status feed_then_pump(int fd, const std::string& name, std::string& text, sym::S
 
 // The summary line of trace text: frames, resolved, and why the rest were not (which modules
 // were not found).
-void print_text_summary(const sym::SymbolicateStats& st) {
+void print_text_summary(const sym::SymbolicateStats& st, bool msym_dirs) {
   std::string unresolved;
   std::uint64_t missed = 0;
   for (std::size_t i = 0; i < st.unresolved.size(); ++i) {
@@ -180,6 +180,8 @@ void print_text_summary(const sym::SymbolicateStats& st) {
         unresolved += (k ? ", " : " (") + escape_text(st.missing_modules[k]);
       unresolved += st.more_missing ? ", ...)" : ")";
     }
+    // Mono AOT frames without any .msym folder given: say what they need.
+    if (sym::Reason(i) == sym::Reason::kNoMsym && !msym_dirs) unresolved += ": Mono AOT frames need --msym-dir";
   }
   std::fprintf(stderr, "ilmap symbolicate: %llu frames, %llu resolved", static_cast<unsigned long long>(st.frames),
                static_cast<unsigned long long>(st.resolved));
@@ -331,7 +333,7 @@ int run_symbolicate(const SymbolicateArgs& a) {
   }
   if (write_failed) return 2;  // main reports the failed stdout
   const sym::SymbolicateStats& st = s.stats();
-  if (saw_text || !saw_sentry) print_text_summary(st);
+  if (saw_text || !saw_sentry) print_text_summary(st, !a.msym_dirs.empty());
   if (saw_sentry) std::fprintf(stderr, "ilmap symbolicate: %s", sentry_stats.summary().c_str());
   print_outside_pdbs(st);
   // Why --context showed no source for some frames, once per reason (not per frame).
