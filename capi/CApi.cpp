@@ -17,6 +17,7 @@
 #include "ilmap/ilmap.h"
 #include "reader/CApiHandle.h"
 #include "symbolicate/Symbolicator.h"
+#include "symbolicate/MsymSource.h"
 #include "symbols/CompileFile.h"
 #include "symbols/ModuleIndex.h"
 #include "symbols/ResolveConfig.h"
@@ -24,6 +25,7 @@
 struct ilmap_symbolicator {
   std::unique_ptr<ilmap::symbols::ModuleIndex> index;
   ilmap::symbolicate::SymbolicateOptions options;
+  std::unique_ptr<ilmap::symbolicate::MsymSource> msym;  // options.msym: the .msym folders
   // The handles ilmap_find_module gave out, one per cache (they borrow the index's caches).
   std::map<const ilmap::Cache*, std::unique_ptr<ilmap_cache>> handles;
 };
@@ -108,6 +110,14 @@ ilmap_symbolicator* ilmap_symbolicator_open(const ilmap_symbolicator_options* op
     if (o.flags & ~kKnown) return fail(Errc::kUsage, "ilmap_symbolicator_open: unknown flags");
     if (o.search_count > 0 && !o.search) return fail(Errc::kUsage, "ilmap_symbolicator_open: search is NULL");
     if (o.download_timeout_s < 0) return fail(Errc::kUsage, "ilmap_symbolicator_open: download_timeout_s is negative");
+    if (o.msym_dir_count > 0 && !o.msym_dirs) return fail(Errc::kUsage, "ilmap_symbolicator_open: msym_dirs is NULL");
+    std::vector<std::string> msym_dirs;
+    for (std::size_t i = 0; i < o.msym_dir_count; ++i) {
+      if (!o.msym_dirs[i] || !*o.msym_dirs[i]) return fail(Errc::kUsage, "ilmap_symbolicator_open: an empty msym folder");
+      msym_dirs.emplace_back(o.msym_dirs[i]);
+    }
+    if (ilmap::Status st = ilmap::symbolicate::MsymSource::check_dirs(msym_dirs, "msym folder"); !st)
+      return fail(st.error().code, st.error().message);
     ilmap::symbols::ResolveConfig config;  // as `ilmap symbolicate` builds its own
     for (std::size_t i = 0; i < o.search_count; ++i) {
       if (!o.search[i] || !*o.search[i]) return fail(Errc::kUsage, "ilmap_symbolicator_open: an empty search path");
@@ -125,6 +135,10 @@ ilmap_symbolicator* ilmap_symbolicator_open(const ilmap_symbolicator_options* op
     s->options.columns = (o.flags & ILMAP_SYMBOLICATE_COLUMNS) != 0;
     s->options.urls = (o.flags & ILMAP_SYMBOLICATE_URLS) != 0;
     s->options.json = (o.flags & ILMAP_SYMBOLICATE_JSON) != 0;
+    if (!msym_dirs.empty()) {
+      s->msym = std::make_unique<ilmap::symbolicate::MsymSource>(std::move(msym_dirs));
+      s->options.msym = s->msym.get();
+    }
     if (err) *err = ILMAP_OK;
     report(Errc::kOk, "", msg, msg_size);
     return s;

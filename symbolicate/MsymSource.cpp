@@ -103,13 +103,30 @@ const MsymFile* MsymSource::load(const std::string& path, Miss& miss) {
   return it->second.file.get();
 }
 
+Status MsymSource::check_dirs(const std::vector<std::string>& dirs, std::string_view what) {
+  for (const std::string& d : dirs) {
+    platform::FileInfo st;
+    if (!platform::stat_path(d, st)) return {Errc::kNotFound, std::string(what) + " " + d + ": no such directory"};
+    if (!st.directory()) return {Errc::kNotFound, std::string(what) + " " + d + ": not a directory"};
+  }
+  return {};
+}
+
 const MsymFile* MsymSource::find(std::string_view aot_id, std::string_view pe_name, Miss& miss) {
   if (!is_aot_id(aot_id)) {
     miss = Miss::kNoAotId;
     return nullptr;
   }
   std::string key = std::string(aot_id) + "/" + std::string(pe_name);
+  const std::lock_guard<std::mutex> lock(mutex_);
+  const auto now = std::chrono::steady_clock::now();
   auto it = chosen_.find(key);
+  // A remembered miss expires after miss_ttl_s_: the folder may have gained the file since.
+  if (it != chosen_.end() && it->second.path.empty() && miss_ttl_s_ >= 0 &&
+      now - it->second.when >= std::chrono::seconds(miss_ttl_s_)) {
+    chosen_.erase(it);
+    it = chosen_.end();
+  }
   if (it == chosen_.end()) {
     std::string path = locate(aot_id, pe_name);
     if (path.empty() && note_) note_("no .msym for AOT id " + std::string(aot_id) + " and " + std::string(pe_name));
@@ -121,13 +138,13 @@ const MsymFile* MsymSource::find(std::string_view aot_id, std::string_view pe_na
       }
       return load(path, miss);
     }
-    it = chosen_.emplace(std::move(key), std::move(path)).first;
+    it = chosen_.emplace(std::move(key), Choice{std::move(path), now}).first;
   }
-  if (it->second.empty()) {
+  if (it->second.path.empty()) {
     miss = Miss::kNotFound;
     return nullptr;
   }
-  return load(it->second, miss);
+  return load(it->second.path, miss);
 }
 
 }  // namespace ilmap::symbolicate

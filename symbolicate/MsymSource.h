@@ -11,14 +11,17 @@
 // remembered as bad (one note), never an error of the trace.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "decode/MsymFile.h"
+#include "ilmap/status.h"
 
 namespace ilmap::symbolicate {
 
@@ -26,12 +29,22 @@ class MsymSource {
  public:
   enum class Miss : std::uint8_t { kNone, kNoAotId, kNotFound, kBad };
 
-  explicit MsymSource(std::vector<std::string> dirs, std::function<void(const std::string&)> note = {})
-      : dirs_(std::move(dirs)), note_(std::move(note)) {}
+  // `miss_ttl_s`: how long "no .msym for this AOT id and module" is remembered; -1 for ever (a
+  // command's one run), else seconds (a service, whose folders gain the files of new builds).
+  explicit MsymSource(std::vector<std::string> dirs, std::function<void(const std::string&)> note = {},
+                      long miss_ttl_s = -1)
+      : dirs_(std::move(dirs)), note_(std::move(note)), miss_ttl_s_(miss_ttl_s) {}
+
+  // kNotFound "WHAT PATH: no such directory" (or "not a directory") for the first of `dirs`
+  // that is no folder (WHAT:
+  // how the front end names them, "--msym-dir"), else ok: a mistyped folder is said at once
+  // rather than every AOT frame counted "no msym".
+  static Status check_dirs(const std::vector<std::string>& dirs, std::string_view what);
 
   bool empty() const { return dirs_.empty(); }
   // The decoded file for `aot_id` and the module whose PE is named `pe_name` ("" when unknown),
-  // or null with the reason in `miss`. The pointer lives as long as this object.
+  // or null with the reason in `miss`. The pointer lives as long as this object. Thread-safe
+  // (a service's workers share one source); the files returned are read-only.
   const MsymFile* find(std::string_view aot_id, std::string_view pe_name, Miss& miss);
 
  private:
@@ -41,10 +54,16 @@ class MsymSource {
   const MsymFile* load(const std::string& path, Miss& miss);
   std::string locate(std::string_view aot_id, std::string_view pe_name) const;  // "" when none
 
+  struct Choice {
+    std::string path;  // "" none
+    std::chrono::steady_clock::time_point when;
+  };
   std::vector<std::string> dirs_;
   std::function<void(const std::string&)> note_;
-  std::map<std::string, Loaded> files_;                  // by path
-  std::map<std::string, std::string> chosen_;            // aot id + '/' + PE name -> path ("" none)
+  long miss_ttl_s_ = -1;
+  std::mutex mutex_;                       // guards files_ and chosen_
+  std::map<std::string, Loaded> files_;    // by path
+  std::map<std::string, Choice> chosen_;   // aot id + '/' + PE name -> path
   static constexpr std::size_t kMaxChoices = 4096;
 };
 

@@ -29,6 +29,7 @@ struct ServeArgs {
   std::string listen = "127.0.0.1:8327";
   int port = -1;  // --port: overrides the port of --listen
   std::vector<std::string> search;
+  std::vector<std::string> msym_dirs;  // --msym-dir: Mono AOT .msym folders
   std::string symbol_path;
   std::string cache_dir;
   long download_timeout_s = symbols::HttpOptions{}.total_timeout_s;
@@ -133,6 +134,9 @@ int run_serve(const ServeArgs& a) {
   }
   if (!a.token_file.empty())
     if (Status st = read_token(a.token_file, svc.token); !st) return report_error(st.error());
+  if (Status st = symbolicate::MsymSource::check_dirs(a.msym_dirs, "--msym-dir"); !st) return report_error(st.error());
+  svc.msym_dirs = a.msym_dirs;
+  svc.msym_miss_ttl_s = a.miss_ttl_s;
 
   // Modules are found as symbolicate finds them (symbols/ResolveConfig.h), by every worker's
   // index at once: one download and compile per module, and misses that expire.
@@ -205,8 +209,8 @@ void register_serve(CLI::App& app, int& rc) {
       "SIGTERM or SIGINT: stop accepting, answer the requests in flight (at most --timeout seconds),\n"
       "exit 0.\n"
       "Exit codes: 0 stopped by a signal, 1 usage error, 2 the address cannot be bound,\n"
-      "libmicrohttpd is missing or --cache-dir cannot be written, 3 a --search path or --token-file\n"
-      "does not exist.");
+      "libmicrohttpd is missing or --cache-dir cannot be written, 3 a --search path, --msym-dir or\n"
+      "--token-file does not exist.");
   cmd->add_option("--listen", a->listen,
                   "Address to listen on: HOST:PORT, :PORT (127.0.0.1) or HOST (port 8327); HOST an IPv4 address "
                   "(0.0.0.0: every interface). Default 127.0.0.1:8327");
@@ -215,6 +219,11 @@ void register_serve(CLI::App& app, int& rc) {
   cmd->add_option("--search", a->search,
                   "Directories and files to find modules in, as symbolicate takes them (repeatable; default: the "
                   "current directory)")
+      ->allow_extra_args(false);
+  cmd->add_option("--msym-dir", a->msym_dirs,
+                  "Mono AOT frames ('<0xADDR + 0xOFF> in <mvid#aotid>:0'): a folder that mono --aot=msym-dir "
+                  "wrote, or a store holding .msym files, as symbolicate takes it (repeatable; a .msym not found "
+                  "is looked for again after --miss-ttl; docs/msym.md)")
       ->allow_extra_args(false);
   cmd->add_option("--symbol-path", a->symbol_path,
                   "Symbol servers and stores to fetch PDBs from (srv*CACHE*https://server;DIR), as symbolicate takes "

@@ -257,6 +257,7 @@ int run_symbolicate(const SymbolicateArgs& a) {
   symbolicate_options.json = a.json;
   if (a.context >= 0) symbolicate_options.context = std::uint32_t(a.context);
   symbolicate_options.sources = &sources;
+  if (Status st = sym::MsymSource::check_dirs(a.msym_dirs, "--msym-dir"); !st) return report_error(st.error());
   sym::MsymSource msym(a.msym_dirs, a.verbose ? note_line : std::function<void(const std::string&)>{});
   symbolicate_options.msym = &msym;
   symbolicate_options.color = use_color(a.color);

@@ -338,6 +338,11 @@ typedef struct ilmap_symbolicator_options {
   const char* symbol_path;    /* NULL: none (the environment is not read) */
   unsigned flags;             /* ilmap_symbolicate_flags */
   long download_timeout_s;    /* seconds a download may take in all; 0: 300 */
+  /* Mono AOT frames ("<0xADDR + 0xOFF> in <mvid#aotid>:0"): msym_dir_count folders that
+   * `mono --aot=msym-dir` wrote, or symbol stores holding .msym files (symbolicate --msym-dir,
+   * docs/msym.md); NULL: such frames stay as they are. */
+  const char* const* msym_dirs;
+  size_t msym_dir_count;
 } ilmap_symbolicator_options;
 
 /* NULL on failure, with *err (if not NULL) and msg set: ILMAP_E_NOT_FOUND (a search path does

@@ -1,5 +1,5 @@
 #!/bin/bash
-# aot.sh REPO_ROOT ILMAP - Mono AOT frames through .msym files (docs/msym.md) against the runtime.
+# aot.sh REPO_ROOT ILMAP [LIBILMAP] - Mono AOT frames through .msym files (docs/msym.md) against the runtime.
 # trace/Trace.cs, aot/AotExtra.cs (generic code shared over reference types, an exception
 # filter, a rethrow, a finally, a static constructor, a struct) and aot/AotApp.cs calling
 # aot/AotLib.cs (a library compiled ahead of time in a run of its own) are built as
@@ -19,7 +19,9 @@
 #      own native -> IL answer), with the same frames skipped; the msym folder added to a symbol
 #      store (`ilmap store add`, then `store verify`) and given as --msym-dir STORE gives the
 #      same text;
-#   5. a bad .msym and an AOT id that is a path leave the frames as they were, counted.
+#   5. a bad .msym and an AOT id that is a path leave the frames as they were, counted;
+#   6. (first program) `ilmap serve --msym-dir` and, with LIBILMAP, the C API through Python's
+#      Symbolicator(msym_dirs=...) answer the same text as the command.
 # With MONO_SYMBOLICATE set to mono-symbolicate.exe (Debian's mono-devel ships it), the same aot
 # trace also goes through it (its msym-dir layout: MVID/ with the PE and PDB, AOTID/ with the
 # .msym) and the lines it prints are compared with the debug run's: reported, not checked
@@ -27,8 +29,8 @@
 # Exit: 0 equal, 1 different, 2 usage, 77 mono, the SDK's csc or Mono's mscorlib is absent.
 set -u
 export LC_ALL=C
-[ $# -eq 2 ] || { echo "usage: $0 REPO_ROOT ILMAP" >&2; exit 2; }
-root=$1 ilmap=$2
+[ $# -eq 2 ] || [ $# -eq 3 ] || { echo "usage: $0 REPO_ROOT ILMAP [LIBILMAP]" >&2; exit 2; }
+root=$1 ilmap=$2 lib=${3:-}
 here=$root/tests/symbolicate
 command -v mono >/dev/null || { echo "SKIP: mono not found"; exit 77; }
 command -v dotnet >/dev/null || { echo "SKIP: dotnet not found (the SDK's csc builds the programs)"; exit 77; }
@@ -65,6 +67,7 @@ csc_build() {  # OUT SOURCE SOURCE_FOLDER [csc options...]
     dotnet "$csc" -nologo -noconfig -nostdlib -langversion:7.3 -r:"$mscorlib/mscorlib.dll" -r:"$mscorlib/System.Core.dll" \
         -r:"$mscorlib/System.dll" -debug:portable -deterministic -pathmap:"$srcdir=/_/" "$@" -out:"$out" "$src"
 }
+first=Ilmap.Trace  # the program the other ways in (check 6) are tried on
 for prog in "Ilmap.Trace|$here/trace/Trace.cs|$here/trace|" "Ilmap.AotExtra|$here/aot/AotExtra.cs|$here/aot|" \
             "Ilmap.AotApp|$here/aot/AotApp.cs|$here/aot|$here/aot/AotLib.cs"; do
     IFS='|' read -r name src srcdir libsrc <<<"$prog"
@@ -157,6 +160,36 @@ for prog in "Ilmap.Trace|$here/trace/Trace.cs|$here/trace|" "Ilmap.AotExtra|$her
         echo "ok   $name bad .msym and a path as AOT id: frames kept ($(cat "$d/herr"))"; pass=$((pass + 1))
     else
         failed "$name bad .msym: rc $rc: $(cat "$d/herr")"
+    fi
+    # 6. The other ways in, on the first program: `ilmap serve --msym-dir` (POST /symbolicate)
+    #    and, given LIBILMAP, the C API through the Python binding (Symbolicator(msym_dirs=...))
+    #    answer the same text as the command.
+    if [ "$name" = "$first" ]; then
+        "$ilmap" serve --port 0 --search "$d/pdb" --cache-dir "$d/cache-serve" --msym-dir "$d/msym" 2>"$d/serve.log" &
+        serve_pid=$!
+        for _ in $(seq 100); do grep -q listening "$d/serve.log" && break; sleep 0.1; done
+        url=$(sed -nE 's/^ilmap serve: listening on (http:[^ ]*)$/\1/p' "$d/serve.log")
+        python3 -c 'import sys, urllib.request
+r = urllib.request.Request(sys.argv[1] + "/symbolicate", data=open(sys.argv[2], "rb").read(),
+                           headers={"Content-Type": "text/plain"})
+sys.stdout.buffer.write(urllib.request.urlopen(r).read())' "$url" "$d/aot.txt" >"$d/served.txt" 2>"$d/served.err"
+        kill "$serve_pid" 2>/dev/null; wait "$serve_pid" 2>/dev/null
+        if [ -n "$url" ] && cmp -s "$d/got.txt" "$d/served.txt"; then
+            echo "ok   $name through ilmap serve --msym-dir: the same text"; pass=$((pass + 1))
+        else
+            failed "$name through serve: $(head -c 300 "$d/served.err"; diff "$d/got.txt" "$d/served.txt" | head -n 4)"
+        fi
+        if [ -n "$lib" ]; then
+            PYTHONPATH=$root/integrations/python ILMAP_LIBRARY=$lib python3 -c 'import sys, ilmap
+with ilmap.Symbolicator([sys.argv[1]], cache_dir=sys.argv[2], msym_dirs=[sys.argv[3]]) as s:
+    sys.stdout.buffer.write(s.symbolicate(open(sys.argv[4], "rb").read()))' \
+                "$d/pdb" "$d/cache-py" "$d/msym" "$d/aot.txt" >"$d/py.txt" 2>"$d/py.err"
+            if cmp -s "$d/got.txt" "$d/py.txt"; then
+                echo "ok   $name through the C API (Python's Symbolicator, msym_dirs): the same text"; pass=$((pass + 1))
+            else
+                failed "$name through the C API: $(head -c 300 "$d/py.err"; diff "$d/got.txt" "$d/py.txt" | head -n 4)"
+            fi
+        fi
     fi
     # mono-symbolicate, when given: reported only.
     if [ -n "${MONO_SYMBOLICATE:-}" ] && [ -f "$MONO_SYMBOLICATE" ]; then

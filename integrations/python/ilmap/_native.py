@@ -79,6 +79,8 @@ class SymbolicatorOptions(ctypes.Structure):
         ("symbol_path", ctypes.c_char_p),
         ("flags", ctypes.c_uint),
         ("download_timeout_s", ctypes.c_long),
+        ("msym_dirs", ctypes.POINTER(ctypes.c_char_p)),
+        ("msym_dir_count", ctypes.c_size_t),
     ]
 
 

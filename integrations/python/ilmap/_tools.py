@@ -103,13 +103,15 @@ class Symbolicator(_Handle):
     Modules are looked for in `search` (files and folders: PEs, PDBs, caches, symbol stores;
     default the current directory), then on `symbol_path`; what is missing is compiled into
     `cache_dir` (default $XDG_CACHE_HOME/ilmap, else ~/.cache/ilmap) and reused. `columns`,
-    `urls` and `json` are the command's flags. One thread at a time: make one per thread.
+    `urls` and `json` are the command's flags. Mono AOT frames (native offsets) are resolved
+    through the `.msym` files of `msym_dirs` (folders `mono --aot=msym-dir` wrote, or stores
+    holding them; symbolicate --msym-dir). One thread at a time: make one per thread.
     Use it as a context manager, or close() it.
     """
 
     def __init__(self, search: Iterable[PathLike] = (), *, cache_dir: Optional[PathLike] = None,
                  symbol_path: Optional[str] = None, columns: bool = False, urls: bool = False, json: bool = False,
-                 download_timeout: Optional[int] = None) -> None:
+                 download_timeout: Optional[int] = None, msym_dirs: Iterable[PathLike] = ()) -> None:
         self._handle: Optional[int] = None
         self.stats: Optional[SymbolicateStats] = None
         paths = [os.fsencode(p) for p in search]
@@ -122,6 +124,10 @@ class Symbolicator(_Handle):
         o.symbol_path = None if symbol_path is None else symbol_path.encode("utf-8")
         o.flags = (_COLUMNS if columns else 0) | (_URLS if urls else 0) | (_JSON if json else 0)
         o.download_timeout_s = 0 if download_timeout is None else int(download_timeout)
+        msym = [os.fsencode(p) for p in msym_dirs]
+        msym_array = (ctypes.c_char_p * max(1, len(msym)))(*msym)
+        o.msym_dirs = ctypes.cast(msym_array, ctypes.POINTER(ctypes.c_char_p)) if msym else None
+        o.msym_dir_count = len(msym)
         err = ctypes.c_int(-1)
         msg = ctypes.create_string_buffer(_MSG_SIZE)
         handle = _lib.ilmap_symbolicator_open(ctypes.byref(o), ctypes.byref(err), msg, _MSG_SIZE)
