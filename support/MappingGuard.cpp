@@ -269,23 +269,7 @@ void GuardedRange::set_range(const void* begin, std::size_t size) noexcept {
   s.begin.store(b, std::memory_order_release);
 }
 
-GuardedRange::GuardedRange(GuardedRange&& o) noexcept : slot_(o.slot_), changed_(o.changed_) {
-  o.slot_ = -1;
-  o.changed_ = nullptr;
-}
-
-GuardedRange& GuardedRange::operator=(GuardedRange&& o) noexcept {
-  if (this != &o) {
-    reset();
-    slot_ = o.slot_;
-    changed_ = o.changed_;
-    o.slot_ = -1;
-    o.changed_ = nullptr;
-  }
-  return *this;
-}
-
-GuardedRange::~GuardedRange() { reset(); }
+// Moves and the destructor: MappingGuardShared.cpp.
 
 void GuardedRange::reset() noexcept {
   if (slot_ < 0) return;

@@ -88,19 +88,19 @@ std::string MsymSource::locate(std::string_view aot_id, std::string_view pe_name
 const MsymFile* MsymSource::load(const std::string& path, Miss& miss) {
   auto it = files_.find(path);
   if (it == files_.end()) {
-    Loaded l;
+    std::unique_ptr<MsymFile> file;
     auto bytes = symbols::read_plain_file(path, MsymFile::kMaxFileSize);
     Result<MsymFile> f = bytes ? MsymFile::parse(*bytes) : Result<MsymFile>(bytes.error());
     if (f) {
-      l.file = std::make_unique<MsymFile>(std::move(*f));
-      if (note_) note_(path + ": " + std::to_string(l.file->entries().size()) + " methods of AOT sequence points");
+      file = std::make_unique<MsymFile>(std::move(*f));
+      if (note_) note_(path + ": " + std::to_string(file->entries().size()) + " methods of AOT sequence points");
     } else if (note_) {
       note_(path + ": not used: " + f.error().message);
     }
-    it = files_.emplace(path, std::move(l)).first;
+    it = files_.emplace(path, std::move(file)).first;
   }
-  miss = it->second.file ? Miss::kNone : Miss::kBad;
-  return it->second.file.get();
+  miss = it->second ? Miss::kNone : Miss::kBad;
+  return it->second.get();
 }
 
 Status MsymSource::check_dirs(const std::vector<std::string>& dirs, std::string_view what) {

@@ -48,9 +48,6 @@ class MsymSource {
   const MsymFile* find(std::string_view aot_id, std::string_view pe_name, Miss& miss);
 
  private:
-  struct Loaded {
-    std::unique_ptr<MsymFile> file;  // null: it did not decode (or could not be read)
-  };
   const MsymFile* load(const std::string& path, Miss& miss);
   std::string locate(std::string_view aot_id, std::string_view pe_name) const;  // "" when none
 
@@ -62,7 +59,8 @@ class MsymSource {
   std::function<void(const std::string&)> note_;
   long miss_ttl_s_ = -1;
   std::mutex mutex_;                       // guards files_ and chosen_
-  std::map<std::string, Loaded> files_;    // by path
+  // By path; null: it did not decode (or could not be read).
+  std::map<std::string, std::unique_ptr<MsymFile>> files_;
   std::map<std::string, Choice> chosen_;   // aot id + '/' + PE name -> path
   static constexpr std::size_t kMaxChoices = 4096;
 };

@@ -122,23 +122,7 @@ GuardedRange::GuardedRange(const void* begin, std::size_t size) noexcept {
 GuardedRange GuardedRange::lease(int) noexcept { return {}; }
 void GuardedRange::set_range(const void*, std::size_t) noexcept {}
 
-GuardedRange::GuardedRange(GuardedRange&& o) noexcept : slot_(o.slot_), changed_(o.changed_) {
-  o.slot_ = -1;
-  o.changed_ = nullptr;
-}
-
-GuardedRange& GuardedRange::operator=(GuardedRange&& o) noexcept {
-  if (this != &o) {
-    reset();
-    slot_ = o.slot_;
-    changed_ = o.changed_;
-    o.slot_ = -1;
-    o.changed_ = nullptr;
-  }
-  return *this;
-}
-
-GuardedRange::~GuardedRange() { reset(); }
+// Moves and the destructor: MappingGuardShared.cpp.
 
 void GuardedRange::reset() noexcept {
   if (slot_ < 0) return;
