@@ -70,7 +70,7 @@ install_arm64() {
   for p in "${arm64_pkgs[@]}"; do installed "$p" || missing+=("$p"); done
   [[ ${#missing[@]} -eq 0 ]] && return 0
   echo "install-deps: installing ${missing[*]} (for the linux-arm64 build)"
-  if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+  if ! dpkg --print-foreign-architectures | grep -x arm64 >/dev/null; then
     $SUDO dpkg --add-architecture arm64 || { echo "install-deps: warning: cannot add the arm64 architecture: tests/arm64 will be skipped" >&2; return 0; }
     updated=""
   fi
@@ -105,7 +105,7 @@ windows_pkgs=(g++-mingw-w64-x86-64-posix wine64 wine libz-mingw-w64-dev dpkg-dev
 add_deb_src() {
   local list=/etc/apt/sources.list.d/ilmap-deb-src.sources f
   [[ -f $list ]] && return 0
-  apt-cache showsrc libzstd 2>/dev/null | grep -q '^Package:' && return 0
+  apt-cache showsrc libzstd 2>/dev/null | grep '^Package:' >/dev/null && return 0
   for f in /etc/apt/sources.list.d/*.sources; do
     [[ -f $f && $f != "$list" ]] || continue
     # Each deb stanza again as deb-src (stanzas are separated by blank lines).

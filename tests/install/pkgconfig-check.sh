@@ -37,12 +37,12 @@ read -ra static_libs <<<"$static_text"
   fail "cc c_api_test.c \$(pkg-config --static --cflags --libs ilmap)"
 "$cxx" -std=c++20 -Wall -Wextra -Werror "${extra[@]}" "$here/consumer/cpp_lookup.cpp" "${cflags[@]}" "${static_libs[@]}" -o "$work/cpp_static" ||
   fail "c++ cpp_lookup.cpp \$(pkg-config --static --cflags --libs ilmap)"
-readelf -d "$work/c_shared" | grep -q 'NEEDED.*\[libilmap\.so\.1\]' || fail "pkg-config --libs ilmap: the program does not need libilmap.so.1"
+readelf -d "$work/c_shared" | grep 'NEEDED.*\[libilmap\.so\.1\]' >/dev/null || fail "pkg-config --libs ilmap: the program does not need libilmap.so.1"
 if [[ ${#run[@]} -eq 0 ]]; then
-  ldd "$work/c_shared" | grep -q 'libilmap\.so\.1 => /' || fail "the loader does not find libilmap.so.1: $(ldd "$work/c_shared" | grep libilmap)"
+  ldd "$work/c_shared" | grep 'libilmap\.so\.1 => /' >/dev/null || fail "the loader does not find libilmap.so.1: $(ldd "$work/c_shared" | grep libilmap)"
 fi
 for p in c_static cpp_static; do
-  if readelf -d "$work/$p" | grep -q 'NEEDED.*libilmap'; then
+  if readelf -d "$work/$p" | grep 'NEEDED.*libilmap' >/dev/null; then
     fail "pkg-config --static --libs ilmap ($static_text): $p needs libilmap.so"
   fi
 done

@@ -11,7 +11,7 @@
 set -u
 ILMAP="$1"
 command -v python3 > /dev/null || { echo "python3 not found: skipped"; exit 77; }
-if nm "$ILMAP" 2>/dev/null | grep -q __asan_init; then echo "sanitizer build: skipped"; exit 77; fi
+if nm "$ILMAP" 2>/dev/null | grep __asan_init >/dev/null; then echo "sanitizer build: skipped"; exit 77; fi
 python3 - "$ILMAP" <<'PY'
 import os, sys
 failed = False
