@@ -55,11 +55,17 @@ Status write_point_blocks(std::vector<BlockChunk>& chunks, const ProfilePlan& pl
   std::size_t k = 0;
   std::uint8_t* const begin = out;
   for (BlockChunk& c : chunks) {
-    // Copied, the chunk's blocks go at once: the blocks are held twice one chunk at a time.
+    // Copied, the chunk's blocks and their per-block vectors go at once: the blocks are held
+    // twice one chunk at a time.
     struct Release {
-      ByteBuffer& b;
-      ~Release() { b.release(); }
-    } release{c.blocks};
+      BlockChunk& c;
+      ~Release() {
+        c.blocks.release();
+        std::vector<std::uint32_t>().swap(c.ends);
+        std::vector<std::uint64_t>().swap(c.profiles);
+        std::vector<std::uint64_t>().swap(c.counts);
+      }
+    } release{c};
     if (plan.inline_blocks == 0 && plan.rewritten == 0) {
       if (c.blocks.size()) std::memcpy(out, c.blocks.data(), c.blocks.size());
       out += c.blocks.size();

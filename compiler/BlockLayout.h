@@ -30,8 +30,8 @@ struct BlockLayout {
 Result<BlockLayout> lay_out_blocks(const std::vector<BlockChunk>& chunks, const ProfilePlan& plan, std::uint32_t methods);
 
 // Writes the blocks of `chunks` as `plan` and `layout` place them, then the tail padding, at
-// `out` (layout.blocks_size + disk::kBlockTailPadding bytes). Each chunk's blocks are freed
-// once copied (the chunks keep their other fields).
+// `out` (layout.blocks_size + disk::kBlockTailPadding bytes). Each chunk's blocks, ends,
+// profiles and counts are freed once copied (the chunks keep their hidden points and counts).
 Status write_point_blocks(std::vector<BlockChunk>& chunks, const ProfilePlan& plan, const BlockLayout& layout,
                           std::uint8_t* out);
 

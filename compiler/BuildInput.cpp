@@ -69,7 +69,9 @@ Result<BuildInput> msf_input(const msf::MsfPdb& pdb, std::uint64_t source_size) 
 }  // namespace
 
 Result<BuildInput> read_build_input(const CacheSource& src) {
-  return src.msf ? msf_input(*src.msf, src.source_size) : portable_input(*src.pdb);
+  auto in = src.msf ? msf_input(*src.msf, src.source_size) : portable_input(*src.pdb);
+  if (in && in->portable) in->file = src.pdb_file;
+  return in;
 }
 
 }  // namespace ilmap

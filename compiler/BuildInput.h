@@ -39,6 +39,9 @@ struct BuildInput {
   std::size_t name_budget = 0;
   std::array<std::uint8_t, 20> id{};
   std::uint32_t entry_point = 0;
+  // The mapped file of `portable` (CacheSource::pdb_file): the point encoder gives back the
+  // pages of the blobs it has read as it goes. Null: kept.
+  const FileBytes* file = nullptr;
 };
 
 // The input of `src` (its Portable PDB or its Windows PDB). Points into it: `src` must outlive

@@ -47,7 +47,19 @@ struct Sections {
   std::vector<std::uint8_t> details;
   bool holds_sources = false;
   std::optional<std::vector<std::uint8_t>> strings_z, details_z;  // packed, when smaller
+  std::optional<std::vector<std::uint8_t>> pdb_sha256;            // Identity.pdb_sha256
 };
+
+// Identity.pdb_sha256 of a Portable PDB: the caller's, or computed from the whole file.
+Result<std::optional<std::vector<std::uint8_t>>> pdb_sha256_of(const CacheSource& src) {
+  if (src.pdb_sha256) return src.pdb_sha256;
+  if (!src.pdb || !src.pdb->has_pdb_stream()) return std::optional<std::vector<std::uint8_t>>();
+  // What a store or a resolver compares with the PDB it holds and with the PE's PdbChecksum:
+  // the 20-byte id alone is public and proves nothing about the rest of the bytes.
+  auto sum = compute_pdb_checksum("SHA256", src.pdb->bytes(), src.pdb->metadata().pdb_stream_offset());
+  if (!sum) return Error{sum.error().code, src.source_name + ": " + sum.error().message};
+  return std::optional<std::vector<std::uint8_t>>(std::move(*sum));
+}
 
 // The SourceLink mappings of the input, if it has any that can be read. SourceLink is advice
 // for finding the sources: one that cannot be read costs its URLs (a warning), never the points.
@@ -74,11 +86,19 @@ std::optional<std::vector<std::uint8_t>> pack_section(std::span<const std::uint8
 Result<Sections> build_sections(const CacheSource& src, const BuildInput& in, const CacheBuildOptions& opt,
                                 CacheStats* stats) {
   Sections s;
+  // The checksum reads the whole file: before its pages are given back.
+  auto sha256 = pdb_sha256_of(src);
+  if (!sha256) return sha256.error();
+  s.pdb_sha256 = std::move(*sha256);
   const std::optional<SourceLinkMap> sourcelink = parse_sourcelink(in, stats);
-  // 1. Every method's points as a block in its own profile.
+  // 1. Every method's points as a block in its own profile. The sequence points were most of
+  // the input's pages, and no later step reads them: the pages go back to the system (a
+  // mapped file gives them again; the later steps read a few of them, the document names and
+  // custom debug information).
   auto encoded = encode_point_blocks(in, opt);
   if (!encoded) return encoded.error();
   s.chunks = std::move(*encoded);
+  if (src.pdb_file) src.pdb_file->release_pages();
   // 2. The profile table, each row's index, and the blocks to write again in a wider profile.
   s.plan = plan_profiles(s.chunks, in.methods, opt.rare_profiles_in_blocks, opt.profile_table_entries);
   // 3. Each block's place in the cache.
@@ -119,15 +139,7 @@ Result<flatbuffers::Offset<fb::Identity>> write_identity(flatbuffers::FlatBuffer
                                                          const BuildInput& in, const Sections& s) {
   auto pdb_id = fbb.CreateVector(in.id.data(), in.id.size());
   flatbuffers::Offset<flatbuffers::Vector<std::uint8_t>> pdb_sha256;
-  if (src.pdb_sha256) {
-    pdb_sha256 = fbb.CreateVector(*src.pdb_sha256);
-  } else if (src.pdb && src.pdb->has_pdb_stream()) {
-    // What a store or a resolver compares with the PDB it holds and with the PE's PdbChecksum:
-    // the 20-byte id alone is public and proves nothing about the rest of the bytes.
-    auto sum = compute_pdb_checksum("SHA256", src.pdb->bytes(), src.pdb->metadata().pdb_stream_offset());
-    if (!sum) return Error{sum.error().code, src.source_name + ": " + sum.error().message};
-    pdb_sha256 = fbb.CreateVector(*sum);
-  }
+  if (s.pdb_sha256) pdb_sha256 = fbb.CreateVector(*s.pdb_sha256);
   auto pdb_key = fbb.CreateString(src.pdb_key);
   auto debug_id = fbb.CreateString(src.debug_id);
   auto cver = fbb.CreateString(compiler_version());
@@ -195,12 +207,14 @@ Status write_payload(flatbuffers::FlatBufferBuilder& fbb, const CacheSource& src
   std::uint8_t* blocks_out = nullptr;
   auto point_blocks = fbb.CreateUninitializedVector(blocks_size, 1, &blocks_out);
   if (Status st = write_point_blocks(s.chunks, s.plan, s.layout, blocks_out); !st) return st;
+  std::vector<std::uint64_t>().swap(s.plan.written);
   const std::vector<std::uint8_t>& details_out = s.details_z ? *s.details_z : s.details;
   fbb.ForceVectorAlignment(details_out.size(), 1, 8);
   auto details = fbb.CreateVector(details_out);
   flatbuffers::Offset<fb::Names> names;
   if (src.names) names = write_names_section(fbb, *src.names);
   auto lines = write_line_index(fbb, s.line_index);
+  s.line_index.frame.release();  // copied: the section's largest part goes now
   flatbuffers::Offset<flatbuffers::Vector<const fb::HiddenPoint*>> hidden_points;
   if (const std::vector<fb::HiddenPoint> all = hidden_points_of(s.chunks); !all.empty())
     hidden_points = fbb.CreateVectorOfStructs(all);

@@ -17,6 +17,7 @@
 
 #include "decode/Guids.h"
 #include "decode/PortablePdb.h"
+#include "support/FileBytes.h"
 #include "ilmap/status.h"
 
 namespace ilmap {
@@ -67,6 +68,10 @@ struct CacheSource {
   // it already (DebugInput computes it to check the PE's PdbChecksum); otherwise build_cache
   // computes it from `pdb`. Not recorded for a Windows PDB.
   std::optional<std::vector<std::uint8_t>> pdb_sha256;
+  // The mapped file `pdb` (or `msf`) reads from, when build_cache may give its pages back once
+  // the points are encoded (docs/architecture.md, "Memory of a compile"); what the later steps
+  // read (document names, custom debug information) is faulted in again. Null: kept.
+  const FileBytes* pdb_file = nullptr;
 };
 
 struct CacheBuildOptions {

@@ -26,6 +26,9 @@ CacheSource cache_source_for(const DebugInput& in) {
   CacheSource src;
   if (in.msf) src.msf = &*in.msf;
   else src.pdb = &*in.pdb;
+  // The file the PDB is read from (an embedded PDB is inflated into memory: nothing to give back).
+  if (in.source == PdbSource::kStandalone) src.pdb_file = &in.file;
+  else if (in.source == PdbSource::kSibling) src.pdb_file = &in.sibling;
   src.source_name = platform::fs_string(platform::fs_path(in.path).filename());
   src.source_size = in.file.bytes().size();
   src.source_xxh3 = XXH3_64bits(in.file.bytes().data(), in.file.bytes().size());

@@ -119,7 +119,10 @@ LineIndexBuilder::LineIndexBuilder(std::uint32_t documents, std::uint64_t points
   // block's first line, 4 bytes per block; a document's points take ceil(n / 64) blocks, so
   // there are at most points / 64 + documents of them.
   s_.data_at = static_cast<std::size_t>(4 * (std::uint64_t(documents) + 1) + 4 * (points / f::kLineBlockEntries + documents));
-  s_.content.room(s_.data_at);
+  // Room for the data too, at its largest (16 bytes per point, see add()), so that the data
+  // is never copied to a larger buffer as it grows: a copy held the data twice, and a buffer
+  // touches only the pages written (a mapped block's untouched pages cost address space only).
+  s_.content.room(s_.data_at + static_cast<std::size_t>(points) * 16 + 64);
   s_.content.set_size(s_.data_at);
 }
 
@@ -227,32 +230,39 @@ void pack_line_index(LineIndexSection& index) {
   index.pack_tried = true;
   // SPEC.md 3.7, 3.8: the three vectors as one zstd frame when that is smaller. The tables go
   // into the room in front of the data, so the content is packed where it lies; an index
-  // whose tables outgrew that room (not reached: the builder sizes it) is copied first.
-  PackScratch& scratch = pack_scratch();
+  // whose tables outgrew that room (not reached: the builder sizes it) is copied first. The
+  // frame is written once, into the buffer the section keeps (only its pages are touched).
   const std::size_t tables = (index.doc_blocks.size() + index.blocks.size()) * 4;
   const std::size_t n = tables + index.data().size();
-  std::span<const std::uint8_t> frame;
+  if (n == 0) return;
+  const std::uint8_t* content = nullptr;
   if (tables <= index.data_at) {
-    std::uint8_t* const content = index.content.data() + (index.data_at - tables);
-    put_tables(index, content);
-    frame = zstd_pack({content, n});
-  } else if (std::uint8_t* content = scratch.get(0, n)) {
-    line_index_content(index, content);
-    frame = zstd_pack({content, n});
+    std::uint8_t* const at = index.content.data() + (index.data_at - tables);
+    put_tables(index, at);
+    content = at;
+  } else if (std::uint8_t* copy = pack_scratch().get(0, n)) {
+    line_index_content(index, copy);
+    content = copy;
   }
-  if (!frame.empty()) {
-    index.frame.emplace(frame.begin(), frame.end());
-    index.content.release();
-    index.data_at = 0;
+  if (content) {
+    ByteBuffer frame;
+    const std::size_t size = zstd_pack_into({content, n}, frame.room(zstd_pack_bound(n)));
+    if (size) {
+      frame.set_size(size);
+      index.frame = std::move(frame);
+      index.packed = true;
+      index.content.release();
+      index.data_at = 0;
+    }
   }
-  scratch.trim();
+  pack_scratch().trim();
 }
 
 flatbuffers::Offset<fb::LineIndex> write_line_index(flatbuffers::FlatBufferBuilder& fbb, LineIndexSection& index) {
   pack_line_index(index);
   // The lookups by line unpack the frame once; a frame of a few KB unpacks in microseconds.
-  if (index.frame) {
-    auto frame_vec = fbb.CreateVector(*index.frame);
+  if (index.packed) {
+    auto frame_vec = fbb.CreateVector(index.frame.data(), index.frame.size());
     fb::LineIndexBuilder b(fbb);
     b.add_entry_count(index.entries);
     b.add_index_zstd(frame_vec);

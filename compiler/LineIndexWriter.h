@@ -13,7 +13,6 @@
 #include <flatbuffers/flatbuffers.h>
 
 #include <cstdint>
-#include <optional>
 #include <span>
 #include <vector>
 
@@ -40,14 +39,16 @@ struct LineIndexSection {
   std::vector<fb::LineBlockRef> blocks;
   ByteBuffer content;       // [room for the tables | data]
   std::size_t data_at = 0;  // where data begins in content
-  std::optional<std::vector<std::uint8_t>> frame;  // index_zstd, once packed (pack_line_index)
+  ByteBuffer frame;     // index_zstd, once packed (pack_line_index)
+  bool packed = false;  // frame holds index_zstd
   bool pack_tried = false;
   std::uint64_t entries = 0;
   std::span<const std::uint8_t> data() const {
     return {content.data() + data_at, content.size() - data_at};
   }
+  std::span<const std::uint8_t> frame_bytes() const { return {frame.data(), frame.size()}; }
   std::size_t bytes() const {
-    return frame ? frame->size() + 64 : doc_blocks.size() * 4 + blocks.size() * sizeof(fb::LineBlockRef) + data().size() + 64;
+    return packed ? frame.size() + 64 : doc_blocks.size() * 4 + blocks.size() * sizeof(fb::LineBlockRef) + data().size() + 64;
   }
 };
 

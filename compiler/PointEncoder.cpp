@@ -33,6 +33,8 @@ constexpr unsigned kMaxEncodeThreads = 64;
 // Bytes of blocks after which one thread starts a new chunk: what the cache's copy of the
 // blocks holds twice at most (docs/architecture.md, "Memory").
 constexpr std::size_t kChunkBytes = std::size_t(8) << 20;
+// Bytes of input blobs read before their pages are given back (encode_chunk).
+constexpr std::size_t kReleaseBytes = std::size_t(4) << 20;
 
 // Writes bits LSB-first: each put stores 8 bytes at the current byte (so the buffer needs 8
 // bytes of slack after the last byte written) and advances by the whole bytes filled.
@@ -281,9 +283,10 @@ Status check_msf_points(const msf::MsfMethod& m, std::uint32_t rid, std::vector<
 
 // Decodes the points of method row `rid` into `enc` (reset first); a Windows PDB's hidden
 // points that their hidden records cannot describe go to `hidden_points` (SPEC.md 5.5).
-Status decode_row(const BuildInput& in, std::uint32_t rid, BlockEncoder& enc, std::vector<fb::HiddenPoint>& hidden_points) {
+Status decode_row(const BuildInput& in, std::uint32_t rid, BlockEncoder& enc, std::vector<fb::HiddenPoint>& hidden_points,
+                  std::span<const std::uint8_t>* blob) {
   enc.reset();
-  if (in.portable) return in.portable->for_each_sequence_point(rid, enc);
+  if (in.portable) return in.portable->for_each_sequence_point(rid, enc, blob);
   const msf::MsfMethod* m = in.msf_by_row[rid - 1];
   if (!m) return {};
   if (Status s = check_msf_points(*m, rid, hidden_points); !s) return s;
@@ -297,10 +300,31 @@ Status decode_row(const BuildInput& in, std::uint32_t rid, BlockEncoder& enc, st
 void encode_chunk(const BuildInput& in, BlockChunk& c, std::size_t max_bytes = SIZE_MAX) {
   BlockEncoder enc;
   c.ends.reserve(c.last >= c.first ? c.last - c.first + 1 : 0);
+  // The span of input the rows since the last release read: their blobs, which compilers write
+  // in row order, so that it moves forward through the #Blob heap. Once it reaches
+  // kReleaseBytes its pages go back (docs/architecture.md, "Memory of a compile"); a span that
+  // jumped (blobs out of order) is started again instead, so that pages still to be read are
+  // not given back again and again.
+  std::span<const std::uint8_t> blob;
+  const std::uint8_t *lo = nullptr, *hi = nullptr;
   for (std::uint32_t rid = c.first; rid <= c.last; ++rid) {
-    if (Status s = decode_row(in, rid, enc, c.hidden_points); !s) {
+    if (Status s = decode_row(in, rid, enc, c.hidden_points, in.file ? &blob : nullptr); !s) {
       c.status = s;
       return;
+    }
+    if (in.file && !blob.empty()) {
+      const std::uint8_t* const b = blob.data();
+      const std::uint8_t* const e = b + blob.size();
+      if (!lo || b < lo || std::size_t(e - lo) > 2 * kReleaseBytes) {
+        lo = b;
+        hi = e;
+      } else {
+        hi = std::max(hi, e);
+        if (std::size_t(hi - lo) >= kReleaseBytes) {
+          in.file->release_pages(lo, hi);
+          lo = hi;
+        }
+      }
     }
     c.total += enc.count();
     c.hidden += enc.hidden();

@@ -73,25 +73,38 @@ using Ranked = std::vector<std::pair<std::uint64_t, Use*>>;
 
 // The distinct profiles of the blocks of `chunks` in order of first use, found through an
 // open-addressing table whose slots hold a profile (40 bits) and 1 + its position in `uses`
-// (above bit 40); a profile is never 0 (V + H >= 1 gives a nonzero length code).
+// (above bit 40); a profile is never 0 (V + H >= 1 gives a nonzero length code). The table
+// grows with the distinct profiles (a few hundred in large PDBs), not with the blocks: sized
+// for every block distinct, it was 8 bytes per block, zeroed (64 MiB for 3.5M methods).
 ProfileUses find_profiles(const std::vector<BlockChunk>& chunks) {
   ProfileUses r;
   std::size_t nblocks = 0;
   for (const BlockChunk& c : chunks) nblocks += c.profiles.size();
   r.block_use.reserve(nblocks);
-  const unsigned bits = static_cast<unsigned>(std::bit_width(std::max<std::size_t>(nblocks + nblocks / 2, 16) - 1));
-  const std::size_t mask = (std::size_t(1) << bits) - 1;
-  ScratchVector<std::uint64_t> table(mask + 1, 0);
   constexpr std::uint64_t kProfile = (std::uint64_t(1) << 40) - 1;
+  unsigned bits = 10;
+  std::vector<std::uint64_t> table(std::size_t(1) << bits, 0);
+  auto slot_of = [&](std::uint64_t p) {
+    const std::size_t mask = table.size() - 1;
+    std::size_t h = static_cast<std::size_t>((p * 0x9E3779B97F4A7C15ull) >> (64 - bits));
+    while (table[h] != 0 && (table[h] & kProfile) != p) h = (h + 1) & mask;
+    return h;
+  };
   std::uint64_t last = 0;
   std::uint32_t last_use = 0;
   for (const BlockChunk& c : chunks) {
     for (std::size_t j = 0; j < c.profiles.size(); ++j) {
       const std::uint64_t p = c.profiles[j];
       if (p != last) {
-        std::size_t h = static_cast<std::size_t>((p * 0x9E3779B97F4A7C15ull) >> (64 - bits));
-        while (table[h] != 0 && (table[h] & kProfile) != p) h = (h + 1) & mask;
+        std::size_t h = slot_of(p);
         if (table[h] == 0) {
+          if (2 * (r.uses.size() + 1) > table.size()) {  // at most half full: twice the slots
+            std::vector<std::uint64_t> old(std::size_t(1) << ++bits, 0);
+            old.swap(table);
+            for (const std::uint64_t e : old)
+              if (e != 0) table[slot_of(e & kProfile)] = e;
+            h = slot_of(p);
+          }
           table[h] = p | std::uint64_t(r.uses.size() + 1) << 40;
           r.uses.push_back({});
           r.order.push_back(p);

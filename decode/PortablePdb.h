@@ -91,12 +91,14 @@ class PortablePdb {
   // Appends the points of MethodDebugInformation row `rid` in blob order. On a malformed
   // blob, `out` keeps what decoded before the error and the error names row and offset.
   Status sequence_points(std::uint32_t rid, std::vector<SequencePoint>& out) const;
-  // The same points handed to `sink(const SequencePoint&)` one by one (no vector).
+  // The same points handed to `sink(const SequencePoint&)` one by one (no vector); the blob
+  // read goes to *read when given.
   template <class Sink>
-  Status for_each_sequence_point(std::uint32_t rid, Sink&& sink) const {
+  Status for_each_sequence_point(std::uint32_t rid, Sink&& sink, std::span<const std::uint8_t>* read = nullptr) const {
     std::uint32_t document = 0, blob_offset = 0;
     std::span<const std::uint8_t> blob;
     if (Status s = method_blob(rid, document, blob_offset, blob); !s) return s;
+    if (read) *read = blob;
     SpDecodeError err;
     if (!decode_sequence_points_to(blob, document, document_count(), sink, err))
       return blob_error(rid, blob_offset, err);

@@ -61,6 +61,14 @@ void FileBytes::reset() noexcept {
   size_ = 0;
 }
 
+void FileBytes::release_pages() const noexcept {
+  if (mapped_) platform::release_pages(data_, size_);
+}
+
+void FileBytes::release_pages(const std::uint8_t* begin, const std::uint8_t* end) const noexcept {
+  if (mapped_ && begin >= data_ && begin < end && end <= data_ + size_) platform::release_pages(begin, std::size_t(end - begin));
+}
+
 Status FileBytes::check() const {
   if (changed()) return {Errc::kIo, path_ + ": input file changed while being read (truncated or rewritten in place)"};
   return {};

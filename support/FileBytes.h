@@ -39,6 +39,12 @@ class FileBytes {
   bool changed() const noexcept { return guard_.changed(); }
   // kIo "PATH: input file changed while being read" when changed(), else ok.
   Status check() const;
+  // Gives the mapped pages back to the system once they have been read (a build's input after
+  // its points are encoded): what is read later is faulted in again from the file. Nothing for
+  // a file that was read into memory.
+  void release_pages() const noexcept;
+  // The same for the whole pages inside [begin, end), a range of bytes().
+  void release_pages(const std::uint8_t* begin, const std::uint8_t* end) const noexcept;
 
   // Test hook: when the environment variable ILMAP_TEST_SHRINK_INPUT names the path being
   // opened, the file is truncated to 4096 bytes right after it is mapped (a deterministic

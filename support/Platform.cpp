@@ -94,6 +94,14 @@ void unmap(const void* p, std::size_t n) {
   if (p) ::munmap(const_cast<void*>(p), n);
 }
 
+void release_pages(const void* p, std::size_t n) {
+  const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const std::uintptr_t b = (reinterpret_cast<std::uintptr_t>(p) + page - 1) / page * page;
+  const std::uintptr_t e = (reinterpret_cast<std::uintptr_t>(p) + n) / page * page;
+  // A private mapping never written to: the pages go, and the file gives them again.
+  if (p && e > b) ::madvise(reinterpret_cast<void*>(b), e - b, MADV_DONTNEED);
+}
+
 bool lock_file(int fd, bool wait) {
   for (;;) {
     if (::flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB)) == 0) return true;

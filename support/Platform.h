@@ -66,6 +66,11 @@ bool stat_fd(int fd, FileInfo& out);
 // populate: fault every page in now (MAP_POPULATE; a file about to be read whole), Linux only.
 const void* map_read(int fd, std::size_t n, bool populate = false);
 void unmap(const void* p, std::size_t n);
+// Gives back the resident pages of [p, p + n) of a mapping from map_read (the whole pages
+// inside it): they leave the process's resident set, and a later read faults them in again
+// from the file. Nothing else changes. Linux: madvise(MADV_DONTNEED); Windows: the pages
+// leave the working set (VirtualUnlock of pages that are not locked).
+void release_pages(const void* p, std::size_t n);
 
 // --- locks -----------------------------------------------------------------------------------
 // An exclusive lock on the whole file (flock(2) on Linux, LockFileEx on Windows), released by

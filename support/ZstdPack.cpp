@@ -57,8 +57,10 @@ void PackScratch::trim() {
 
 PackScratch& pack_scratch() { return per_thread<PackScratch>(); }
 
-std::span<const std::uint8_t> zstd_pack(std::span<const std::uint8_t> bytes, PackTable table) {
-  if (bytes.empty()) return {};
+namespace {
+
+// The thread's compression context (see compress_into).
+ZSTD_CCtx* pack_context(PackTable table) {
   // One compression context per thread, kept between builds, in its own mapping: a context
   // created per call costs more than packing a few KB, and one kept in the malloc heap pins the
   // heap's top there, so that each later compile in the process gives the pages of its large
@@ -86,14 +88,30 @@ std::span<const std::uint8_t> zstd_pack(std::span<const std::uint8_t> bytes, Pac
     }
   };
   Ctx& ctx = per_thread<Ctx>();
-  if (!ctx.c || ZSTD_isError(ZSTD_CCtx_setParameter(ctx.c, ZSTD_c_hashLog, static_cast<int>(table)))) return {};
-  const std::size_t bound = ZSTD_compressBound(bytes.size());
-  std::uint8_t* out = pack_scratch().get(1, bound);
-  if (!out) return {};
-  const std::size_t n = ZSTD_compress2(ctx.c, out, bound, bytes.data(), bytes.size());
-  if (ZSTD_isError(n) || n >= bytes.size()) return {};
+  if (!ctx.c || ZSTD_isError(ZSTD_CCtx_setParameter(ctx.c, ZSTD_c_hashLog, static_cast<int>(table)))) return nullptr;
+  return ctx.c;
+}
+
+}  // namespace
+
+std::size_t zstd_pack_bound(std::size_t n) { return ZSTD_compressBound(n); }
+
+std::size_t zstd_pack_into(std::span<const std::uint8_t> bytes, std::uint8_t* out, PackTable table) {
+  if (bytes.empty() || !out) return 0;
+  ZSTD_CCtx* const c = pack_context(table);
+  if (!c) return 0;
+  const std::size_t n = ZSTD_compress2(c, out, ZSTD_compressBound(bytes.size()), bytes.data(), bytes.size());
+  if (ZSTD_isError(n) || n >= bytes.size()) return 0;
   // Readers refuse a frame without its content size: never write one.
-  if (ZSTD_getFrameContentSize(out, n) != bytes.size()) return {};
+  if (ZSTD_getFrameContentSize(out, n) != bytes.size()) return 0;
+  return n;
+}
+
+std::span<const std::uint8_t> zstd_pack(std::span<const std::uint8_t> bytes, PackTable table) {
+  if (bytes.empty()) return {};
+  std::uint8_t* const out = pack_scratch().get(1, ZSTD_compressBound(bytes.size()));
+  const std::size_t n = zstd_pack_into(bytes, out, table);
+  if (n == 0) return {};
   return {out, n};
 }
 

@@ -52,4 +52,12 @@ PackScratch& pack_scratch();
 // thread.
 std::span<const std::uint8_t> zstd_pack(std::span<const std::uint8_t> bytes, PackTable table = PackTable::kSmall);
 
+// The largest frame zstd_pack_into can write for n bytes.
+std::size_t zstd_pack_bound(std::size_t n);
+
+// As zstd_pack, but the frame goes to `out` (at least zstd_pack_bound(bytes.size()) bytes, of
+// which only the frame's are written): its size, or 0 where zstd_pack gives an empty span. For a
+// frame the caller keeps, so that it is not written twice (the scratch buffer and a copy).
+std::size_t zstd_pack_into(std::span<const std::uint8_t> bytes, std::uint8_t* out, PackTable table = PackTable::kSmall);
+
 }  // namespace ilmap

@@ -194,6 +194,12 @@ void unmap(const void* p, std::size_t) {
   if (!UnmapViewOfFile(p)) VirtualFree(const_cast<void*>(p), 0, MEM_RELEASE);
 }
 
+void release_pages(const void* p, std::size_t n) {
+  // VirtualUnlock of pages that are not locked fails (ERROR_NOT_LOCKED) but takes them out of
+  // the working set, which is what is wanted: a later read faults them in again.
+  if (p && n) VirtualUnlock(const_cast<void*>(p), n);
+}
+
 bool lock_file(int fd, bool wait) {
   const HANDLE h = handle_of(fd);
   if (h == INVALID_HANDLE_VALUE) return errno = EBADF, false;
