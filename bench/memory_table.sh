@@ -66,24 +66,25 @@ while IFS= read -r f; do
 done < <({ find "$ROOT/corpus/out" -name '*.pdb' 2>/dev/null; find "$ROOT/../shared/corpus-public" -name '*.pdb' 2>/dev/null; } |
          xargs -r stat -c '%s %n' | sort -rn | head -3 | cut -d' ' -f2-)
 
-# peak PROGRAM ARGS...: "max_rss_kb minor_faults" of one run. GNU time (Debian's `time`) forks a
+# peak PROGRAM ARGS...: "max_rss_kb minor_faults wall_seconds" of one run. GNU time (Debian's `time`) forks a
 # process of about 2 MB and reports the child's own rusage; without it python3 spawns the child,
 # whose ru_maxrss then counts python's pages shared until exec (about 13 MB: small PDBs read high).
 TIME_BIN=/usr/bin/time
 [[ -x $TIME_BIN ]] || TIME_BIN=""
 peak() {
   if [[ -n $TIME_BIN ]]; then
-    "$TIME_BIN" -f '%M %R' -o "$work/time.out" "$@" > /dev/null
+    "$TIME_BIN" -f '%M %R %e' -o "$work/time.out" "$@" > /dev/null
     tail -n 1 "$work/time.out"
     return
   fi
   python3 - "$@" <<'PY'
-import os, sys
+import os, sys, time
+t0 = time.monotonic()
 pid = os.posix_spawn(sys.argv[1], sys.argv[1:], os.environ, file_actions=[(os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0)])
 _, status, ru = os.wait4(pid, 0)
 if status != 0:
     sys.exit(f"{' '.join(sys.argv[1:])}: status {status}")
-print(ru.ru_maxrss, ru.ru_minflt)
+print(ru.ru_maxrss, ru.ru_minflt, f"{time.monotonic() - t0:.3f}")
 PY
 }
 median() { sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
@@ -98,10 +99,14 @@ for f in "${inputs[@]}"; do
     [[ -n $SYM ]] && peak "$SYM" --once "$f" -o "$work/out.symcache" >> "$work/sym.runs"
   done
   points=$("$ILMAP" info --json "$work/out.ilmap" | python3 -c 'import json,sys; print(json.load(sys.stdin)["sequence_points"])' 2>/dev/null || echo 0)
-  srss=- sflt=-
-  if [[ -n $SYM ]]; then srss=$(cut -d' ' -f1 "$work/sym.runs" | median); sflt=$(cut -d' ' -f2 "$work/sym.runs" | median); fi
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(basename "$f" .pdb)" "$size" "$(stat -c %s "$work/out.ilmap")" "$points" \
-    "$(cut -d' ' -f1 "$work/ilmap.runs" | median)" "$(cut -d' ' -f2 "$work/ilmap.runs" | median)" "$srss" "$sflt" "$n" >> "$work/rows.tsv"
+  srss=- sflt=- swall=-
+  if [[ -n $SYM ]]; then
+    srss=$(cut -d' ' -f1 "$work/sym.runs" | median); sflt=$(cut -d' ' -f2 "$work/sym.runs" | median)
+    swall=$(cut -d' ' -f3 "$work/sym.runs" | median)
+  fi
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(basename "$f" .pdb)" "$size" "$(stat -c %s "$work/out.ilmap")" "$points" \
+    "$(cut -d' ' -f1 "$work/ilmap.runs" | median)" "$(cut -d' ' -f2 "$work/ilmap.runs" | median)" \
+    "$(cut -d' ' -f3 "$work/ilmap.runs" | median)" "$srss" "$sflt" "$swall" "$n" >> "$work/rows.tsv"
 done
 
 {
@@ -118,26 +123,32 @@ print("One process per run (`ilmap compile PDB -o CACHE --force -q`; the PDB alo
       "memory (the child's `ru_maxrss`, " + ("GNU time" if gnu_time else "spawned by python3, whose own pages count in") +
       f") and minor page faults, medians of {runs} runs ({min(runs, 3)} over 50 MB, 1 over 200 MB). "
       "Over in + out: the peak less the input's and the cache's bytes (the goal: at most 64 MiB on the synthetic "
-      "PDBs, 16 MiB on real ones). Growth: the peak's growth per point from the previous synthetic row."
-      + (" symbolic: symbolic-ppdb's converter (`--once PDB -o OUT`)." if sym else "") + "\n")
-head = "| PDB | bytes | points | cache bytes | ilmap peak | over in + out | page faults | growth / point |"
-line = "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+      "PDBs, 16 MiB on real ones). Growth: the peak's growth per point from the previous synthetic row. "
+      "Wall: the median run's elapsed time (GNU time's 10 ms steps; a timing beside the counts, not a guard)."
+      + (" symbolic: symbolic-ppdb's converter (`--once PDB -o OUT`) on the same PDB in the same loop; "
+         "sym / ilmap: its wall time over ilmap's." if sym else "") + "\n")
+head = "| PDB | bytes | points | cache bytes | ilmap peak | over in + out | page faults | growth / point | ilmap wall |"
+line = "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 if sym:
-    head += " symbolic peak | symbolic faults |"
-    line += " ---: | ---: |"
+    head += " symbolic peak | symbolic faults | symbolic wall | sym / ilmap |"
+    line += " ---: | ---: | ---: | ---: |"
 print(head)
 print(line)
 prev = None
-for n, b, o, p, rss, flt, srss, sflt, runs in rows:
+def wall(t):
+    t = float(t)
+    return f"{t * 1000:.0f} ms" if t < 10 else f"{t:.1f} s"
+for n, b, o, p, rss, flt, iwall, srss, sflt, swall, runs in rows:
     b, o, p, peak = int(b), int(o), int(p), int(rss) * 1024
     growth = "-"
     if n.startswith("syn-") and prev and p > prev[0]:
         growth = f"{(peak - prev[1]) / (p - prev[0]):.1f} B"
     if n.startswith("syn-"):
         prev = (p, peak)
-    cells = f"| {n} | {b:,} | {p:,} | {o:,} | {peak / MiB:.1f} MiB | {(peak - b - o) / MiB:+.1f} MiB | {int(flt):,} | {growth} |"
+    cells = f"| {n} | {b:,} | {p:,} | {o:,} | {peak / MiB:.1f} MiB | {(peak - b - o) / MiB:+.1f} MiB | {int(flt):,} | {growth} | {wall(iwall)} |"
     if sym:
-        cells += " - | - |" if srss == "-" else f" {int(srss) * 1024 / MiB:.1f} MiB | {int(sflt):,} |"
+        ratio = f"**{float(swall) / float(iwall):.1f}x**" if srss != "-" and float(iwall) > 0 else "-"
+        cells += " - | - | - | - |" if srss == "-" else f" {int(srss) * 1024 / MiB:.1f} MiB | {int(sflt):,} | {wall(swall)} | {ratio} |"
     print(cells)
 PY
 } > "$work/memory.md"
