@@ -73,7 +73,7 @@ TIME_BIN=/usr/bin/time
 [[ -x $TIME_BIN ]] || TIME_BIN=""
 peak() {
   if [[ -n $TIME_BIN ]]; then
-    "$TIME_BIN" -f '%M %R %e' -o "$work/time.out" "$@" > /dev/null
+    "$TIME_BIN" -f '%M %R %e' -o "$work/time.out" "$@" > /dev/null || return 1
     tail -n 1 "$work/time.out"
     return
   fi
@@ -109,10 +109,27 @@ for f in "${inputs[@]}"; do
     "$(cut -d' ' -f3 "$work/ilmap.runs" | median)" "$srss" "$sflt" "$swall" "$n" >> "$work/rows.tsv"
 done
 
+# Every real PDB (corpus/out, ../shared's corpus-public and corpus-more: Portable, Windows and
+# MSFZ), one run each, alone in a folder: the largest excess over input + output, and those over
+# the 16 MiB goal.
+: > "$work/all.tsv"
+while IFS= read -r f; do
+  d="$work/all/$(printf '%03d' "$(wc -l < "$work/all.tsv")")"
+  mkdir -p "$d" && cp "$f" "$d/"
+  g="$d/$(basename "$f")"
+  if r=$(peak "$ILMAP" compile "$g" -o "$d/out.ilmap" --force -q 2>/dev/null); then
+    printf '%s\t%s\t%s\t%s\n' "${f#"$ROOT/"}" "$(stat -c %s "$g")" "$(stat -c %s "$d/out.ilmap")" "${r%% *}" >> "$work/all.tsv"
+  else
+    printf '%s\t%s\t-\t-\n' "${f#"$ROOT/"}" "$(stat -c %s "$g")" >> "$work/all.tsv"
+  fi
+  rm -rf "$d"
+done < <({ find "$ROOT/corpus/out" -name '*.pdb' 2>/dev/null
+           find "$ROOT/../shared/corpus-public" "$ROOT/../shared/corpus-more" \( -name '*.pdb' -o -name '*.pdz' \) 2>/dev/null; } | sort)
+
 {
   bench_stamp "bench/memory_table.sh --build $(bench_rel "$BUILD") --runs $RUNS$( ((QUICK)) && echo " --quick")" "$load_before"
   echo
-  python3 - "$work/rows.tsv" "$([[ -n $SYM ]] && echo 1 || echo 0)" "$([[ -n $TIME_BIN ]] && echo 1 || echo 0)" "$RUNS" <<'PY'
+  python3 - "$work/rows.tsv" "$([[ -n $SYM ]] && echo 1 || echo 0)" "$([[ -n $TIME_BIN ]] && echo 1 || echo 0)" "$RUNS" "$work/all.tsv" <<'PY'
 import sys
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])]
 sym = sys.argv[2] == "1"
@@ -150,6 +167,17 @@ for n, b, o, p, rss, flt, iwall, srss, sflt, swall, runs in rows:
         ratio = f"**{float(swall) / float(iwall):.1f}x**" if srss != "-" and float(iwall) > 0 else "-"
         cells += " - | - | - | - |" if srss == "-" else f" {int(srss) * 1024 / MiB:.1f} MiB | {int(sflt):,} | {wall(swall)} | {ratio} |"
     print(cells)
+all_rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[5])]
+done = [(n, int(b), int(o), int(r) * 1024) for n, b, o, r in all_rows if o != "-"]
+if done:
+    worst = max(done, key=lambda t: t[3] - t[1] - t[2])
+    over = [t for t in done if t[3] - t[1] - t[2] > 16 * MiB]
+    refused = [n for n, b, o, r in all_rows if o == "-"]
+    print(f"\nEvery real PDB, one run each ({len(done)} compiled of {len(all_rows)}: corpus/out and ../shared's corpus-public "
+          f"and corpus-more, Portable, Windows and MSFZ): the largest peak over in + out is "
+          f"{(worst[3] - worst[1] - worst[2]) / MiB:+.1f} MiB (`{worst[0].split('/')[-1]}`, {worst[3] / MiB:.1f} MiB); "
+          + (f"{len(over)} over the 16 MiB goal: " + ", ".join(f"`{t[0].split('/')[-1]}`" for t in over) if over else "none over the 16 MiB goal")
+          + "." + (f" Not compiled (refused as inputs, as they should be): {len(refused)}." if refused else ""))
 PY
 } > "$work/memory.md"
 if [[ -n $WRITE ]]; then bench_write "$WRITE" memory "$work/memory.md"; else cat "$work/memory.md"; fi

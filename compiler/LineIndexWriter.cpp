@@ -119,10 +119,12 @@ LineIndexBuilder::LineIndexBuilder(std::uint32_t documents, std::uint64_t points
   // block's first line, 4 bytes per block; a document's points take ceil(n / 64) blocks, so
   // there are at most points / 64 + documents of them.
   s_.data_at = static_cast<std::size_t>(4 * (std::uint64_t(documents) + 1) + 4 * (points / f::kLineBlockEntries + documents));
-  // Room for the data too, at its largest (16 bytes per point, see add()), so that the data
-  // is never copied to a larger buffer as it grows: a copy held the data twice, and a buffer
-  // touches only the pages written (a mapped block's untouched pages cost address space only).
-  s_.content.room(s_.data_at + static_cast<std::size_t>(points) * 16 + 64);
+  // Room for the data too, so that it is not copied to a larger buffer as it grows (a copy
+  // held the data twice): 4 bytes per point, over twice what real and synthetic PDBs take
+  // (1.5-2), though a point can take up to 16 (see add(); then the buffer grows as before). A
+  // mapped block's untouched pages cost address space only; 16 bytes per point of address space
+  // could be refused where memory is tight (Windows commits it; Linux with strict overcommit).
+  s_.content.room(s_.data_at + static_cast<std::size_t>(points) * 4 + 4096);
   s_.content.set_size(s_.data_at);
 }
 
