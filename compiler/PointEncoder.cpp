@@ -20,6 +20,7 @@
 #include <memory>
 #include <thread>
 
+#include "compiler/ReleaseWindow.h"
 #include "decode/msf/MsfPdb.h"
 
 namespace ilmap {
@@ -300,31 +301,17 @@ Status decode_row(const BuildInput& in, std::uint32_t rid, BlockEncoder& enc, st
 void encode_chunk(const BuildInput& in, BlockChunk& c, std::size_t max_bytes = SIZE_MAX) {
   BlockEncoder enc;
   c.ends.reserve(c.last >= c.first ? c.last - c.first + 1 : 0);
-  // The span of input the rows since the last release read: their blobs, which compilers write
-  // in row order, so that it moves forward through the #Blob heap. Once it reaches
-  // kReleaseBytes its pages go back (docs/architecture.md, "Memory of a compile"); a span that
-  // jumped (blobs out of order) is started again instead, so that pages still to be read are
-  // not given back again and again.
+  // The pages of the blobs read go back as the rows move through the #Blob heap (ReleaseWindow.h).
   std::span<const std::uint8_t> blob;
-  const std::uint8_t *lo = nullptr, *hi = nullptr;
+  ReleaseWindow window(kReleaseBytes);
   for (std::uint32_t rid = c.first; rid <= c.last; ++rid) {
     if (Status s = decode_row(in, rid, enc, c.hidden_points, in.file ? &blob : nullptr); !s) {
       c.status = s;
       return;
     }
     if (in.file && !blob.empty()) {
-      const std::uint8_t* const b = blob.data();
-      const std::uint8_t* const e = b + blob.size();
-      if (!lo || b < lo || std::size_t(e - lo) > 2 * kReleaseBytes) {
-        lo = b;
-        hi = e;
-      } else {
-        hi = std::max(hi, e);
-        if (std::size_t(hi - lo) >= kReleaseBytes) {
-          in.file->release_pages(lo, hi);
-          lo = hi;
-        }
-      }
+      if (const auto r = window.read(blob.data(), blob.data() + blob.size()); !r.empty())
+        in.file->release_pages(r.data(), r.data() + r.size());
     }
     c.total += enc.count();
     c.hidden += enc.hidden();
