@@ -58,6 +58,43 @@ void for_each_visible(const std::vector<BlockChunk>& chunks, std::uint32_t d0, s
   }
 }
 
+// Indexes document `d`, of `total` visible points, more than `range_points`, in parts
+// (LineIndexBuilder::add_part): its lines are cut into kBands buckets of equal width between its
+// lowest and highest line, and consecutive buckets into bands of at most `range_points` points
+// (a bucket with more is a band of its own). Each band reads the blocks again.
+void add_in_bands(const std::vector<BlockChunk>& chunks, std::uint32_t d, std::uint64_t total,
+                  std::uint64_t range_points, LinePoints& points, LineIndexBuilder& builder) {
+  constexpr std::uint64_t kBands = 65536;
+  std::uint32_t lo = UINT32_MAX, hi = 0;
+  for_each_visible(chunks, d, d + 1, [&](std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t line, std::uint32_t) {
+    lo = std::min(lo, line);
+    hi = std::max(hi, line);
+  });
+  if (lo > hi) return;
+  const std::uint64_t span = std::uint64_t(hi) - lo + 1;
+  auto bucket = [&](std::uint32_t line) { return static_cast<std::size_t>((std::uint64_t(line - lo) * kBands) / span); };
+  std::vector<std::uint64_t> count(kBands, 0);
+  for_each_visible(chunks, d, d + 1, [&](std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t line, std::uint32_t) {
+    ++count[bucket(line)];
+  });
+  for (std::size_t b = 0; b < kBands;) {
+    std::size_t e = b;
+    std::uint64_t m = 0;
+    while (e < kBands && (m == 0 || m + count[e] <= range_points)) m += count[e++];
+    if (m) {
+      points.clear();
+      points.reserve(static_cast<std::size_t>(m));
+      for_each_visible(chunks, d, d + 1, [&](std::uint32_t row, std::uint32_t ordinal, std::uint32_t doc,
+                                             std::uint32_t line, std::uint32_t column) {
+        const std::size_t k = bucket(line);
+        if (k >= b && k < e) points.push_back({doc, line, column, row, ordinal});
+      });
+      builder.add_part(points, total);
+    }
+    b = e;
+  }
+}
+
 }  // namespace
 
 LineIndexSection build_line_index_from_blocks(const std::vector<BlockChunk>& chunks, std::uint32_t documents,
@@ -87,6 +124,14 @@ LineIndexSection build_line_index_from_blocks(const std::vector<BlockChunk>& chu
                    [&](std::uint32_t, std::uint32_t, std::uint32_t doc, std::uint32_t, std::uint32_t) { ++per_doc[doc]; });
   std::uint64_t n = 0;
   for (std::uint32_t d = 0; d < documents; ++d) {
+    if (per_doc[d] > range_points) {
+      // A document with more points than a range: the documents before it, then it alone, in
+      // bands of lines.
+      if (builder.next() < d) add_range(d, n);
+      n = 0;
+      add_in_bands(chunks, d, per_doc[d], range_points, points, builder);
+      continue;
+    }
     if (n && n + per_doc[d] > range_points) {
       add_range(d, n);
       n = 0;

@@ -6,7 +6,9 @@
 // line and column back from the blocks (the chunks of PointEncoder.h, in their own profiles),
 // in (row, ordinal) order, for the documents of one range, and hands them to LineIndexBuilder.
 // Ranges are cut so that the points of one range take at most `range_bytes` while they are
-// sorted and encoded (a single document with more points is a range of its own).
+// sorted and encoded; a single document with more points is indexed alone, in bands of its
+// lines (LineIndexBuilder::add_part), each within the budget unless one narrow bucket of lines
+// holds more.
 // docs/architecture.md ("Memory") gives the whole build's bound.
 #pragma once
 

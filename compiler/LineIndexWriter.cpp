@@ -128,13 +128,66 @@ LineIndexBuilder::LineIndexBuilder(std::uint32_t documents, std::uint64_t points
   s_.content.set_size(s_.data_at);
 }
 
+namespace {
+
+void put_leb(std::uint8_t*& out, std::uint32_t v) {
+  while (v >= 0x80) {
+    *out++ = static_cast<std::uint8_t>(v | 0x80);
+    v >>= 7;
+  }
+  *out++ = static_cast<std::uint8_t>(v);
+}
+
+}  // namespace
+
+void LineIndexBuilder::start_document(std::uint64_t total) {
+  s_.doc_blocks.push_back(static_cast<std::uint32_t>(s_.blocks.size()));
+  doc_total_ = total;
+  doc_done_ = 0;
+  block_left_ = 0;
+}
+
+std::uint8_t* LineIndexBuilder::put_entry(const LinePoint& b, std::uint8_t* out, const std::uint8_t* begin,
+                                          std::size_t base) {
+  if (block_left_ == 0) {
+    // A block: its entry count, then its first entry's row and ordinal; its first line and
+    // offset go to the block table.
+    const std::uint64_t left = doc_total_ > doc_done_ ? doc_total_ - doc_done_ : 1;
+    const auto n = static_cast<unsigned>(std::min<std::uint64_t>(left, f::kLineBlockEntries));
+    s_.blocks.emplace_back(b.line, static_cast<std::uint32_t>(base + static_cast<std::size_t>(out - begin)));
+    *out++ = static_cast<std::uint8_t>(n);
+    put_leb(out, b.row);
+    put_leb(out, b.ordinal);
+    block_left_ = n - 1;
+  } else {
+    const LinePoint& a = prev_;
+    const std::uint32_t dl = b.line - a.line;
+    unsigned kind;
+    if (b.row == a.row) {
+      kind = b.ordinal == a.ordinal + 1 ? f::kLineNext : f::kLineOrdinal;
+    } else {
+      kind = b.ordinal == 0 ? f::kLineRowFirst : f::kLineRow;
+    }
+    *out++ = static_cast<std::uint8_t>(kind | std::min<std::uint32_t>(dl, f::kLineDeltaEscape) << 2);
+    if (dl >= f::kLineDeltaEscape) put_leb(out, dl - f::kLineDeltaEscape);
+    if (kind == f::kLineOrdinal) put_leb(out, b.ordinal);
+    if (kind == f::kLineRow || kind == f::kLineRowFirst)
+      put_leb(out, static_cast<std::uint32_t>(f::zigzag(std::int64_t(b.row) - std::int64_t(a.row))));
+    if (kind == f::kLineRow) put_leb(out, b.ordinal);
+    --block_left_;
+  }
+  prev_ = b;
+  ++doc_done_;
+  ++s_.entries;
+  return out;
+}
+
 void LineIndexBuilder::add(std::span<const LinePoint> points, std::uint32_t d1) {
+  in_parts_ = false;
   const std::uint32_t d0 = static_cast<std::uint32_t>(s_.doc_blocks.size());
   d1 = std::min(d1, documents_);
   if (d1 <= d0) return;
   const Order sorted = sorted_order(points, d0, d1);
-  const ScratchVector<std::uint32_t>& order = sorted.order;
-  auto at = [&](std::size_t k) -> const LinePoint& { return points[order[k]]; };
   // This range's blocks go into a buffer of the largest size they can take (a count byte and
   // two LEB128 values per block, a tag and three LEB128 values per entry: 16 bytes per point),
   // written through a pointer; it is left uninitialised, so only the pages written are touched.
@@ -142,45 +195,30 @@ void LineIndexBuilder::add(std::span<const LinePoint> points, std::uint32_t d1) 
   std::uint8_t* const begin = s_.content.room(bound);
   std::uint8_t* out = begin;
   const std::size_t base = s_.content.size() - s_.data_at;  // where this range's bytes go in data
-  auto leb = [&out](std::uint32_t v) {
-    while (v >= 0x80) {
-      *out++ = static_cast<std::uint8_t>(v | 0x80);
-      v >>= 7;
-    }
-    *out++ = static_cast<std::uint8_t>(v);
-  };
   std::size_t i = sorted.first;
   for (std::uint32_t d = d0; d < d1; ++d) {
     const std::size_t end = sorted.doc_end[d - d0];
-    s_.doc_blocks.push_back(static_cast<std::uint32_t>(s_.blocks.size()));
-    while (i < end) {
-      const std::size_t n = std::min<std::size_t>(end - i, f::kLineBlockEntries);
-      const LinePoint& p0 = at(i);
-      s_.blocks.emplace_back(p0.line, static_cast<std::uint32_t>(base + static_cast<std::size_t>(out - begin)));
-      *out++ = static_cast<std::uint8_t>(n);
-      leb(p0.row);
-      leb(p0.ordinal);
-      for (std::size_t k = 1; k < n; ++k) {
-        const LinePoint& a = at(i + k - 1);
-        const LinePoint& b = at(i + k);
-        const std::uint32_t dl = b.line - a.line;
-        unsigned kind;
-        if (b.row == a.row) {
-          kind = b.ordinal == a.ordinal + 1 ? f::kLineNext : f::kLineOrdinal;
-        } else {
-          kind = b.ordinal == 0 ? f::kLineRowFirst : f::kLineRow;
-        }
-        *out++ = static_cast<std::uint8_t>(kind | std::min<std::uint32_t>(dl, f::kLineDeltaEscape) << 2);
-        if (dl >= f::kLineDeltaEscape) leb(dl - f::kLineDeltaEscape);
-        if (kind == f::kLineOrdinal) leb(b.ordinal);
-        if (kind == f::kLineRow || kind == f::kLineRowFirst) leb(static_cast<std::uint32_t>(f::zigzag(std::int64_t(b.row) - std::int64_t(a.row))));
-        if (kind == f::kLineRow) leb(b.ordinal);
-      }
-      s_.entries += n;
-      i += n;
-    }
+    start_document(end - i);
+    for (; i < end; ++i) out = put_entry(points[sorted.order[i]], out, begin, base);
   }
   s_.content.set_size(s_.content.size() + static_cast<std::size_t>(out - begin));
+}
+
+void LineIndexBuilder::add_part(std::span<const LinePoint> points, std::uint64_t total) {
+  if (!in_parts_) {
+    if (s_.doc_blocks.size() >= documents_) return;
+    start_document(total);
+    in_parts_ = true;
+  }
+  const std::uint32_t d = static_cast<std::uint32_t>(s_.doc_blocks.size() - 1);
+  const Order sorted = sorted_order(points, d, d + 1);
+  const std::size_t bound = points.size() * 16 + 16;
+  std::uint8_t* const begin = s_.content.room(bound);
+  std::uint8_t* out = begin;
+  const std::size_t base = s_.content.size() - s_.data_at;
+  for (std::size_t i = sorted.first; i < sorted.doc_end[0]; ++i) out = put_entry(points[sorted.order[i]], out, begin, base);
+  s_.content.set_size(s_.content.size() + static_cast<std::size_t>(out - begin));
+  if (doc_done_ >= doc_total_) in_parts_ = false;
 }
 
 LineIndexSection LineIndexBuilder::finish() {

@@ -64,14 +64,32 @@ class LineIndexBuilder {
   // Indexes documents [next(), d1) from `points`, which must hold every visible point of those
   // documents (fastest in (row, ordinal) order); points of other documents are left out.
   void add(std::span<const LinePoint> points, std::uint32_t d1);
+  // Indexes one document in parts, for a document whose points are too many for one range:
+  // the first call starts document next(); each call gives the visible points of that document
+  // whose lines lie in one band, the bands in ascending order of lines, and every point in
+  // exactly one band; `total` is the document's visible points over all its parts. The
+  // document is done once its parts have given `total` points. The bytes are add()'s.
+  void add_part(std::span<const LinePoint> points, std::uint64_t total);
   // The first document not indexed yet.
   std::uint32_t next() const { return static_cast<std::uint32_t>(s_.doc_blocks.size()); }
   // The section; documents not added yet get no entries.
   LineIndexSection finish();
 
  private:
+  // Appends the entry of `q`, the next point of the current document in index order, at `out`
+  // (`base`: where the buffer at `begin` lies in the data); returns the end.
+  std::uint8_t* put_entry(const LinePoint& q, std::uint8_t* out, const std::uint8_t* begin, std::size_t base);
+  // Starts the next document, of `total` points.
+  void start_document(std::uint64_t total);
+
   std::uint32_t documents_;
   LineIndexSection s_;
+  // The document being written: its points, those written, the entries its current block
+  // still takes, the point written last, and whether add_part() has one in progress.
+  std::uint64_t doc_total_ = 0, doc_done_ = 0;
+  unsigned block_left_ = 0;
+  LinePoint prev_{};
+  bool in_parts_ = false;
 };
 
 // Sorts `points` and encodes them, all documents at once. `documents` = len(Cache.documents);

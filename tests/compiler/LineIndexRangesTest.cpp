@@ -114,9 +114,11 @@ TEST(LineIndexRanges, FromBlocksEqualsDecodedPointsForEveryRangeBudget) {
     if (threads > 1) {
       ASSERT_GT(chunks->size(), 1u);
     }
-    // 1 byte: every document a range of its own; 200 points: a few documents per range; the
+    // 1 byte: every document a range of its own, in bands of lines of one point or one line;
+    // 50 points: documents in bands of lines; 200 points: a few documents per range; the
     // default: one range, and no counting pass.
-    for (std::size_t budget : {std::size_t(1), 200 * kLineIndexBytesPerPoint, kLineIndexRangeBytes}) {
+    for (std::size_t budget : {std::size_t(1), 50 * kLineIndexBytesPerPoint, 200 * kLineIndexBytesPerPoint,
+                               kLineIndexRangeBytes}) {
       SCOPED_TRACE(testing::Message() << "threads " << threads << ", budget " << budget);
       expect_same(build_line_index_from_blocks(*chunks, kDocuments, budget), want);
     }
