@@ -290,7 +290,6 @@ void pack_line_index(LineIndexSection& index) {
     if (size) {
       frame.set_size(size);
       index.frame = std::move(frame);
-      index.packed = true;
       index.content.release();
       index.data_at = 0;
     }
@@ -301,7 +300,7 @@ void pack_line_index(LineIndexSection& index) {
 flatbuffers::Offset<fb::LineIndex> write_line_index(flatbuffers::FlatBufferBuilder& fbb, LineIndexSection& index) {
   pack_line_index(index);
   // The lookups by line unpack the frame once; a frame of a few KB unpacks in microseconds.
-  if (index.packed) {
+  if (index.packed()) {
     auto frame_vec = fbb.CreateVector(index.frame.data(), index.frame.size());
     fb::LineIndexBuilder b(fbb);
     b.add_entry_count(index.entries);

@@ -39,16 +39,16 @@ struct LineIndexSection {
   std::vector<fb::LineBlockRef> blocks;
   ByteBuffer content;       // [room for the tables | data]
   std::size_t data_at = 0;  // where data begins in content
-  ByteBuffer frame;     // index_zstd, once packed (pack_line_index)
-  bool packed = false;  // frame holds index_zstd
+  ByteBuffer frame;  // index_zstd, once packed (pack_line_index; a frame is never empty)
   bool pack_tried = false;
   std::uint64_t entries = 0;
   std::span<const std::uint8_t> data() const {
     return {content.data() + data_at, content.size() - data_at};
   }
+  bool packed() const { return frame.size() != 0; }
   std::span<const std::uint8_t> frame_bytes() const { return {frame.data(), frame.size()}; }
   std::size_t bytes() const {
-    return packed ? frame.size() + 64 : doc_blocks.size() * 4 + blocks.size() * sizeof(fb::LineBlockRef) + data().size() + 64;
+    return packed() ? frame.size() + 64 : doc_blocks.size() * 4 + blocks.size() * sizeof(fb::LineBlockRef) + data().size() + 64;
   }
 };
 

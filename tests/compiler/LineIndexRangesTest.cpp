@@ -139,7 +139,7 @@ TEST(LineIndexRanges, PackedInPlaceAsACopyWouldBeAndThenFreed) {
   ASSERT_FALSE(copy_frame.empty());
   const std::vector<std::uint8_t> want(copy_frame.begin(), copy_frame.end());
   pack_line_index(index);
-  ASSERT_TRUE(index.packed);
+  ASSERT_TRUE(index.packed());
   EXPECT_EQ(std::vector<std::uint8_t>(index.frame_bytes().begin(), index.frame_bytes().end()), want);
   EXPECT_EQ(index.content.size(), 0u);  // the unpacked bytes are gone
   EXPECT_EQ(index.bytes(), want.size() + 64);
