@@ -6,6 +6,8 @@
 # run every ctest test in both (the sanitizer build leaves out labels "oracle" and "dotnet"; tests
 # needing dotnet or ../shared skip where those are absent),
 # the instruction-count guard on the Release build (scripts/perf-guard.sh), then the fuzz targets for a fixed time when clang's libFuzzer is available.
+# A test that fails in a configuration's parallel run is run once more alone; the run passes only
+# if it passes then, and the log ends with every such test and the end of its first output.
 #
 # scripts/test.sh --quick: the contributor's loop (CONTRIBUTING.md). No dependency installation,
 # no sanitizer or arm64 build, no guard, no fuzzing: the Release build of the program and of the
@@ -41,6 +43,7 @@ fi
 # (tests/packages/CMakeLists.txt).
 if [[ $(id -u) -eq 0 ]]; then export ILMAP_SYSTEM_INSTALL_TESTS=1; fi
 status=0
+rm -f build/failures-release.txt build/failures-sanitize.txt
 phase_start=$SECONDS
 phase() {  # name: ends the phase before (printing its minutes) and starts this one
   if [[ -n ${phase_name:-} ]]; then
@@ -90,6 +93,22 @@ wait_build() {  # PID LOG: 0 when the build succeeded, else prints its log's tai
   if wait "$1"; then return 0; fi
   echo "== the build failed:"; tail -n 40 "$2"
   return 1
+}
+# report_failures CONFIG: the tests that failed in build/CONFIG's last ctest run, each with the
+# last 25 lines of its output, written to build/failures-CONFIG.txt, which the end of the run
+# prints again (a CI log is often read from its end).
+report_failures() {
+  local tmp="build/$1/Testing/Temporary" out="build/failures-$1.txt"
+  [[ -f $tmp/LastTestsFailed.log ]] || return 0
+  { echo "== $1: failed in the parallel run: $(cut -d: -f2 "$tmp/LastTestsFailed.log" | tr '\n' ' ')"
+    cut -d: -f2 "$tmp/LastTestsFailed.log" | while read -r name; do
+      echo "-- $name, the end of its output:"
+      awk -v t="$name" '$0 ~ "Test: " t "$" { want = 1; next }
+        want && /^Output:$/ { want = 0; on = 1; n = 0; getline; next }
+        on && /^<end of output>$/ { on = 0; for (i = (n > 25 ? n - 25 : 0); i < n; i++) print "   " buf[i]; exit }
+        on { buf[n++] = $0 }' "$tmp/LastTest.log"
+    done; } >"$out"
+  cat "$out"
 }
 background_build "build sanitize" build/sanitize-build.log bash scripts/build.sh sanitize
 sanitize_pid=$bg_pid
@@ -146,7 +165,16 @@ for config in release sanitize; do
   # corpus, hostile, msf and unit tests.
   if [[ $config == sanitize ]]; then exclude=(-LE 'oracle|dotnet'); fi
   if ! ctest --test-dir "build/$config" --output-on-failure -j"$jobs" --timeout 900 "${exclude[@]}"; then
-    status=1
+    # A test that fails beside the background builds is run again alone, once: it passes only
+    # if it passes then. Both runs' outputs are kept for the summary at the end of the log.
+    report_failures "$config"
+    echo "== test $config: the failed tests, again, one at a time"
+    if ctest --test-dir "build/$config" --output-on-failure -j1 --timeout 900 --rerun-failed "${exclude[@]}"; then
+      echo "== test $config: they passed alone (failed only beside the other work)" | tee -a "build/failures-$config.txt"
+    else
+      echo "== test $config: they failed alone too" | tee -a "build/failures-$config.txt"
+      status=1
+    fi
   fi
   if [[ $config == release ]]; then
     phase "instruction-count guard"
@@ -167,5 +195,8 @@ if [[ -x scripts/fuzz.sh ]]; then
   fi
 fi
 phase ""
+for f in build/failures-release.txt build/failures-sanitize.txt; do
+  if [[ -f $f ]]; then cat "$f"; fi
+done
 echo "== all took $((SECONDS / 60))m$(printf %02d $((SECONDS % 60)))s"
 exit $status
