@@ -28,7 +28,15 @@ same_compiles() {
     "$ref" compile -q "$in" -o "$work/same-ref-$n.ilmap" 2>"$work/same-ref.err" || rc_r=$?
     "$other" compile -q "$in" -o "$work/same-other-$n.ilmap" 2>"$work/same-other.err" || rc_o=$?
     if [[ $rc_r -ne $rc_o ]]; then
-      fail "$in: exit $rc_o on $where, $rc_r here: $(head -c 300 "$work/same-other.err")"
+      # ilmap never fails without a message: a silent exit is the other platform's runner (Wine,
+      # qemu) failing to start it. Said, with what the same run gives a second time.
+      local again=""
+      if [[ ! -s $work/same-other.err ]]; then
+        again=0
+        "$other" compile -q "$in" -o "$work/same-other-$n.ilmap" 2>"$work/same-again.err" || again=$?
+        again="(no message; run again: exit $again $(head -c 200 "$work/same-again.err"))"
+      fi
+      fail "$in: exit $rc_o on $where, $rc_r here: $(head -c 300 "$work/same-other.err")$again"
     elif [[ $rc_r -ne 0 ]]; then
       cmp -s "$work/same-ref.err" "$work/same-other.err" && same=$((same + 1)) || fail "$in: the messages differ on $where"
     else
