@@ -116,8 +116,6 @@ ilmap_symbolicator* ilmap_symbolicator_open(const ilmap_symbolicator_options* op
       if (!o.msym_dirs[i] || !*o.msym_dirs[i]) return fail(Errc::kUsage, "ilmap_symbolicator_open: an empty msym folder");
       msym_dirs.emplace_back(o.msym_dirs[i]);
     }
-    if (ilmap::Status st = ilmap::symbolicate::MsymSource::check_dirs(msym_dirs, "msym folder"); !st)
-      return fail(st.error().code, st.error().message);
     ilmap::symbols::ResolveConfig config;  // as `ilmap symbolicate` builds its own
     for (std::size_t i = 0; i < o.search_count; ++i) {
       if (!o.search[i] || !*o.search[i]) return fail(Errc::kUsage, "ilmap_symbolicator_open: an empty search path");
@@ -126,8 +124,12 @@ ilmap_symbolicator* ilmap_symbolicator_open(const ilmap_symbolicator_options* op
     if (o.cache_dir) config.cache_dir = std::string(o.cache_dir);
     if (o.symbol_path) config.symbol_path = o.symbol_path;
     if (o.download_timeout_s > 0) config.download_timeout_s = o.download_timeout_s;
+    config.msym_dirs = std::move(msym_dirs);
     auto index_options = config.module_index_options();
     if (!index_options) return fail(index_options.error().code, "symbol path: " + index_options.error().message);
+    // The .msym folders, then the symbol path (as `ilmap symbolicate` finds them).
+    auto msym = ilmap::symbolicate::MsymSource::create(config, "msym folder");
+    if (!msym) return fail(msym.error().code, msym.error().message);
     auto index = ilmap::symbols::ModuleIndex::create(std::move(*index_options));
     if (!index) return fail(index.error().code, index.error().message);
     auto* s = new ilmap_symbolicator;
@@ -135,10 +137,8 @@ ilmap_symbolicator* ilmap_symbolicator_open(const ilmap_symbolicator_options* op
     s->options.columns = (o.flags & ILMAP_SYMBOLICATE_COLUMNS) != 0;
     s->options.urls = (o.flags & ILMAP_SYMBOLICATE_URLS) != 0;
     s->options.json = (o.flags & ILMAP_SYMBOLICATE_JSON) != 0;
-    if (!msym_dirs.empty()) {
-      s->msym = std::make_unique<ilmap::symbolicate::MsymSource>(std::move(msym_dirs));
-      s->options.msym = s->msym.get();
-    }
+    s->msym = std::move(*msym);
+    s->options.msym = s->msym.get();
     if (err) *err = ILMAP_OK;
     report(Errc::kOk, "", msg, msg_size);
     return s;

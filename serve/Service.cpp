@@ -183,11 +183,7 @@ class Service::Lease {
 };
 
 Service::Service(IndexFactory make_index, ServiceOptions options)
-    : make_index_(std::move(make_index)), opt_(std::move(options)) {
-  if (!opt_.msym_dirs.empty())
-    msym_ = std::make_unique<symbolicate::MsymSource>(opt_.msym_dirs, std::function<void(const std::string&)>{},
-                                                      opt_.msym_miss_ttl_s);
-}
+    : make_index_(std::move(make_index)), opt_(std::move(options)) {}
 Service::~Service() = default;
 
 Result<std::unique_ptr<Service>> Service::create(IndexFactory make_index, ServiceOptions options) {
@@ -440,7 +436,7 @@ Response Service::symbolicate(const Request& request) {
   symbolicate_options.columns = request.columns;
   symbolicate_options.urls = request.urls;
   symbolicate_options.json = request.json;
-  symbolicate_options.msym = msym_.get();
+  symbolicate_options.msym = opt_.msym.get();
   if (!request.context_text.empty() && !request.context)
     return error_response(400, "?context=" + quoted(request.context_text) + ": not a number of lines from 0 to 100");
   SourceProvider sources(SourceOptions{opt_.source_roots, SourceOptions{}.max_source_bytes, {}, {}, {}});

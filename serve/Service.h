@@ -88,10 +88,9 @@ struct ServiceOptions {
   std::vector<SourceRoot> source_roots;
   // The counter the indexes' downloads add to (HttpOptions::counter), for /metrics; may be null.
   std::shared_ptr<symbols::TransferCounter> downloads;
-  // Mono AOT frames: the .msym folders (--msym-dir, docs/msym.md), one source shared by the
-  // workers; a missing .msym is looked for again after msym_miss_ttl_s seconds (-1: never).
-  std::vector<std::string> msym_dirs;
-  long msym_miss_ttl_s = 60;
+  // Mono AOT frames: where their .msym files are (MsymSource::create: --msym-dir folders and the
+  // symbol path; docs/msym.md), one source shared by the workers. Null: none.
+  std::shared_ptr<symbolicate::MsymSource> msym;
 };
 
 // Makes one module index (all the same options; they share one single_flight).
@@ -140,7 +139,6 @@ class Service {
   std::atomic<std::uint64_t> cache_bytes_{0};  // .ilmap bytes under cache_dir at the last sweep
   std::mutex sweep_mutex_;
   ServiceOptions opt_;
-  std::unique_ptr<symbolicate::MsymSource> msym_;  // null: no msym_dirs
   std::atomic<bool> draining_{false};
   Metrics metrics_;
 };

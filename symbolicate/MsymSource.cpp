@@ -82,7 +82,24 @@ std::string MsymSource::locate(std::string_view aot_id, std::string_view pe_name
     const std::string lower = symstore_file_name(name);
     if (std::string other = only_other_aot_run(dir + "/" + lower, aot_id, lower); !other.empty()) return other;
   }
+  // The symbol path: its stores and servers, by the store key (a server's copy is kept in the
+  // entry's cache; a file that does not decode is refused there, and the next source asked).
+  if (named && remote_) {
+    auto got = remote_->resolve(symbols::msym_identity(pe_name, aot_id));
+    if (got) return got->path;
+    if (note_) note_("symbol path: " + got.error().message);
+  }
   return {};
+}
+
+Result<std::unique_ptr<MsymSource>> MsymSource::create(const symbols::ResolveConfig& config, std::string_view what,
+                                                       long miss_ttl_s) {
+  if (Status st = check_dirs(config.msym_dirs, what); !st) return st.error();
+  auto remote = config.symbol_path_resolver();
+  if (!remote) return remote.error();
+  auto source = std::make_unique<MsymSource>(config.msym_dirs, config.note, miss_ttl_s);
+  source->remote_ = std::move(*remote);
+  return source;
 }
 
 const MsymFile* MsymSource::load(const std::string& path, Miss& miss) {

@@ -6,7 +6,9 @@
 // and the module's PE file name NAME, the folders are tried in order (docs/msym.md section 3):
 // DIR/AOTID/NAME.msym; the store key; the one DIR/<other AOT id>/NAME.msym (a library compiled
 // in another AOT run: the runtime prints the program's AOT id in its frames too). Without a PE
-// name: the one *.msym of DIR/AOTID. The AOT id comes from trace text: it is
+// name: the one *.msym of DIR/AOTID. When no folder has it, the symbol path's stores and servers
+// are asked for the store key (ModuleResolver: downloads kept in the entry's cache, 404s
+// remembered). The AOT id comes from trace text: it is
 // used only when it is 32 hex digits, so no text makes a path. A file that does not decode is
 // remembered as bad (one note), never an error of the trace.
 #pragma once
@@ -16,12 +18,15 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "decode/MsymFile.h"
 #include "ilmap/status.h"
+#include "symbols/ModuleResolver.h"
+#include "symbols/ResolveConfig.h"
 
 namespace ilmap::symbolicate {
 
@@ -35,13 +40,23 @@ class MsymSource {
                       long miss_ttl_s = -1)
       : dirs_(std::move(dirs)), note_(std::move(note)), miss_ttl_s_(miss_ttl_s) {}
 
+  // The source a front end's configuration describes (one way in for the CLI, serve and the C
+  // API): its msym_dirs, checked as check_dirs does (WHAT names them: "--msym-dir"), then the
+  // stores and servers of its symbol path; notes go to config.note. Errors: check_dirs', or a
+  // bad symbol path (unprefixed, as ResolveConfig says it).
+  static Result<std::unique_ptr<MsymSource>> create(const symbols::ResolveConfig& config, std::string_view what,
+                                                    long miss_ttl_s = -1);
+
   // kNotFound "WHAT PATH: no such directory" (or "not a directory") for the first of `dirs`
   // that is no folder (WHAT:
   // how the front end names them, "--msym-dir"), else ok: a mistyped folder is said at once
   // rather than every AOT frame counted "no msym".
   static Status check_dirs(const std::vector<std::string>& dirs, std::string_view what);
 
-  bool empty() const { return dirs_.empty(); }
+  // No folder and no symbol path: no frame can find its .msym.
+  bool empty() const { return dirs_.empty() && !remote_; }
+  // Whether folders were given (else only the symbol path is asked).
+  bool has_dirs() const { return !dirs_.empty(); }
   // The decoded file for `aot_id` and the module whose PE is named `pe_name` ("" when unknown),
   // or null with the reason in `miss`. The pointer lives as long as this object. Thread-safe
   // (a service's workers share one source); the files returned are read-only.
@@ -56,6 +71,7 @@ class MsymSource {
     std::chrono::steady_clock::time_point when;
   };
   std::vector<std::string> dirs_;
+  std::optional<symbols::ModuleResolver> remote_;  // the symbol path's, when there is one
   std::function<void(const std::string&)> note_;
   long miss_ttl_s_ = -1;
   std::mutex mutex_;                       // guards files_ and chosen_

@@ -69,6 +69,14 @@ Result<PdbFileId> read_pdb_id(std::span<const std::uint8_t> bytes) {
   return out;
 }
 
+ModuleIdentity msym_identity(std::string_view pe_file_name, std::string_view aot_id) {
+  ModuleIdentity id;
+  id.kind = ModuleKind::kMsym;
+  id.file_name = symstore_file_name(std::string(pe_file_name) + ".msym");
+  id.key = ssqp_msym_key(id.file_name, aot_id);
+  return id;
+}
+
 std::vector<ModuleIdentity> pdbs_wanted_by(const PeInfo& pe) {
   std::vector<ModuleIdentity> out;
   for (const CodeViewEntry& cv : pe.codeview) {

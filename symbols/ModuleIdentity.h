@@ -18,7 +18,9 @@
 
 namespace ilmap::symbols {
 
-enum class ModuleKind { kPe, kPortablePdb, kWindowsPdb };
+// kMsym: a Mono AOT sequence-point file (docs/msym.md), asked for by msym_identity only: no
+// cache and no PDB id; a file under its key must decode as an .msym.
+enum class ModuleKind { kPe, kPortablePdb, kWindowsPdb, kMsym };
 
 struct ModuleIdentity {
   ModuleKind kind = ModuleKind::kPe;
@@ -36,6 +38,10 @@ struct ModuleIdentity {
 // (MSF 7.00, or MSFZ: keyed with ssqp_msfz_pdb_key, its file name a .pdb's). `path` gives the file name (its last '/' or '\' component). Errors: kBadMagic
 // for anything else, or the parser's error.
 Result<ModuleIdentity> identify_file(std::string_view path, std::span<const std::uint8_t> bytes);
+
+// The `.msym` of the assembly whose PE is named `pe_file_name` (a file name, any case), from the
+// AOT compilation `aot_id` (32 hex digits): keyed by ssqp_msym_key ("foo.dll.msym/<aotid>/foo.dll.msym").
+ModuleIdentity msym_identity(std::string_view pe_file_name, std::string_view aot_id);
 
 // The 20-byte id of a PDB from its bytes, reading only what holds it: a Portable PDB's #Pdb
 // stream (GUID + stamp), a Windows PDB's info stream GUID and DBI age (as a cache records it).

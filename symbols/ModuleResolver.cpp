@@ -8,11 +8,15 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <vector>
 
 #include "support/AtomicFile.h"
 #include "support/FileBytes.h"
 #include "support/Platform.h"
 #include "symbols/FilePointer.h"
+#include "symbols/PackageIngest.h"  // read_plain_file
+#include "decode/MsymFile.h"
 #include "decode/SymstoreKeys.h"
 #include "decode/PdbChecksum.h"
 #include "decode/PortablePdb.h"
@@ -45,8 +49,33 @@ bool negative_fresh(const std::string& marker, long ttl_s) {
   return age < std::chrono::seconds(ttl_s) && age > -std::chrono::seconds(60);
 }
 
+// The bytes of a file to check: mapped (FileBytes first checks that they begin as a PE, a PDB or
+// a cache does), or, for an .msym, which has no magic number of its own, read whole.
+class FileToCheck {
+ public:
+  static Result<FileToCheck> open(const std::string& path, ModuleKind kind,
+                                  std::uint64_t max = FileBytes::kDefaultMaxSize) {
+    FileToCheck f;
+    if (kind == ModuleKind::kMsym) {
+      auto plain = read_plain_file(path, std::min(max, MsymFile::kMaxFileSize));
+      if (!plain) return plain.error();
+      f.plain_ = std::move(*plain);
+    } else {
+      auto mapped = FileBytes::open(path, max);
+      if (!mapped) return mapped.error();
+      f.mapped_ = std::move(*mapped);
+    }
+    return f;
+  }
+  std::span<const std::uint8_t> bytes() const { return mapped_ ? mapped_->bytes() : std::span<const std::uint8_t>(plain_); }
+
+ private:
+  std::optional<FileBytes> mapped_;
+  std::vector<std::uint8_t> plain_;
+};
+
 Status check_file(const std::string& path, const ModuleIdentity& want, bool cache) {
-  auto f = FileBytes::open(path);
+  auto f = FileToCheck::open(path, cache ? ModuleKind::kPortablePdb : want.kind);
   if (!f) return f.error();
   Status s = cache ? check_cache_bytes(f->bytes(), want) : check_pdb_bytes(f->bytes(), want);
   if (!s) return Status(s.code(), path + ": " + s.message());
@@ -110,6 +139,11 @@ Status check_cache_bytes(std::span<const std::uint8_t> bytes, const ModuleIdenti
 }
 
 Status check_pdb_bytes(std::span<const std::uint8_t> bytes, const ModuleIdentity& want) {
+  // An .msym records nothing of its assembly (docs/msym.md): its key names it; it must decode.
+  if (want.kind == ModuleKind::kMsym) {
+    if (auto f = MsymFile::parse(bytes); !f) return f.error();
+    return {};
+  }
   auto id = identify_file(want.file_name, bytes);
   if (!id) return id.error();
   if (id->kind != want.kind || !key_equal(id->key, want.key))
@@ -310,7 +344,8 @@ class ResolveRun {
           url = via;
         }
       }
-      Result<FileBytes> got = body ? FileBytes::open(tmp->path(), options_.http.max_bytes) : Result<FileBytes>(body.error());
+      Result<FileToCheck> got =
+          body ? FileToCheck::open(tmp->path(), want.kind, options_.http.max_bytes) : Result<FileToCheck>(body.error());
       if (body && !got) {  // named by its URL, not by the temporary's name
         std::string m = got.error().message;
         if (m.starts_with(tmp->path() + ": ")) m.erase(0, tmp->path().size() + 2);

@@ -40,6 +40,19 @@ Result<ModuleIndexOptions> ResolveConfig::module_index_options() const {
   return o;
 }
 
+Result<std::optional<ModuleResolver>> ResolveConfig::symbol_path_resolver() const {
+  if (symbol_path.empty()) return std::optional<ModuleResolver>();
+  auto entries = parse_symbol_path(symbol_path);
+  if (!entries) return entries.error();
+  ResolveOptions ro;
+  ro.http = http_options();
+  ro.note = note;
+  ro.want_cache = false;
+  auto r = ModuleResolver::create(std::move(*entries), std::move(ro));
+  if (!r) return r.error();
+  return std::optional<ModuleResolver>(std::move(*r));
+}
+
 CompileFileOptions ResolveConfig::compile_file_options() const {
   CompileFileOptions o;
   o.compile = compile;

@@ -17,6 +17,7 @@
 #include "symbols/CompileFile.h"
 #include "symbols/HttpGet.h"
 #include "symbols/ModuleIndex.h"
+#include "symbols/ModuleResolver.h"
 #include "ilmap/status.h"
 
 namespace ilmap::symbols {
@@ -38,6 +39,9 @@ struct ResolveConfig {
   bool touch_reused = false;                               // ModuleIndexOptions::touch_reused
   std::function<void(const std::string&)> note;            // -v: one line per compile / reuse / refusal
   CompileOptions compile;  // how caches are compiled (ModuleIndex reads only embed_sources)
+  // Mono AOT `.msym` folders or stores (--msym-dir), tried before the symbol path's stores and
+  // servers (docs/msym.md section 3; symbolicate::MsymSource::create reads both).
+  std::vector<std::string> msym_dirs;
 
   // cache_dir, or the default when unset ("" when there is none: no $XDG_CACHE_HOME, no $HOME).
   std::string cache_directory() const;
@@ -46,6 +50,9 @@ struct ResolveConfig {
   // The options a ModuleIndex is created with. Fails only on a bad symbol path, with
   // parse_symbol_path's error unprefixed: the front end says how it was given ("--symbol-path: ").
   Result<ModuleIndexOptions> module_index_options() const;
+  // The resolver of the symbol path, for files other than a module's PDB or cache (an .msym):
+  // nullopt when there is no symbol path. Fails as module_index_options() does.
+  Result<std::optional<ModuleResolver>> symbol_path_resolver() const;
   // The options of compile_file for one input (pdb, pe, threads and the directory-mode fields
   // are the caller's to set): the compile settings, with this symbol path and download limit.
   CompileFileOptions compile_file_options() const;

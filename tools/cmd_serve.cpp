@@ -134,9 +134,6 @@ int run_serve(const ServeArgs& a) {
   }
   if (!a.token_file.empty())
     if (Status st = read_token(a.token_file, svc.token); !st) return report_error(st.error());
-  if (Status st = symbolicate::MsymSource::check_dirs(a.msym_dirs, "--msym-dir"); !st) return report_error(st.error());
-  svc.msym_dirs = a.msym_dirs;
-  svc.msym_miss_ttl_s = a.miss_ttl_s;
 
   // Modules are found as symbolicate finds them (symbols/ResolveConfig.h), by every worker's
   // index at once: one download and compile per module, and misses that expire.
@@ -153,6 +150,12 @@ int run_serve(const ServeArgs& a) {
   if (a.verbose) config.note = log_line;
   auto index_options = config.module_index_options();
   if (!index_options) return report_error({index_options.error().code, "--symbol-path: " + index_options.error().message});
+  // Mono AOT frames: one .msym source shared by the workers (--msym-dir, then the symbol path);
+  // a .msym not found is looked for again after --miss-ttl.
+  config.msym_dirs = a.msym_dirs;
+  auto msym = symbolicate::MsymSource::create(config, "--msym-dir", a.miss_ttl_s);
+  if (!msym) return report_error(msym.error());
+  svc.msym = std::move(*msym);
   svc.cache_dir = index_options->cache_dir;
   // A cache directory the server cannot write would make every worker compile every module
   // again, in every request, saying nothing: refused at start, with the reason.
@@ -222,8 +225,8 @@ void register_serve(CLI::App& app, int& rc) {
       ->allow_extra_args(false);
   cmd->add_option("--msym-dir", a->msym_dirs,
                   "Mono AOT frames ('<0xADDR + 0xOFF> in <mvid#aotid>:0'): a folder that mono --aot=msym-dir "
-                  "wrote, or a store holding .msym files, as symbolicate takes it (repeatable; a .msym not found "
-                  "is looked for again after --miss-ttl; docs/msym.md)")
+                  "wrote, or a store holding .msym files, as symbolicate takes it (repeatable; the symbol path is "
+                  "asked after them; a .msym not found is looked for again after --miss-ttl; docs/msym.md)")
       ->allow_extra_args(false);
   cmd->add_option("--symbol-path", a->symbol_path,
                   "Symbol servers and stores to fetch PDBs from (srv*CACHE*https://server;DIR), as symbolicate takes "

@@ -166,7 +166,7 @@ Status feed_then_pump(int fd, const std::string& name, std::string& text, sym::S
 
 // The summary line of trace text: frames, resolved, and why the rest were not (which modules
 // were not found).
-void print_text_summary(const sym::SymbolicateStats& st, bool msym_dirs) {
+void print_text_summary(const sym::SymbolicateStats& st, bool msym_sources) {
   std::string unresolved;
   std::uint64_t missed = 0;
   for (std::size_t i = 0; i < st.unresolved.size(); ++i) {
@@ -180,8 +180,9 @@ void print_text_summary(const sym::SymbolicateStats& st, bool msym_dirs) {
         unresolved += (k ? ", " : " (") + escape_text(st.missing_modules[k]);
       unresolved += st.more_missing ? ", ...)" : ")";
     }
-    // Mono AOT frames without any .msym folder given: say what they need.
-    if (sym::Reason(i) == sym::Reason::kNoMsym && !msym_dirs) unresolved += ": Mono AOT frames need --msym-dir";
+    // Mono AOT frames with no .msym folder or symbol path to look in: say what they need.
+    if (sym::Reason(i) == sym::Reason::kNoMsym && !msym_sources)
+      unresolved += ": Mono AOT frames need --msym-dir or a --symbol-path holding their .msym";
   }
   std::fprintf(stderr, "ilmap symbolicate: %llu frames, %llu resolved", static_cast<unsigned long long>(st.frames),
                static_cast<unsigned long long>(st.resolved));
@@ -214,6 +215,7 @@ symbols::ResolveConfig resolve_config(const SymbolicateArgs& a) {
   if (!a.cache_dir.empty()) config.cache_dir = a.cache_dir;
   config.symbol_path = symbol_path_or_env(a.symbol_path);
   config.download_timeout_s = a.download_timeout_s;
+  config.msym_dirs = a.msym_dirs;
   // --context shows the embedded sources of the PDBs compiled here too.
   config.compile.embed_sources = a.context >= 0;
   if (a.verbose) config.note = note_line;
@@ -257,9 +259,9 @@ int run_symbolicate(const SymbolicateArgs& a) {
   symbolicate_options.json = a.json;
   if (a.context >= 0) symbolicate_options.context = std::uint32_t(a.context);
   symbolicate_options.sources = &sources;
-  if (Status st = sym::MsymSource::check_dirs(a.msym_dirs, "--msym-dir"); !st) return report_error(st.error());
-  sym::MsymSource msym(a.msym_dirs, a.verbose ? note_line : std::function<void(const std::string&)>{});
-  symbolicate_options.msym = &msym;
+  auto msym = sym::MsymSource::create(config, "--msym-dir");
+  if (!msym) return report_error(msym.error());
+  symbolicate_options.msym = msym->get();
   symbolicate_options.color = use_color(a.color);
   bool write_failed = false;
   sym::Symbolicator s(**index, symbolicate_options, [&](std::string_view out) {
@@ -334,7 +336,7 @@ int run_symbolicate(const SymbolicateArgs& a) {
   }
   if (write_failed) return 2;  // main reports the failed stdout
   const sym::SymbolicateStats& st = s.stats();
-  if (saw_text || !saw_sentry) print_text_summary(st, !a.msym_dirs.empty());
+  if (saw_text || !saw_sentry) print_text_summary(st, !(*msym)->empty());
   if (saw_sentry) std::fprintf(stderr, "ilmap symbolicate: %s", sentry_stats.summary().c_str());
   print_outside_pdbs(st);
   // Why --context showed no source for some frames, once per reason (not per frame).
@@ -382,7 +384,8 @@ void register_symbolicate(CLI::App& app, int& rc) {
       ->allow_extra_args(false);
   cmd->add_option("--msym-dir", a->msym_dirs,
                   "Mono AOT frames ('<0xADDR + 0xOFF> in <mvid#aotid>:0'): a folder that mono --aot=msym-dir "
-                  "wrote, DIR/AOTID/ASSEMBLY.msym, for their native -> IL offsets (repeatable; docs/msym.md)")
+                  "wrote, DIR/AOTID/ASSEMBLY.msym, for their native -> IL offsets (repeatable; the symbol path "
+                  "is asked after them; docs/msym.md)")
       ->allow_extra_args(false);
   cmd->add_option("--symbol-path", a->symbol_path,
                   "Symbol servers and stores to fetch PDBs from (srv*CACHE*https://server;DIR), as lookup takes it "

@@ -1,6 +1,7 @@
 // MsymSourceTest.cpp - where symbolicate finds a frame's .msym (symbolicate/MsymSource.h,
 // docs/msym.md section 3): the frame's AOT-id folder, a symbol store's key, a library's own AOT
-// run (exactly one), the folder's only file when the PE is unknown; misses and bad files.
+// run (exactly one), the folder's only file when the PE is unknown; misses and bad files; the
+// symbol path after the folders.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -117,6 +118,49 @@ TEST(MsymSource, ABadFileIsRememberedAsBad) {
   EXPECT_EQ(why, MsymSource::Miss::kBad);
   ASSERT_EQ(notes.size(), 1u);  // read and reported once
   EXPECT_NE(notes[0].find("not used"), std::string::npos) << notes[0];
+}
+
+// MsymSource::create: the --msym-dir folders first, then the symbol path's entries by the store
+// key (here a folder entry, read as a store as a server's download cache is); a file there that
+// does not decode is refused by the resolver (not found, with the reason noted).
+TEST(MsymSource, TheSymbolPathAfterTheFolders) {
+  Dir folder, store;
+  write_msym(folder.root / kRun / "App.exe.msym", 1);
+  write_msym(store.root / "app.exe.msym" / kRun / "app.exe.msym", 7);
+  write_msym(store.root / "lib.dll.msym" / kRun / "lib.dll.msym", 8);
+  fs::create_directories(store.root / "bad.dll.msym" / kRun);
+  std::ofstream(store.root / "bad.dll.msym" / kRun / "bad.dll.msym", std::ios::binary) << std::string{5, 0x01};
+  symbols::ResolveConfig config;
+  config.msym_dirs = {folder.str()};
+  config.symbol_path = store.str();
+  std::vector<std::string> notes;
+  config.note = [&](const std::string& n) { notes.push_back(n); };
+  auto made = MsymSource::create(config, "--msym-dir");
+  ASSERT_TRUE(made) << made.error().message;
+  MsymSource& s = **made;
+  EXPECT_FALSE(s.empty());
+  EXPECT_EQ(answer(s, kRun, "App.exe"), 1);  // the folder's, not the store's
+  EXPECT_EQ(answer(s, kRun, "Lib.dll"), 8);  // only on the symbol path
+  MsymSource::Miss why;
+  EXPECT_EQ(answer(s, kRun, "Bad.dll", &why), -1);
+  EXPECT_EQ(why, MsymSource::Miss::kNotFound);
+  EXPECT_EQ(answer(s, kOther, "Lib.dll", &why), -1);  // by the frame's AOT id only: no listing
+  EXPECT_EQ(why, MsymSource::Miss::kNotFound);
+  bool refused = false;
+  for (const std::string& n : notes) refused |= n.find("refused") != std::string::npos && n.find("bad.dll.msym") != std::string::npos;
+  EXPECT_TRUE(refused) << "no note says the bad file was refused";
+
+  // Neither folders nor a symbol path: empty (the frames need one); a folder that is not there:
+  // the error names it.
+  auto none = MsymSource::create(symbols::ResolveConfig{}, "--msym-dir");
+  ASSERT_TRUE(none);
+  EXPECT_TRUE((*none)->empty());
+  symbols::ResolveConfig missing;
+  missing.msym_dirs = {(folder.root / "nope").string()};
+  auto bad = MsymSource::create(missing, "--msym-dir");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().code, Errc::kNotFound);
+  EXPECT_NE(bad.error().message.find("--msym-dir"), std::string::npos) << bad.error().message;
 }
 
 }  // namespace

@@ -18,7 +18,8 @@
 #   4. every symbolicated frame's IL offset equals the nosym run's for that frame (the runtime's
 #      own native -> IL answer), with the same frames skipped; the msym folder added to a symbol
 #      store (`ilmap store add`, then `store verify`) and given as --msym-dir STORE gives the
-#      same text;
+#      same text; so does the store on --symbol-path, as a folder and served by nginx (check 4c:
+#      the .msym downloaded once into the srv* cache);
 #   5. a bad .msym and an AOT id that is a path leave the frames as they were, counted;
 #   6. (first program) `ilmap serve --msym-dir` and, with LIBILMAP, the C API through Python's
 #      Symbolicator(msym_dirs=...) answer the same text as the command.
@@ -145,6 +146,39 @@ for prog in "Ilmap.Trace|$here/trace/Trace.cs|$here/trace|" "Ilmap.AotExtra|$her
         echo "ok   $name through a store ($(head -n 1 "$d/store.log"))"; pass=$((pass + 1))
     else
         failed "$name through a store: $(cat "$d/store.log")"
+    fi
+    # 4c. The same store on the symbol path instead of --msym-dir: as a folder entry, and served
+    #     by nginx (srv*DOWNLOADS*URL): the same text; the .msym files come into DOWNLOADS under
+    #     their store keys, and a second run reads them there without asking the server again.
+    #     (Not for a program whose library was compiled ahead of time in a run of its own: a
+    #     symbol path is asked for the frame's AOT id only, docs/msym.md section 3.)
+    if [ -z "$libsrc" ]; then
+        if "$ilmap" symbolicate --search "$d/pdb" --cache-dir "$d/cache" --symbol-path "$d/store" "$d/aot.txt" \
+               >"$d/got-path.txt" 2>"$d/got-path.err" && cmp -s "$d/got.txt" "$d/got-path.txt"; then
+            echo "ok   $name through a store on --symbol-path: the same text"; pass=$((pass + 1))
+        else
+            failed "$name through a store on --symbol-path: $(cat "$d/got-path.err")"
+        fi
+        ( mkdir -p "$d/web" && cd "$d/web" && . "$root/tests/cli/nginx.sh" && start_nginx "$d/store" >"$d/nginx.out" &&
+          echo "$URL" >"$d/nginx.url" &&
+          "$ilmap" symbolicate --search "$d/pdb" --cache-dir "$d/cache" --symbol-path "srv*$d/dl*$URL" "$d/aot.txt" \
+              >"$d/got-http.txt" 2>"$d/got-http.err" &&
+          asked=$(requests) &&
+          "$ilmap" symbolicate --search "$d/pdb" --cache-dir "$d/cache" --symbol-path "srv*$d/dl*$URL" "$d/aot.txt" \
+              >"$d/got-http2.txt" 2>>"$d/got-http.err" &&
+          echo "$asked $(requests)" >"$d/nginx.requests" )
+        stored=$(cd "$d/store" && find . -type f -name '*.msym' | sort)
+        downloaded=$( [ -d "$d/dl" ] && cd "$d/dl" && find . -type f -name '*.msym' | sort)
+        read -r asked_first asked_after <"$d/nginx.requests" 2>/dev/null
+        if [ ! -s "$d/nginx.url" ]; then
+            echo "note $name over HTTP: not checked: $(cat "$d/nginx.out" 2>/dev/null)"
+        elif cmp -s "$d/got.txt" "$d/got-http.txt" && cmp -s "$d/got.txt" "$d/got-http2.txt" && [ -n "$stored" ] &&
+             [ "$stored" = "$downloaded" ] && [ "${asked_first:-0}" -gt 0 ] && [ "$asked_first" = "$asked_after" ]; then
+            echo "ok   $name over HTTP (srv*DOWNLOADS*URL): the same text, $(echo "$downloaded" | wc -l) .msym downloaded, $asked_first requests, none on the second run"
+            pass=$((pass + 1))
+        else
+            failed "$name over HTTP: requests ${asked_first:-?} then ${asked_after:-?}; stored [$stored] downloaded [$downloaded]: $(cat "$d/got-http.err")"
+        fi
     fi
     # 5. A bad .msym (cut in half) and an AOT id that is no id: the frames stay as they were,
     #    counted, and the run succeeds.
