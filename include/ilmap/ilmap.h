@@ -340,7 +340,8 @@ typedef struct ilmap_symbolicator_options {
   long download_timeout_s;    /* seconds a download may take in all; 0: 300 */
   /* Mono AOT frames ("<0xADDR + 0xOFF> in <mvid#aotid>:0"): msym_dir_count folders that
    * `mono --aot=msym-dir` wrote, or symbol stores holding .msym files (symbolicate --msym-dir,
-   * docs/msym.md); NULL: such frames stay as they are. */
+   * docs/msym.md); then symbol_path is asked for the file's store key. Neither: such frames
+   * stay as they are. */
   const char* const* msym_dirs;
   size_t msym_dir_count;
 } ilmap_symbolicator_options;
