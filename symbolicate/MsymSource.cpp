@@ -95,7 +95,7 @@ std::string MsymSource::locate(std::string_view aot_id, std::string_view pe_name
 Result<std::unique_ptr<MsymSource>> MsymSource::create(const symbols::ResolveConfig& config, std::string_view what,
                                                        long miss_ttl_s) {
   if (Status st = check_dirs(config.msym_dirs, what); !st) return st.error();
-  auto remote = config.symbol_path_resolver();
+  auto remote = config.symbol_path_resolver(MsymFile::kMaxFileSize);  // a larger download stops there
   if (!remote) return remote.error();
   auto source = std::make_unique<MsymSource>(config.msym_dirs, config.note, miss_ttl_s);
   source->remote_ = std::move(*remote);

@@ -2,6 +2,7 @@
 // and compile_file (ResolveConfig.h).
 #include "symbols/ResolveConfig.h"
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 
@@ -40,12 +41,13 @@ Result<ModuleIndexOptions> ResolveConfig::module_index_options() const {
   return o;
 }
 
-Result<std::optional<ModuleResolver>> ResolveConfig::symbol_path_resolver() const {
+Result<std::optional<ModuleResolver>> ResolveConfig::symbol_path_resolver(std::uint64_t max_bytes) const {
   if (symbol_path.empty()) return std::optional<ModuleResolver>();
   auto entries = parse_symbol_path(symbol_path);
   if (!entries) return entries.error();
   ResolveOptions ro;
   ro.http = http_options();
+  ro.http.max_bytes = std::min(ro.http.max_bytes, max_bytes);
   ro.note = note;
   ro.want_cache = false;
   auto r = ModuleResolver::create(std::move(*entries), std::move(ro));

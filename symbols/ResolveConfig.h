@@ -9,6 +9,7 @@
 // the CLI's, the C API does not read it), and the words an error is prefixed with.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -50,9 +51,10 @@ struct ResolveConfig {
   // The options a ModuleIndex is created with. Fails only on a bad symbol path, with
   // parse_symbol_path's error unprefixed: the front end says how it was given ("--symbol-path: ").
   Result<ModuleIndexOptions> module_index_options() const;
-  // The resolver of the symbol path, for files other than a module's PDB or cache (an .msym):
-  // nullopt when there is no symbol path. Fails as module_index_options() does.
-  Result<std::optional<ModuleResolver>> symbol_path_resolver() const;
+  // The resolver of the symbol path, for files other than a module's PDB or cache (an .msym),
+  // whose downloads stop at `max_bytes` (a file of that kind is never larger): nullopt when
+  // there is no symbol path. Fails as module_index_options() does.
+  Result<std::optional<ModuleResolver>> symbol_path_resolver(std::uint64_t max_bytes) const;
   // The options of compile_file for one input (pdb, pe, threads and the directory-mode fields
   // are the caller's to set): the compile settings, with this symbol path and download limit.
   CompileFileOptions compile_file_options() const;
