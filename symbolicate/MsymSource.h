@@ -55,8 +55,6 @@ class MsymSource {
 
   // No folder and no symbol path: no frame can find its .msym.
   bool empty() const { return dirs_.empty() && !remote_; }
-  // Whether folders were given (else only the symbol path is asked).
-  bool has_dirs() const { return !dirs_.empty(); }
   // The decoded file for `aot_id` and the module whose PE is named `pe_name` ("" when unknown),
   // or null with the reason in `miss`. The pointer lives as long as this object. Thread-safe
   // (a service's workers share one source); the files returned are read-only.

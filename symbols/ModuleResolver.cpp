@@ -53,10 +53,10 @@ bool negative_fresh(const std::string& marker, long ttl_s) {
 // a cache does), or, for an .msym, which has no magic number of its own, read whole.
 class FileToCheck {
  public:
-  static Result<FileToCheck> open(const std::string& path, ModuleKind kind,
-                                  std::uint64_t max = FileBytes::kDefaultMaxSize) {
+  // `msym`: the file should be an .msym (read whole), else a PE, a PDB or a cache (mapped).
+  static Result<FileToCheck> open(const std::string& path, bool msym, std::uint64_t max = FileBytes::kDefaultMaxSize) {
     FileToCheck f;
-    if (kind == ModuleKind::kMsym) {
+    if (msym) {
       auto plain = read_plain_file(path, std::min(max, MsymFile::kMaxFileSize));
       if (!plain) return plain.error();
       f.plain_ = std::move(*plain);
@@ -75,7 +75,7 @@ class FileToCheck {
 };
 
 Status check_file(const std::string& path, const ModuleIdentity& want, bool cache) {
-  auto f = FileToCheck::open(path, cache ? ModuleKind::kPortablePdb : want.kind);
+  auto f = FileToCheck::open(path, !cache && want.kind == ModuleKind::kMsym);
   if (!f) return f.error();
   Status s = cache ? check_cache_bytes(f->bytes(), want) : check_pdb_bytes(f->bytes(), want);
   if (!s) return Status(s.code(), path + ": " + s.message());
@@ -345,7 +345,7 @@ class ResolveRun {
         }
       }
       Result<FileToCheck> got =
-          body ? FileToCheck::open(tmp->path(), want.kind, options_.http.max_bytes) : Result<FileToCheck>(body.error());
+          body ? FileToCheck::open(tmp->path(), !w.cache && want.kind == ModuleKind::kMsym, options_.http.max_bytes) : Result<FileToCheck>(body.error());
       if (body && !got) {  // named by its URL, not by the temporary's name
         std::string m = got.error().message;
         if (m.starts_with(tmp->path() + ": ")) m.erase(0, tmp->path().size() + 2);
